@@ -1,0 +1,40 @@
+#pragma once
+// Command registry for the planck binary. Each cli/cmd_<name>.cc registers one subcommand:
+//
+//   static int setup_render(CLI::App& app, planck::cli::Action& action) { ...options...;
+//     action = [opts] { return run(opts); }; }
+//   PLANCK_COMMAND(render, "mesh / communicator diagram through Graphviz", setup_render);
+//
+// main() parses, then runs the chosen command's action; its int is the exit code
+// (0 ok, 1 rule/measurement failure, 2 could not run; SPEC.md §2).
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace planck::cli {
+
+using Action = std::function<int()>;
+using CommandSetup = void (*)(CLI::App& app, Action& action);
+
+struct CommandRegistrar {
+  CommandRegistrar(const char* name, const char* description, CommandSetup setup);
+};
+
+// Exit codes.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFindings = 1;
+inline constexpr int kExitCannotRun = 2;
+
+// Writes `content` to `path` ("-" or "" = stdout) atomically: temporary file + rename.
+// On failure prints "planck: cannot write PATH: reason" to stderr and returns false.
+bool write_output(const std::string& path, const std::string& content);
+
+// Prints "planck: <message>" to stderr.
+void print_error(const std::string& message);
+
+}  // namespace planck::cli
+
+#define PLANCK_COMMAND(name, description, setup) \
+  static const ::planck::cli::CommandRegistrar planck_command_##name(#name, description, setup)

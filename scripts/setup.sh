@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages planck builds and tests with. Idempotent: packages already
+# present are not touched and nothing is printed for them. Run as root (or with sudo available).
+set -euo pipefail
+
+# Required to build and test.
+pkgs=(cmake g++ make pkg-config nlohmann-json3-dev libgraphviz-dev graphviz fonts-dejavu-core
+      doctest-dev libbenchmark-dev libopenmpi-dev openmpi-bin libcli11-dev
+      libtomlplusplus-dev libyaml-cpp-dev clang-14 libclang-rt-14-dev python3)
+# Optional: a real torch.distributed run for the live process-group helper (tests skip without it).
+optional=(python3-torch)
+
+want_optional=1
+[[ "${PLANCK_SKIP_OPTIONAL:-0}" == 1 ]] && want_optional=0
+
+missing() {
+  local out=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || out+=("$p")
+  done
+  echo "${out[@]:-}"
+}
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+
+need=$(missing "${pkgs[@]}")
+opt_need=""
+[[ $want_optional == 1 ]] && opt_need=$(missing "${optional[@]}")
+if [[ -z "$need" && -z "$opt_need" ]]; then exit 0; fi
+
+export DEBIAN_FRONTEND=noninteractive
+echo "setup: installing: $need $opt_need" >&2
+"${sudo_cmd[@]}" apt-get update -qq >/dev/null
+if [[ -n "$need" ]]; then
+  # shellcheck disable=SC2086
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends $need >/dev/null
+fi
+if [[ -n "$opt_need" ]]; then
+  # shellcheck disable=SC2086
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends $opt_need >/dev/null \
+    || echo "setup: optional packages ($opt_need) could not be installed; their tests will skip" >&2
+fi
