@@ -1,0 +1,59 @@
+#pragma once
+// Cost of one collective: which link it crosses, which algorithm an NCCL-like runtime picks,
+// and latency + bytes / bandwidth (sim-anchors.md §1). This is the API cli/cmd_exec.cc uses for
+// its predictions:
+//
+//   auto place = sim::placement_of(mesh.groups(entry.dims), plan.cluster.gpus_per_node);
+//   sim::CallCost c = sim::predict_time(entry, place, plan.cluster.gpu, topology_or_null);
+//
+// Bytes on the wire come from core/collectives.h, the one table shared with exec and bench.
+
+#include <cstdint>
+
+#include "core/collectives.h"
+#include "core/mesh.h"
+#include "core/plan.h"
+#include "core/schedule.h"
+#include "sim/topology.h"
+
+namespace planck::sim {
+
+enum class Algorithm { kRing, kTree, kNvls, kFitted };
+const char* algorithm_name(Algorithm a);  // "ring", "tree", "nvls", "fitted"
+
+// Where the ranks of a group sit (block placement, SPEC.md §1). Every group of a mesh dim set
+// has the same shape, so this is O(1) in the world size.
+struct Placement {
+  std::int64_t nodes_spanned = 1;   // nodes one group touches
+  std::int64_t ranks_per_node = 1;  // group members inside one node
+};
+Placement placement_of(const core::GroupSet& groups, std::int64_t gpus_per_node);
+
+struct CostOptions {
+  bool allow_tree = true;   // NCCL's tree all-reduce (latency-bound sizes across nodes)
+  bool allow_nvls = false;  // NVLink SHARP all-reduce inside a node (NVSwitch systems)
+};
+
+// The link class a group crosses: the topology's placement map when given, else nvlink inside
+// a node and net across nodes (shm / net for the "cpu" preset).
+LinkClass link_for(const Placement& place, const core::GpuSpec& gpu, const Topology* topology);
+
+struct CallCost {
+  double time_s = 0;                // one call (or all calls, from predict_time)
+  std::int64_t wire_bytes = 0;      // bytes the busiest rank sends (per call / all calls)
+  LinkClass link = LinkClass::kNvlink;
+  Algorithm algorithm = Algorithm::kRing;
+};
+
+// One call of `bytes` (nccl-tests size convention) in a group of n ranks. With a topology entry
+// for (link, op) its fitted line is used with ring bytes; otherwise the GPU preset's figures with
+// NCCL's latency constants and the cheapest allowed algorithm.
+CallCost predict_call(core::CollOp op, std::int64_t n, std::int64_t bytes, const Placement& place,
+                      const core::GpuSpec& gpu, const Topology* topology, const CostOptions& options = {});
+
+// All calls of a scheduled collective in one step: time and wire bytes of predict_call x
+// calls_per_step.
+CallCost predict_time(const core::ScheduledCollective& c, const Placement& place, const core::GpuSpec& gpu,
+                      const Topology* topology, const CostOptions& options = {});
+
+}  // namespace planck::sim

@@ -1,0 +1,200 @@
+#include "sim/topology.h"
+
+#include <cmath>
+
+#include "core/atomic_file.h"
+#include "core/json_doc.h"
+
+namespace planck::sim {
+namespace {
+
+constexpr LinkClass kLinks[] = {LinkClass::kNvlink, LinkClass::kNet, LinkClass::kShm, LinkClass::kLoopback};
+
+int op_index(core::CollOp op) { return static_cast<int>(op); }
+int link_index(LinkClass link) { return static_cast<int>(link); }
+
+std::string known_links() { return "nvlink, net, shm, loopback"; }
+
+core::Status err(const std::string& path, const std::string& pointer, const std::string& what) {
+  return core::Status::error(path + ": " + (pointer.empty() ? std::string("/") : pointer) + ": " + what);
+}
+
+// A non-negative finite number at obj[key]; absent -> `fallback`.
+core::Result<double> number(const nlohmann::json& obj, const char* key, double fallback, const std::string& path,
+                            const std::string& ptr) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return fallback;
+  if (!it->is_number()) return err(path, ptr + "/" + key, std::string("expected a number, got ") + it->type_name());
+  double v = it->get<double>();
+  if (!std::isfinite(v) || v < 0) {
+    return err(path, ptr + "/" + key, "must be a finite number >= 0, got " + it->dump());
+  }
+  return v;
+}
+
+core::Result<LinkFit> parse_fit(const nlohmann::json& j, const std::string& path, const std::string& ptr) {
+  if (!j.is_object()) return err(path, ptr, std::string("expected an object, got ") + j.type_name());
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    if (k != "latency_s" && k != "step_latency_s" && k != "bandwidth_GBps" && k != "fit") {
+      return err(path, ptr + "/" + k,
+                 "unknown key '" + k + "' (known: latency_s, step_latency_s, bandwidth_GBps, fit)");
+    }
+  }
+  if (!j.contains("bandwidth_GBps")) {
+    return err(path, ptr, "missing bandwidth_GBps (bus bandwidth in GB/s, GB = 1e9 bytes)");
+  }
+  LinkFit f;
+  auto lat = number(j, "latency_s", 0, path, ptr);
+  if (!lat) return lat.status();
+  auto step = number(j, "step_latency_s", 0, path, ptr);
+  if (!step) return step.status();
+  auto bw = number(j, "bandwidth_GBps", 0, path, ptr);
+  if (!bw) return bw.status();
+  if (*bw <= 0) return err(path, ptr + "/bandwidth_GBps", "must be > 0 GB/s");
+  f.latency_s = *lat;
+  f.step_latency_s = *step;
+  f.bandwidth_gbps = *bw;
+  if (auto it = j.find("fit"); it != j.end()) f.fit = *it;
+  return f;
+}
+
+core::Result<LinkClass> link_at(const nlohmann::json& j, const std::string& path, const std::string& ptr) {
+  if (!j.is_string()) return err(path, ptr, std::string("expected a link class name, got ") + j.type_name());
+  auto l = parse_link(j.get<std::string>());
+  if (!l) return err(path, ptr, "unknown link class '" + j.get<std::string>() + "' (known: " + known_links() + ")");
+  return *l;
+}
+
+nlohmann::json fit_json(const LinkFit& f) {
+  nlohmann::json j = {{"latency_s", f.latency_s}, {"step_latency_s", f.step_latency_s},
+                      {"bandwidth_GBps", f.bandwidth_gbps}};
+  if (!f.fit.is_null()) j["fit"] = f.fit;
+  return j;
+}
+
+}  // namespace
+
+const char* link_name(LinkClass link) {
+  switch (link) {
+    case LinkClass::kNvlink: return "nvlink";
+    case LinkClass::kNet: return "net";
+    case LinkClass::kShm: return "shm";
+    case LinkClass::kLoopback: return "loopback";
+  }
+  return "nvlink";
+}
+
+std::optional<LinkClass> parse_link(std::string_view name) {
+  for (LinkClass l : kLinks) {
+    if (name == link_name(l)) return l;
+  }
+  if (name == "nic") return LinkClass::kNet;  // the brief's other name for the network class
+  return std::nullopt;
+}
+
+double LinkFit::time_s(core::CollOp op, std::int64_t n, std::int64_t bytes) const {
+  const double wire = static_cast<double>(core::wire_bytes_per_rank(op, n, bytes));
+  const double steps = static_cast<double>(core::ring_steps(op, n));
+  // A group of one rank moves nothing and launches nothing worth timing.
+  if (wire == 0 && steps == 0) return 0;
+  return latency_s + step_latency_s * steps + wire / (bandwidth_gbps * 1e9);
+}
+
+const LinkFit* Topology::find(LinkClass link, core::CollOp op) const {
+  const auto& f = fits[link_index(link)][op_index(op)];
+  if (f) return &*f;
+  const auto& d = defaults[link_index(link)];
+  return d ? &*d : nullptr;
+}
+
+void Topology::set(LinkClass link, core::CollOp op, LinkFit fit) { fits[link_index(link)][op_index(op)] = std::move(fit); }
+
+void Topology::set_default(LinkClass link, LinkFit fit) { defaults[link_index(link)] = std::move(fit); }
+
+core::Result<Topology> parse_topology(const nlohmann::json& doc, const std::string& path) {
+  if (!doc.is_object()) return err(path, "", std::string("expected a JSON object, got ") + doc.type_name());
+  auto fmt = doc.find("format");
+  if (fmt == doc.end() || !fmt->is_string() || fmt->get<std::string>() != "planck-topology/1") {
+    return err(path, "/format", "expected \"format\": \"planck-topology/1\" (a profile written by planck calibrate)");
+  }
+  Topology t;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    const std::string& k = it.key();
+    if (k == "format") continue;
+    if (k == "source") {
+      if (!it->is_string()) return err(path, "/source", "expected a string");
+      t.source = it->get<std::string>();
+    } else if (k == "placement") {
+      if (!it->is_object()) return err(path, "/placement", "expected an object {intra_node, inter_node}");
+      for (auto p = it->begin(); p != it->end(); ++p) {
+        const std::string ptr = "/placement/" + p.key();
+        if (p.key() != "intra_node" && p.key() != "inter_node") {
+          return err(path, ptr, "unknown key '" + p.key() + "' (known: intra_node, inter_node)");
+        }
+        auto l = link_at(*p, path, ptr);
+        if (!l) return l.status();
+        (p.key() == "intra_node" ? t.intra_node : t.inter_node) = *l;
+      }
+    } else if (k == "links") {
+      if (!it->is_object()) return err(path, "/links", "expected an object keyed by link class");
+      for (auto l = it->begin(); l != it->end(); ++l) {
+        const std::string lptr = "/links/" + core::json_pointer_escape(l.key());
+        auto link = parse_link(l.key());
+        if (!link) return err(path, lptr, "unknown link class '" + l.key() + "' (known: " + known_links() + ")");
+        if (!l->is_object()) return err(path, lptr, "expected an object keyed by collective op or \"default\"");
+        for (auto o = l->begin(); o != l->end(); ++o) {
+          const std::string optr = lptr + "/" + core::json_pointer_escape(o.key());
+          auto fit = parse_fit(*o, path, optr);
+          if (!fit) return fit.status();
+          if (o.key() == "default") {
+            t.set_default(*link, std::move(*fit));
+            continue;
+          }
+          auto op = core::parse_op(o.key());
+          if (!op) {
+            return err(path, optr,
+                       "unknown op '" + o.key() +
+                           "' (known: all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, send_recv, default)");
+          }
+          t.set(*link, *op, std::move(*fit));
+        }
+      }
+    } else {
+      return err(path, "/" + core::json_pointer_escape(k), "unknown key '" + k + "' (known: format, source, placement, links)");
+    }
+  }
+  return t;
+}
+
+core::Result<Topology> load_topology(const std::string& path) {
+  auto text = core::read_file(path, std::int64_t{64} << 20);
+  if (!text) return text.status();
+  core::JsonParseError pe;
+  auto doc = core::JsonDoc::parse(*text, &pe);
+  if (!doc) {
+    return core::Status::error(path + ":" + std::to_string(pe.pos.line) + ":" + std::to_string(pe.pos.column) +
+                               ": not valid JSON: " + pe.message);
+  }
+  return parse_topology(doc->root(), path);
+}
+
+std::string topology_to_json(const Topology& t) {
+  nlohmann::json j;
+  j["format"] = "planck-topology/1";
+  if (!t.source.empty()) j["source"] = t.source;
+  j["placement"] = {{"intra_node", link_name(t.intra_node)}, {"inter_node", link_name(t.inter_node)}};
+  nlohmann::json links = nlohmann::json::object();
+  for (LinkClass l : kLinks) {
+    nlohmann::json entry = nlohmann::json::object();
+    for (core::CollOp op : core::kAllCollOps) {
+      if (const auto& f = t.fits[link_index(l)][op_index(op)]) entry[core::op_name(op)] = fit_json(*f);
+    }
+    if (const auto& d = t.defaults[link_index(l)]) entry["default"] = fit_json(*d);
+    if (!entry.empty()) links[link_name(l)] = entry;
+  }
+  j["links"] = links;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace planck::sim
