@@ -48,6 +48,9 @@ struct ModelSpec {
   std::int64_t experts = 0, experts_per_token = 0, moe_ffn_hidden = 0, shared_experts = 0;
   std::int64_t dense_layers = 0;  // leading layers with a dense MLP in an MoE model
   bool tied_embeddings = false;
+  bool gated_mlp = true;                  // SwiGLU (3 matrices) vs GELU MLP (2 matrices, GPT-3)
+  bool biases = false;                    // linear biases and LayerNorm (GPT-3) vs RMSNorm, no bias
+  std::int64_t position_embeddings = 0;   // learned positions (GPT-3: 2048); 0 = rotary
   // Multi-head latent attention (DeepSeek); 0 = ordinary (GQA) attention.
   std::int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0,
                v_head_dim = 0;
