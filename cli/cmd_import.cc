@@ -1,0 +1,83 @@
+// planck import FRAMEWORK CONFIG: a SPEC §1 plan from a torchtitan, Lingua, Megatron-LM or
+// DeepSpeed config, with the framework's own semantics (import/importer.h, docs/import.md).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cli/command.h"
+#include "import/importer.h"
+
+namespace planck::cli {
+namespace {
+
+struct ImportArgs {
+  std::string framework;
+  std::string config;
+  std::string output = "-";
+  std::int64_t nodes = 0;
+  std::int64_t gpus_per_node = 0;
+  bool explain = false;
+  std::string lingua_formula = "after-fix";
+};
+
+int run_import(const ImportArgs& a) {
+  planck::import::ImportOptions opts;
+  if (a.nodes > 0) opts.nodes = a.nodes;
+  if (a.gpus_per_node > 0) opts.gpus_per_node = a.gpus_per_node;
+  opts.lingua_formula = a.lingua_formula == "before-fix" ? planck::import::LinguaFormula::kBeforeFix
+                                                         : planck::import::LinguaFormula::kAfterFix;
+  auto result = planck::import::import_file(a.framework, a.config, opts);
+  if (!result) {
+    print_error(result.message());
+    return kExitCannotRun;
+  }
+  for (const std::string& w : result->warnings) print_error("warning: " + w);
+  if (a.explain) {
+    // stderr, so `-o -` keeps stdout a clean plan.
+    std::string out = "planck import " + a.framework + " " + a.config + ": what was inferred\n";
+    for (const std::string& n : result->notes) {
+      if (n.rfind("warning: ", 0) != 0) out += "  - " + n + "\n";
+    }
+    for (const std::string& h : result->hints) out += "  hint: " + h + "\n";
+    std::fputs(out.c_str(), stderr);
+  }
+  if (!write_output(a.output, result->plan.dump(2) + "\n")) return kExitCannotRun;
+  return kExitOk;
+}
+
+void setup_import(CLI::App& app, Action& action) {
+  auto a = std::make_shared<ImportArgs>();
+  app.footer(
+      "Every inference (a -1 degree, a derived batch, an \"auto\" value, the strategy the framework really "
+      "builds) is written to the plan's \"notes\"; --explain prints them. A config the framework would reject "
+      "is written as configured so `planck verify` reports it, or refused with exit 2 naming the numbers.\n"
+      "Examples:\n"
+      "  planck import torchtitan llama3_8b.toml --nodes 2 --gpus-per-node 8 -o plan.json\n"
+      "  planck import megatron train_llama3_8b.sh --explain -o plan.json && planck verify plan.json\n"
+      "See docs/import.md.");
+  app.add_option("framework", a->framework, "torchtitan | lingua | megatron | deepspeed")
+      ->required()
+      ->check(CLI::IsMember(planck::import::framework_names()));
+  app.add_option("config", a->config,
+                 "the framework's config: torchtitan TOML, Lingua YAML, Megatron launch script or args file, "
+                 "DeepSpeed JSON")
+      ->required();
+  app.add_option("--nodes", a->nodes, "nodes of the cluster (default: the config's, else 1)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--gpus-per-node", a->gpus_per_node, "GPUs per node (default: the config's, else 8)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--explain", a->explain, "print every inference and hint to stderr");
+  app.add_option("--lingua-dp-rank-formula", a->lingua_formula,
+                 "Lingua train.py's data-rank lines: after-fix (commit d1fd421, default) or before-fix "
+                 "(dp_rank * |dp_replicate| + dp_shard rank, issues #58/#66)")
+      ->check(CLI::IsMember({"before-fix", "after-fix"}));
+  app.add_option("-o,--output", a->output, "plan file to write atomically ('-' = stdout, the default)");
+  action = [a] { return run_import(*a); };
+}
+
+}  // namespace
+
+PLANCK_COMMAND(import, "a plan from a torchtitan, Lingua, Megatron-LM or DeepSpeed config", setup_import);
+
+}  // namespace planck::cli

@@ -1,0 +1,280 @@
+// DeepSpeed JSON -> plan.
+//
+// Semantics (shared/reference/mesh-anchors.md §5), deepspeedai/DeepSpeed @edaa722:
+// deepspeed/runtime/zero/config.py (stage, zero_hpz_partition_size, mics_shard_size),
+// deepspeed/runtime/zero/mics_utils.py (_generate_mics_config: contiguous shard groups of
+// mics_shard_size, strided replicate groups, (world // pp) % shard_size asserted),
+// deepspeed/utils/groups.py (_create_zero_param_parallel_group: contiguous hpZ groups, world % k
+// asserted; AutoTP's (dp, tp) mesh with tp contiguous), deepspeed/runtime/config.py
+// (_set_batch_related_parameters: train_batch = micro x gas x dp, the missing one derived),
+// deepspeed/runtime/engine.py (ZeRO-2/3 reduce gradients in every backward; ZeRO-0/1 at the
+// accumulation boundary). Hugging Face's integration (transformers integrations/deepspeed.py,
+// trainer_config_process) fills "auto" values from TrainingArguments.
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/json_doc.h"
+#include "import/importer.h"
+#include "import/plan_builder.h"
+
+namespace planck::import {
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {
+    "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "steps_per_print",
+    "wall_clock_breakdown", "dump_state", "optimizer", "scheduler", "fp16", "bf16", "bfloat16", "amp",
+    "torch_autocast", "zero_optimization", "zero_allow_untested_optimizer", "zero_force_ds_cpu_optimizer",
+    "gradient_clipping", "prescale_gradients", "gradient_predivide_factor", "sparse_gradients",
+    "communication_data_type", "seq_parallel_communication_data_type", "data_types", "activation_checkpointing",
+    "flops_profiler", "tensorboard", "wandb", "csv_monitor", "comet", "comms_logger", "aio", "elasticity",
+    "autotuning", "checkpoint", "data_efficiency", "curriculum_learning", "compression_training",
+    "tensor_parallel", "pipeline", "sequence_parallel_size", "memory_breakdown", "disable_allgather",
+    "graph_harvesting", "use_data_before_expert_parallelism", "compile", "nebula", "weight_quantization",
+    "hybrid_engine", "load_universal_checkpoint", "use_node_local_storage", "dataloader_drop_last", "timers",
+    "eigenvalue", "progressive_layer_drop", "quantize_training", "sparse_attention", "monitor_config"};
+const std::vector<std::string> kZeroKeys = {
+    "stage", "contiguous_gradients", "reduce_scatter", "reduce_bucket_size", "use_multi_rank_bucket_allreduce",
+    "allgather_partitions", "allgather_bucket_size", "overlap_comm", "load_from_fp32_weights",
+    "elastic_checkpoint", "offload_param", "offload_optimizer", "sub_group_size", "cpu_offload",
+    "cpu_offload_params", "cpu_offload_use_pin_memory", "prefetch_bucket_size", "stage3_prefetch_bucket_size",
+    "param_persistence_threshold", "stage3_param_persistence_threshold", "model_persistence_threshold",
+    "stage3_model_persistence_threshold", "max_live_parameters", "stage3_max_live_parameters",
+    "max_reuse_distance", "stage3_max_reuse_distance", "gather_16bit_weights_on_model_save",
+    "stage3_gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save",
+    "module_granularity_threshold", "stage3_module_granularity_threshold", "use_all_reduce_for_fetch_params",
+    "stage3_use_all_reduce_for_fetch_params", "ignore_unused_parameters", "legacy_stage1",
+    "round_robin_gradients", "zero_hpz_partition_size", "zero_quantized_weights",
+    "zero_quantized_nontrainable_weights", "zero_quantized_gradients", "zeropp_loco_param", "mics_shard_size",
+    "mics_hierarchical_params_gather", "memory_efficient_linear", "pipeline_loading_checkpoint",
+    "override_module_apply", "log_trace_cache_warnings", "leaf_module"};
+const std::vector<std::string> kTpKeys = {"autotp_size", "tp_size", "tp", "tp_grain_size", "partition_config",
+                                          "mpu", "tp_overlap_comm", "keep_module_on_host", "injection_policy_tuple",
+                                          "dtype", "enabled"};
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+// An integer field that may be absent, a number, or the Hugging Face placeholder "auto".
+struct DsInt {
+  std::optional<std::int64_t> value;
+  bool is_auto = false;
+};
+
+class DsReader {
+ public:
+  DsReader(const core::JsonDoc& doc, PlanBuilder& b) : doc_(doc), b_(b) {}
+
+  int line(const std::string& ptr) const { return doc_.position(ptr).line; }
+  const nlohmann::json* at(const std::string& ptr) const {
+    const nlohmann::json::json_pointer p(ptr);
+    return doc_.root().contains(p) ? &doc_.root().at(p) : nullptr;
+  }
+  core::Result<DsInt> integer(const std::string& ptr) const {
+    DsInt out;
+    const nlohmann::json* v = at(ptr);
+    if (!v || v->is_null()) return out;
+    if (v->is_string() && v->get<std::string>() == "auto") {
+      out.is_auto = true;
+      return out;
+    }
+    if (v->is_number_integer()) {
+      out.value = v->get<std::int64_t>();
+      return out;
+    }
+    // DeepSpeed reads these through int(); 1e5 style numbers are whole floats.
+    if (v->is_number_float()) {
+      const double d = v->get<double>();
+      if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e18) {
+        out.value = static_cast<std::int64_t>(d);
+        return out;
+      }
+    }
+    return b_.error(line(ptr), ptr + " must be an integer or \"auto\", got " + v->dump());
+  }
+  void warn_unknown(const std::string& ptr, const std::vector<std::string>& known) {
+    const nlohmann::json* obj = ptr.empty() ? &doc_.root() : at(ptr);
+    if (!obj || !obj->is_object()) return;
+    for (const auto& [key, value] : obj->items()) {
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        const std::string p = ptr + "/" + core::json_pointer_escape(key);
+        b_.warn(b_.path() + ":" + str(doc_.key_position(p).line) + ": unknown key " + p + " (ignored)");
+      }
+    }
+  }
+
+ private:
+  const core::JsonDoc& doc_;
+  PlanBuilder& b_;
+};
+
+// runtime/config.py _set_batch_related_parameters, with the "auto" values the HF trainer fills.
+core::Status read_batch(DsReader& r, PlanBuilder& b, std::int64_t dp, nlohmann::ordered_json& t) {
+  PLANCK_IMPORT_TRY(tb, r.integer("/train_batch_size"));
+  PLANCK_IMPORT_TRY(mb, r.integer("/train_micro_batch_size_per_gpu"));
+  PLANCK_IMPORT_TRY(gas, r.integer("/gradient_accumulation_steps"));
+  if (mb.is_auto) {
+    mb.value = 8;
+    b.warn("train_micro_batch_size_per_gpu is \"auto\": assumed 8, Hugging Face's per_device_train_batch_size default");
+  }
+  if (gas.is_auto) {
+    gas.value = 1;
+    b.note("gradient_accumulation_steps is \"auto\": assumed 1, Hugging Face's gradient_accumulation_steps default");
+  }
+  if (tb.is_auto) b.note("train_batch_size is \"auto\": the trainer fills micro x accumulation x data-parallel size");
+  for (auto [name, v] : {std::pair<const char*, std::optional<std::int64_t>>{"/train_batch_size", tb.value},
+                         {"/train_micro_batch_size_per_gpu", mb.value}, {"/gradient_accumulation_steps", gas.value}}) {
+    if (v && *v < 1) return b.error(r.line(name), std::string(name) + " = " + str(*v) + " must be >= 1");
+  }
+  if (!tb.value && !tb.is_auto && !mb.value) {
+    return b.error(0, "DeepSpeed needs train_batch_size or train_micro_batch_size_per_gpu (runtime/config.py)");
+  }
+  // 0 = not known. The missing value is derived with floor division as DeepSpeed does;
+  // _batch_assertion then checks the product.
+  std::int64_t global = tb.value.value_or(0), micro = mb.value.value_or(0), acc = gas.value.value_or(0);
+  if (dp > 0) {
+    if (global && micro && !acc) {
+      acc = global / micro / dp;
+    } else if (global && acc && !micro) {
+      micro = global / dp / acc;
+    } else if (global && !micro && !acc) {
+      acc = 1;
+      micro = global / dp;
+    } else if (!global && micro) {
+      acc = acc ? acc : 1;
+      auto g = checked_product({micro, acc, dp});
+      if (!g) return b.error(0, "micro x accumulation x dp overflows a 64-bit integer");
+      global = *g;
+      b.note("train_batch_size = micro " + str(micro) + " x accumulation " + str(acc) + " x dp " + str(dp) + " = " +
+             str(global));
+    }
+    auto product = micro > 0 && acc > 0 ? checked_product({micro, acc, dp}) : std::nullopt;
+    if (global && (!product || *product != global)) {
+      b.warn("train_batch_size " + str(global) + " != micro " + str(micro) + " x accumulation " + str(acc) +
+             " x dp " + str(dp) + ": DeepSpeed's batch assertion fails; `planck verify` reports it");
+      // Keep only what the config states, so verify sees the mismatch rather than a derived value.
+      if (!mb.value) micro = 0;
+      if (!gas.value) acc = 0;
+    }
+  }
+  if (global > 0) t["global_batch"] = global;
+  if (micro > 0) t["micro_batch"] = micro;
+  if (acc > 0) t["grad_accumulation"] = acc;
+  return core::Status::ok();
+}
+
+std::string enabled_dtype(DsReader& r, PlanBuilder& b) {
+  for (const char* key : {"bf16", "bfloat16", "fp16"}) {
+    const nlohmann::json* e = r.at(std::string("/") + key + "/enabled");
+    if (!e) continue;
+    const std::string name = std::string(key) == "fp16" ? "fp16" : "bf16";
+    if (e->is_boolean() && e->get<bool>()) return name;
+    if (e->is_string() && e->get<std::string>() == "auto") {
+      b.warn(std::string(key) + ".enabled is \"auto\" (the trainer sets it from --" + name + "): assumed " + name);
+      return name;
+    }
+  }
+  return "fp32";
+}
+
+}  // namespace
+
+core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,
+                                            const ImportOptions& options) {
+  PlanBuilder b("deepspeed", path);
+  core::JsonParseError perr;
+  auto doc = core::JsonDoc::parse(text, &perr);
+  if (!doc) {
+    return core::Status::error(path + ":" + str(perr.pos.line) + ":" + str(perr.pos.column) +
+                               ": not valid JSON: " + perr.message);
+  }
+  if (!doc->root().is_object()) return b.error(1, "a DeepSpeed config is a JSON object");
+  DsReader r(*doc, b);
+  r.warn_unknown("", kTopKeys);
+  r.warn_unknown("/zero_optimization", kZeroKeys);
+  r.warn_unknown("/tensor_parallel", kTpKeys);
+
+  PLANCK_IMPORT_TRY(world, b.resolve_world(options, {}));
+  b.set_cluster(world);
+  PLANCK_IMPORT_TRY(stage_v, r.integer("/zero_optimization/stage"));
+  PLANCK_IMPORT_TRY(tp_v, r.integer("/tensor_parallel/autotp_size"));
+  PLANCK_IMPORT_TRY(tp_old, r.integer("/tensor_parallel/tp/tp_size"));
+  PLANCK_IMPORT_TRY(mics_v, r.integer("/zero_optimization/mics_shard_size"));
+  PLANCK_IMPORT_TRY(hpz_v, r.integer("/zero_optimization/zero_hpz_partition_size"));
+  PLANCK_IMPORT_TRY(sp_v, r.integer("/sequence_parallel_size"));
+  if (stage_v.is_auto) return b.error(r.line("/zero_optimization/stage"), "zero_optimization.stage cannot be \"auto\"");
+  const std::int64_t stage = stage_v.value.value_or(0);
+  if (stage < 0 || stage > 3) {
+    return b.error(r.line("/zero_optimization/stage"), "zero_optimization.stage " + str(stage) + " is not 0, 1, 2 or 3");
+  }
+  const std::int64_t tp = tp_v.value ? *tp_v.value : tp_old.value.value_or(1);
+  const std::int64_t mics = mics_v.value.value_or(-1), hpz = hpz_v.value.value_or(1);
+  if (tp < 1) return b.error(r.line("/tensor_parallel"), "autotp_size " + str(tp) + " must be >= 1");
+  if (hpz < 1) return b.error(r.line("/zero_optimization/zero_hpz_partition_size"), "zero_hpz_partition_size must be >= 1");
+  if (mics == 0 || mics < -1) return b.error(r.line("/zero_optimization/mics_shard_size"), "mics_shard_size " + str(mics) + " must be -1 (off) or >= 1");
+  if (sp_v.value && *sp_v.value > 1) b.warn("sequence_parallel_size " + str(*sp_v.value) + " (Ulysses) is not modelled by planck");
+
+  const std::int64_t dp = world.size % tp == 0 ? world.size / tp : -1;
+  if (tp > 1) b.note("AutoTP: tp " + str(tp) + " over contiguous ranks, dp = world / tp" + (dp > 0 ? " = " + str(dp) : ""));
+  if (dp < 0) b.warn("world " + str(world.size) + " is not a multiple of autotp_size " + str(tp) + "; written as -1 so `planck verify` reports it");
+
+  nlohmann::ordered_json par;
+  const bool use_mics = mics > 0 && stage == 3;
+  if (mics > 0 && stage != 3) b.warn("mics_shard_size " + str(mics) + " only applies to ZeRO stage 3 (stage is " + str(stage) + "); ignored");
+  if (use_mics) {
+    if (tp > 1) return b.error(r.line("/zero_optimization/mics_shard_size"), "MiCS with AutoTP is not a layout planck can express (MiCS shards over the whole world)");
+    const std::int64_t rep = world.size % mics == 0 ? world.size / mics : -1;
+    if (rep < 0) b.warn("world " + str(world.size) + " is not a multiple of mics_shard_size " + str(mics) + ": DeepSpeed asserts; written as -1");
+    b.set_mesh({"dp_replicate", "dp_shard"}, {rep, mics});
+    par["data_parallel"] = "hsdp";
+    par["fsdp_dims"] = {"dp_shard"};
+    par["replicate_dims"] = {"dp_replicate"};
+    b.note("MiCS: shard groups of mics_shard_size " + str(mics) + " contiguous ranks, replicate groups strided "
+           "(mics_utils._generate_mics_config) -> hsdp");
+  } else {
+    b.set_mesh({"dp", "tp"}, {dp, tp});
+    static const char* kStages[] = {"ddp", "zero1", "zero2", "zero3"};
+    par["data_parallel"] = kStages[stage];
+    b.note("ZeRO stage " + str(stage) + " -> " + kStages[stage] + " over the data-parallel group");
+    if (hpz > 1 && stage == 3) {
+      if (world.size % hpz != 0) {
+        return b.error(r.line("/zero_optimization/zero_hpz_partition_size"), "DeepSpeed asserts world % zero_hpz_partition_size == 0: world " + str(world.size) + ", zero_hpz_partition_size " + str(hpz));
+      }
+      b.note("hpZ (ZeRO++): a secondary parameter copy sharded over contiguous groups of " + str(hpz) +
+             " ranks for the forward all-gather; the primary partition stays over all data ranks -> zero3");
+    } else if (hpz > 1) {
+      b.warn("zero_hpz_partition_size " + str(hpz) + " only applies to ZeRO stage 3; ignored");
+    }
+  }
+  par["sequence_parallel"] = false;
+  b.plan()["parallelism"] = par;
+  b.warn("DeepSpeed configs do not describe the model; add \"model\" to the plan for the divisibility and memory checks");
+
+  nlohmann::ordered_json t;
+  const std::int64_t batch_dp = use_mics ? world.size : dp;
+  if (auto st = read_batch(r, b, batch_dp, t); !st) return st;
+  t["grad_sync"] = stage >= 2 ? "every_microbatch" : "last_microbatch";
+  if (stage >= 2) b.note("grad_sync = every_microbatch: ZeRO-2/3 reduce gradients in every backward (engine.py)");
+  const std::string dtype = enabled_dtype(r, b);
+  t["param_dtype"] = dtype;
+  std::string reduce = dtype;
+  if (const nlohmann::json* c = r.at("/communication_data_type"); c && c->is_string()) {
+    auto dt = core::parse_dtype(c->get<std::string>());
+    if (dt) reduce = core::to_string(*dt);
+  } else if (dtype != "fp32") {
+    b.note("reduce_dtype = " + dtype + ": DeepSpeed communicates gradients in the training dtype unless communication_data_type is set");
+  }
+  t["reduce_dtype"] = reduce;
+  if (const nlohmann::json* o = r.at("/optimizer/type"); o && o->is_string()) {
+    std::string name = o->get<std::string>();
+    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    // DeepSpeed's Adam defaults to adam_w_mode (decoupled weight decay).
+    if (name == "adamw" || name == "adam" || name == "fusedadam") t["optimizer"] = "adamw";
+    else b.note("optimizer " + o->get<std::string>() + " is not one planck models; left at its default");
+  }
+  b.plan()["training"] = t;
+  return b.finish();
+}
+
+}  // namespace planck::import

@@ -1,0 +1,63 @@
+#pragma once
+// Importers: a planck plan (SPEC.md §1) from a framework's own config, with the framework's
+// semantics (sources cited in each importer, facts in shared/reference/mesh-anchors.md §2-5).
+//
+// Every inference lands in `notes` (written into the plan's "notes" and printed by
+// `planck import --explain`); unknown keys and doubtful values are `warnings` (stderr and notes).
+// A config the framework would reject is either imported faithfully, so that `planck verify`
+// reports it (a -1 that does not divide, a batch that does not factor), or refused with a
+// Status naming the numbers and the file:line. Nothing is silently fixed.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/status.h"
+
+namespace planck::import {
+
+// Lingua's apps/main/train.py computed the data rank as `dp_rank * dp_degree + dp_shard_rank`
+// (dp_degree still |dp_replicate|) until commit d1fd421 (PR #70, issues #58/#66) made it
+// `dp_rank * |dp_shard| + dp_shard_rank`; the same commit added set_requires_gradient_sync.
+enum class LinguaFormula { kBeforeFix, kAfterFix };
+
+struct ImportOptions {
+  std::optional<std::int64_t> nodes;          // --nodes
+  std::optional<std::int64_t> gpus_per_node;  // --gpus-per-node
+  LinguaFormula lingua_formula = LinguaFormula::kAfterFix;
+};
+
+struct ImportResult {
+  nlohmann::ordered_json plan;        // SPEC §1 plan, keys in the order SPEC lists them
+  std::vector<std::string> notes;     // inferences (also in plan["notes"])
+  std::vector<std::string> warnings;  // unknown keys, assumptions worth a look (also in notes)
+  std::vector<std::string> hints;     // --explain only: e.g. commented-out flags in a script
+};
+
+using ImportFn = core::Result<ImportResult> (*)(std::string_view text, const std::string& path,
+                                                const ImportOptions& options);
+
+// "torchtitan", "lingua", "megatron", "deepspeed".
+const std::vector<std::string>& framework_names();
+// The importer for `framework`, or nullptr when unknown.
+ImportFn find_importer(std::string_view framework);
+
+// Reads `path` and imports it. Unreadable file, unknown framework, unparseable config or a
+// config planck refuses: an error Status naming file, line (where the parser gives one) and numbers.
+core::Result<ImportResult> import_file(std::string_view framework, const std::string& path,
+                                       const ImportOptions& options);
+
+core::Result<ImportResult> import_torchtitan(std::string_view text, const std::string& path,
+                                             const ImportOptions& options);
+core::Result<ImportResult> import_lingua(std::string_view text, const std::string& path,
+                                         const ImportOptions& options);
+core::Result<ImportResult> import_megatron(std::string_view text, const std::string& path,
+                                           const ImportOptions& options);
+core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,
+                                            const ImportOptions& options);
+
+}  // namespace planck::import

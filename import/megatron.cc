@@ -1,0 +1,257 @@
+// Megatron-LM launch script (or args file) -> plan.
+//
+// Semantics (shared/reference/mesh-anchors.md §3), NVIDIA/Megatron-LM @d98e8a6:
+// megatron/core/parallel_state.py (initialize_model_parallel: order "tp-cp-ep-dp-pp", first token
+// fastest; dp = world // (tp*pp*cp) with a RuntimeError when it does not divide; the expert
+// generator's world % (etp*ep*pp); (dp*cp) % num_distributed_optimizer_instances == 0 with
+// contiguous intra-instance slices), megatron/training/arguments.py (defaults: ffn size, vocab
+// padding, sequence parallel off when tp == 1, global batch = micro x dp, bf16 grads reduced in
+// fp32), megatron/core/num_microbatches_calculator.py (global % (micro x dp) == 0),
+// megatron/core/pipeline_parallel/schedules.py (no_sync until the last micro-batch).
+
+#include <string>
+#include <vector>
+
+#include "core/mesh.h"
+#include "import/importer.h"
+#include "import/megatron_args.h"
+#include "import/plan_builder.h"
+#include "import/shell_script.h"
+
+namespace planck::import {
+
+namespace {
+
+const std::vector<std::string> kInterpreted = {
+    "tensor-model-parallel-size", "pipeline-model-parallel-size", "context-parallel-size",
+    "expert-model-parallel-size", "expert-tensor-parallel-size", "num-layers-per-virtual-pipeline-stage",
+    "num-virtual-stages-per-pipeline-rank", "sequence-parallel", "use-distributed-optimizer",
+    "num-distributed-optimizer-instances", "use-megatron-fsdp", "data-parallel-sharding-strategy",
+    "outer-dp-sharding-strategy", "use-tp-pp-dp-mapping", "num-layers", "hidden-size", "ffn-hidden-size",
+    "num-attention-heads", "group-query-attention", "num-query-groups", "kv-channels", "vocab-size",
+    "make-vocab-size-divisible-by", "untie-embeddings-and-output-weights", "swiglu", "num-experts",
+    "moe-router-topk", "moe-ffn-hidden-size", "micro-batch-size", "global-batch-size", "seq-length",
+    "rampup-batch-size", "bf16", "fp16", "grad-reduce-in-bf16", "accumulate-allreduce-grads-in-fp32",
+    "fp8-format", "recompute-granularity", "recompute-activations", "optimizer"};
+// Flags whose names look parallel but change no group, size or strategy planck models.
+const std::vector<std::string> kBenignParallel = {
+    "overlap-grad-reduce", "overlap-param-gather", "fsdp-double-buffer", "fsdp-manual-registration",
+    "overlap-p2p-communication", "align-param-gather", "align-grad-reduce", "tp-comm-overlap",
+    "defer-embedding-wgrad-compute", "distributed-backend", "distributed-timeout-minutes",
+    "init-model-with-meta-device", "use-precision-aware-optimizer", "overlap-param-gather-with-optimizer-step",
+    "sequence-parallel-inference", "expert-model-parallel-overlap"};
+const std::vector<std::string> kParallelWords = {"parallel", "fsdp", "distributed-optimizer", "expert",
+                                                 "virtual", "pipeline", "context-", "sharding"};
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script) {
+  ConfigWorld cw;
+  auto launcher_int = [&](const char* name) -> std::optional<std::int64_t> {
+    auto it = launch.launcher.find(name);
+    if (it == launch.launcher.end()) return std::nullopt;
+    try {
+      std::size_t used = 0;
+      long long v = std::stoll(it->second.value, &used);
+      return used == it->second.value.size() ? std::optional<std::int64_t>(v) : std::nullopt;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  };
+  cw.gpus_per_node = launcher_int("nproc-per-node");
+  cw.nodes = launcher_int("nnodes");
+  cw.source = "the torchrun flags";
+  if (!cw.gpus_per_node && !cw.nodes) {
+    cw.source = "the script's variables";
+    for (const char* v : {"GPUS_PER_NODE", "NPROC_PER_NODE", "NUM_GPUS_PER_NODE", "GPUS"}) {
+      if (!cw.gpus_per_node) cw.gpus_per_node = shell_int(script, v);
+    }
+    for (const char* v : {"NNODES", "NUM_NODES", "NODES", "NODE_COUNT"}) {
+      if (!cw.nodes) cw.nodes = shell_int(script, v);
+    }
+    cw.world_size = shell_int(script, "WORLD_SIZE");
+  }
+  return cw;
+}
+
+core::Result<MegatronDegrees> read_degrees(const MegatronFlags& f, PlanBuilder& b, const World& world) {
+  MegatronDegrees d;
+  PLANCK_IMPORT_TRY(tp, f.positive("tensor-model-parallel-size", 1));
+  PLANCK_IMPORT_TRY(pp, f.positive("pipeline-model-parallel-size", 1));
+  PLANCK_IMPORT_TRY(cp, f.positive("context-parallel-size", 1));
+  PLANCK_IMPORT_TRY(ep, f.positive("expert-model-parallel-size", 1));
+  PLANCK_IMPORT_TRY(etp, f.positive("expert-tensor-parallel-size", tp));
+  PLANCK_IMPORT_TRY(n, f.positive("num-distributed-optimizer-instances", 1));
+  d = {tp, pp, cp, ep, etp, -1, n};
+  auto model = checked_product({tp, pp, cp});
+  if (!model) return b.error(f.line("tensor-model-parallel-size"), "tp x pp x cp overflows a 64-bit integer");
+  if (world.size % *model == 0) {
+    d.dp = world.size / *model;
+    b.note("dp = world " + str(world.size) + " / (tp " + str(tp) + " x pp " + str(pp) + " x cp " + str(cp) +
+           ") = " + str(d.dp) + " (parallel_state.initialize_model_parallel)");
+  } else {
+    b.warn("world_size (" + str(world.size) + ") is not divisible by tp " + str(tp) + " x pp " + str(pp) + " x cp " +
+           str(cp) + " = " + str(*model) + ": Megatron raises RuntimeError; dp written as -1 so `planck verify` reports it");
+  }
+  // Expert generator (cp folded into the dense side): world % (etp x ep x pp) == 0.
+  auto expert = checked_product({etp, ep, pp});
+  if (!expert) return b.error(f.line("expert-model-parallel-size"), "etp x ep x pp overflows a 64-bit integer");
+  if (world.size % *expert != 0) {
+    return b.error(f.line("expert-model-parallel-size"),
+                   "world_size (" + str(world.size) + ") is not divisible by expert_tensor_parallel_size " + str(etp) +
+                       " x expert_model_parallel_size " + str(ep) + " x pipeline_model_parallel_size " + str(pp) +
+                       ": Megatron raises RuntimeError");
+  }
+  if (ep > 1) {
+    b.note("expert parallel ep=" + str(ep) + " (etp " + str(etp) + ", expert dp " + str(world.size / *expert) +
+           ") is Megatron's separate expert view of the same ranks; the plan keeps the dense mesh and planck "
+           "does not check expert groups");
+  }
+  return d;
+}
+
+struct Strategy {
+  std::string data_parallel;  // "" = none
+  bool hierarchical = false;  // N distributed-optimizer instances: dp split into (dp_replicate, dp_shard)
+};
+
+core::Result<Strategy> read_strategy(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d) {
+  Strategy s;
+  const bool fsdp = f.has("use-megatron-fsdp");
+  const bool distopt = f.has("use-distributed-optimizer");
+  if (fsdp) {
+    const std::string inner = f.string("data-parallel-sharding-strategy").value_or("no_shard");
+    if (inner == "no_shard") s.data_parallel = "ddp";
+    else if (inner == "optim") s.data_parallel = "zero1";
+    else if (inner == "optim_grads") s.data_parallel = "zero2";
+    else if (inner == "optim_grads_params") s.data_parallel = "fsdp";
+    else {
+      return b.error(f.line("data-parallel-sharding-strategy"),
+                     "--data-parallel-sharding-strategy '" + inner +
+                         "' is not one of no_shard, optim, optim_grads, optim_grads_params");
+    }
+    b.note("Megatron-FSDP with --data-parallel-sharding-strategy " + inner + " -> " + s.data_parallel +
+           " over the dp x cp group");
+  } else if (distopt) {
+    s.data_parallel = "zero1";
+    b.note("--use-distributed-optimizer: optimizer state sharded over the dp x cp group (ZeRO-1)");
+  } else {
+    s.data_parallel = "ddp";
+    b.note("no distributed optimizer: Megatron DDP all-reduces gradients over dp x cp");
+  }
+  if (d.instances > 1) {
+    if (!fsdp && !distopt) {
+      b.warn("--num-distributed-optimizer-instances " + str(d.instances) +
+             " has no effect without --use-distributed-optimizer or --use-megatron-fsdp; ignored");
+      return s;
+    }
+    if (d.dp != -1) {
+      const std::int64_t dpcp = d.dp * d.cp;
+      if (dpcp % d.instances != 0) {
+        return b.error(f.line("num-distributed-optimizer-instances"),
+                       "Megatron asserts (dp x cp) % num_distributed_optimizer_instances == 0: dp " + str(d.dp) +
+                           " x cp " + str(d.cp) + " = " + str(dpcp) + ", instances " + str(d.instances));
+      }
+      if (d.dp % d.instances != 0) {
+        return b.error(f.line("num-distributed-optimizer-instances"),
+                       "instances " + str(d.instances) + " divide dp x cp (" + str(dpcp) + ") but not dp (" +
+                           str(d.dp) + "): the intra-instance slices cut the cp dim, which a planck mesh cannot express");
+      }
+    }
+    s.hierarchical = true;
+    s.data_parallel = "hsdp";
+    const std::string outer = f.string("outer-dp-sharding-strategy").value_or("no_shard");
+    b.note(str(d.instances) + " distributed-optimizer instances: each dp x cp group is cut into " + str(d.instances) +
+           " contiguous slices (sharding inside a slice, replication across slices; parallel_state.py "
+           "INTRA_PARTIAL_DATA_PARALLEL_GROUP_WITH_CP) -> hsdp with dp_replicate " + str(d.instances) +
+           (fsdp ? ", outer strategy " + outer : ", parameters replicated: only optimizer state is sharded"));
+  }
+  return s;
+}
+
+}  // namespace
+
+core::Result<ImportResult> import_megatron(std::string_view text, const std::string& path,
+                                           const ImportOptions& options) {
+  PlanBuilder b("megatron", path);
+  PLANCK_IMPORT_TRY(script, run_shell(text, path));
+  PLANCK_IMPORT_TRY(launch, find_megatron_launch(script, b));
+  MegatronFlags f(launch, b);
+  b.note(launch.script.empty() ? "args file: " + str(static_cast<std::int64_t>(launch.flags.size())) + " flags"
+                               : "launch: " + launch.script + " at line " + str(launch.line) + " with " +
+                                     str(static_cast<std::int64_t>(launch.flags.size())) + " flags");
+  for (const std::string& a : script.assumptions) b.hint(a);
+
+  PLANCK_IMPORT_TRY(world, b.resolve_world(options, config_world(launch, script)));
+  b.set_cluster(world);
+  PLANCK_IMPORT_TRY(d, read_degrees(f, b, world));
+  PLANCK_IMPORT_TRY(s, read_strategy(f, b, d));
+
+  // Mesh: the order string, fastest first, reversed (core::megatron_order_to_mesh_dims); ep is
+  // Megatron's separate expert view and stays out of the dense mesh.
+  const std::string order = f.has("use-tp-pp-dp-mapping") ? "tp-cp-ep-pp-dp" : "tp-cp-ep-dp-pp";
+  PLANCK_IMPORT_TRY(order_dims, core::megatron_order_to_mesh_dims(order));
+  std::vector<std::string> dims;
+  std::vector<std::int64_t> shape;
+  for (const std::string& dim : order_dims) {
+    if (dim == "ep") continue;
+    if (dim == "dp" && s.hierarchical) {
+      dims.insert(dims.end(), {"dp_replicate", "dp_shard"});
+      shape.insert(shape.end(), {d.instances, d.dp == -1 ? -1 : d.dp / d.instances});
+      continue;
+    }
+    dims.push_back(dim);
+    shape.push_back(dim == "tp" ? d.tp : dim == "cp" ? d.cp : dim == "pp" ? d.pp : d.dp);
+  }
+  b.set_mesh(dims, shape);
+  b.note("mesh from Megatron order " + order + " (first token fastest): [" + join(dims, ", ") + "]");
+
+  nlohmann::ordered_json par;
+  par["data_parallel"] = s.data_parallel;
+  if (s.hierarchical) {
+    std::vector<std::string> shard = {"dp_shard"};
+    if (d.cp > 1) shard.push_back("cp");
+    par["fsdp_dims"] = shard;
+    par["replicate_dims"] = {"dp_replicate"};
+  }
+  const bool sp = f.has("sequence-parallel") && d.tp > 1;
+  if (f.has("sequence-parallel") && d.tp == 1) {
+    b.note("--sequence-parallel ignored: Megatron disables sequence parallelism when tp == 1 (arguments.py)");
+  }
+  par["sequence_parallel"] = sp;
+  b.plan()["parallelism"] = par;
+  if (auto st = megatron_model_and_training(f, b, d); !st) return st;
+
+  for (const ShellField& c : script.commented_flags) {
+    std::string name = c.text.substr(2, c.text.find_first_of(" \t=") == std::string::npos
+                                            ? std::string::npos
+                                            : c.text.find_first_of(" \t=") - 2);
+    if (!contains(kInterpreted, name)) continue;
+    std::string h = "line " + str(c.line) + ": commented out, not applied: " + c.text;
+    if (name == "num-distributed-optimizer-instances" && d.dp > 0) {
+      const std::int64_t k = std::max<std::int64_t>(1, std::atoll(c.text.c_str() + c.text.find_first_of(" =\t") + 1));
+      if ((d.dp * d.cp) % k == 0) {
+        h += " (enabled, it splits each dp x cp group of " + str(d.dp * d.cp) + " ranks into " + str(k) +
+             " contiguous shard groups of " + str(d.dp * d.cp / k) + " and replicate groups of " + str(k) +
+             ": HFSDP; see mesh-anchors §3 M7)";
+      }
+    }
+    b.hint(h);
+  }
+  for (const auto& [name, flag] : f.all()) {
+    if (contains(kInterpreted, name) || contains(kBenignParallel, name)) continue;
+    for (const std::string& w : kParallelWords) {
+      if (name.find(w) != std::string::npos) {
+        b.warn(path + ":" + str(flag.line) + ": --" + name + " looks parallelism-related but planck does not interpret it");
+        break;
+      }
+    }
+  }
+  return b.finish();
+}
+
+}  // namespace planck::import

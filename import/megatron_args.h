@@ -1,0 +1,61 @@
+#pragma once
+// Megatron-LM command lines: finding the `pretrain_*.py` launch in an interpreted script (or
+// taking a plain args file), and typed access to its argparse-style flags with their lines.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "import/plan_builder.h"
+#include "import/shell_script.h"
+
+namespace planck::import {
+
+struct MegatronFlag {
+  std::string value;
+  bool has_value = false;
+  int line = 0;
+};
+
+struct MegatronLaunch {
+  std::map<std::string, MegatronFlag> flags;     // argparse semantics: the last occurrence wins
+  std::map<std::string, MegatronFlag> launcher;  // torchrun flags before the script (--nnodes ...)
+  std::string script;                            // "pretrain_gpt.py", or "" for an args file
+  int line = 0;
+};
+
+// The launch command of `script` (the last one naming a .py file), else every command made only
+// of --flags (an args file). Error when neither exists.
+core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, const PlanBuilder& b);
+
+class MegatronFlags {
+ public:
+  MegatronFlags(const MegatronLaunch& launch, PlanBuilder& b) : launch_(launch), b_(b) {}
+
+  bool has(const std::string& name) const { return launch_.flags.count(name) > 0; }
+  int line(const std::string& name) const;
+  std::optional<std::string> string(const std::string& name) const;
+  // An integer flag (absent: nullopt); a missing or non-integer value is an error naming the line.
+  core::Result<std::optional<std::int64_t>> integer(const std::string& name) const;
+  // As integer(), and >= 1 (a parallel size or a batch).
+  core::Result<std::int64_t> positive(const std::string& name, std::int64_t dflt) const;
+  const std::map<std::string, MegatronFlag>& all() const { return launch_.flags; }
+
+ private:
+  const MegatronLaunch& launch_;
+  PlanBuilder& b_;
+};
+
+// Parallel sizes after Megatron's own inference; dp is -1 when the world does not divide.
+struct MegatronDegrees {
+  std::int64_t tp = 1, pp = 1, cp = 1, ep = 1, etp = 1, dp = -1, instances = 1;
+};
+
+// Model flags -> "model", batch / precision / recompute / virtual-pipeline flags -> "training"
+// and the parallelism's pipeline keys (megatron_model.cc).
+core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d);
+
+}  // namespace planck::import

@@ -1,0 +1,173 @@
+// Megatron-LM model, batch, precision and pipeline flags -> plan "model", "training" and the
+// pipeline keys of "parallelism". Defaults from megatron/training/arguments.py @d98e8a6.
+
+#include <string>
+
+#include "import/megatron_args.h"
+#include "import/plan_builder.h"
+
+namespace planck::import {
+
+namespace {
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+// arguments.py: ffn = 4h, or int(4h x 2/3 / 64) x 64 with --swiglu; kv heads = heads unless
+// --group-query-attention (then --num-query-groups, default 1); embeddings tied unless
+// --untie-embeddings-and-output-weights; vocab padded to a multiple of
+// make_vocab_size_divisible_by (128) x tp (_vocab_size_with_padding).
+core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d,
+                        std::optional<std::int64_t>* layers_out) {
+  PLANCK_IMPORT_TRY(layers, f.integer("num-layers"));
+  PLANCK_IMPORT_TRY(hidden, f.integer("hidden-size"));
+  PLANCK_IMPORT_TRY(heads, f.integer("num-attention-heads"));
+  PLANCK_IMPORT_TRY(ffn, f.integer("ffn-hidden-size"));
+  PLANCK_IMPORT_TRY(groups, f.positive("num-query-groups", 1));
+  PLANCK_IMPORT_TRY(kv_channels, f.integer("kv-channels"));
+  PLANCK_IMPORT_TRY(vocab, f.integer("vocab-size"));
+  PLANCK_IMPORT_TRY(divisible, f.positive("make-vocab-size-divisible-by", 128));
+  PLANCK_IMPORT_TRY(experts, f.integer("num-experts"));
+  PLANCK_IMPORT_TRY(topk, f.positive("moe-router-topk", 2));
+  PLANCK_IMPORT_TRY(moe_ffn, f.integer("moe-ffn-hidden-size"));
+  *layers_out = layers;
+  if (!layers || !hidden || !heads) {
+    b.warn("--num-layers, --hidden-size and --num-attention-heads are needed for a model; model left out");
+    return core::Status::ok();
+  }
+  constexpr std::int64_t kMax = std::int64_t{1} << 32;
+  for (auto [name, v] : {std::pair<const char*, std::optional<std::int64_t>>{"num-layers", layers},
+                         {"hidden-size", hidden}, {"num-attention-heads", heads}, {"ffn-hidden-size", ffn},
+                         {"kv-channels", kv_channels}, {"vocab-size", vocab}, {"num-experts", experts},
+                         {"moe-ffn-hidden-size", moe_ffn}}) {
+    if (v && (*v < 1 || *v > kMax)) {
+      return b.error(f.line(name), "--" + std::string(name) + " " + str(*v) + " must be between 1 and 2^32");
+    }
+  }
+  core::ModelSpec m;
+  m.name = "custom";
+  m.layers = *layers;
+  m.hidden = *hidden;
+  m.heads = *heads;
+  m.ffn_hidden = ffn ? *ffn : f.has("swiglu") ? (4 * *hidden * 2 / 3) / 64 * 64 : 4 * *hidden;
+  if (!ffn) b.note("ffn hidden size " + str(m.ffn_hidden) + " from Megatron's default" + (f.has("swiglu") ? " for --swiglu" : ""));
+  m.kv_heads = f.has("group-query-attention") ? groups : *heads;
+  if (kv_channels && *kv_channels * *heads != *hidden) m.head_dim = *kv_channels;
+  m.tied_embeddings = !f.has("untie-embeddings-and-output-weights");
+  if (!f.has("swiglu")) b.note("no --swiglu: a GELU MLP with 2 matrices; planck's model counts a gated MLP");
+  if (experts) {
+    if (*experts % d.ep != 0) {
+      return b.error(f.line("num-experts"), "--num-experts " + str(*experts) + " is not divisible by "
+                                            "--expert-model-parallel-size " + str(d.ep) + " (Megatron asserts)");
+    }
+    m.experts = *experts;
+    m.experts_per_token = topk;
+    m.moe_ffn_hidden = moe_ffn.value_or(m.ffn_hidden);
+  }
+  if (!vocab) {
+    b.warn("no --vocab-size: the vocabulary comes from the tokenizer, which planck does not read; model left out");
+    return core::Status::ok();
+  }
+  auto multiple = checked_mul(divisible, d.tp);
+  if (!multiple) return b.error(f.line("make-vocab-size-divisible-by"), "vocab padding multiple overflows");
+  m.vocab = (*vocab + *multiple - 1) / *multiple * *multiple;
+  if (m.vocab != *vocab) {
+    b.note("vocab " + str(*vocab) + " padded to " + str(m.vocab) + " (multiple of " + str(divisible) + " x tp " +
+           str(d.tp) + ", arguments.py _vocab_size_with_padding)");
+  }
+  b.set_model(m, "Megatron flags");
+  return core::Status::ok();
+}
+
+// Virtual pipeline: --num-layers-per-virtual-pipeline-stage L gives (layers / pp) / L chunks per
+// rank; --num-virtual-stages-per-pipeline-rank gives it directly. Needs pp > 1 (RuntimeError).
+core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d,
+                                          std::optional<std::int64_t> layers) {
+  PLANCK_IMPORT_TRY(per_stage, f.integer("num-layers-per-virtual-pipeline-stage"));
+  PLANCK_IMPORT_TRY(direct, f.integer("num-virtual-stages-per-pipeline-rank"));
+  if (!per_stage && !direct) return std::int64_t{1};
+  const std::string flag = per_stage ? "num-layers-per-virtual-pipeline-stage" : "num-virtual-stages-per-pipeline-rank";
+  const std::int64_t v = per_stage ? *per_stage : *direct;
+  if (v < 1) return b.error(f.line(flag), "--" + flag + " " + str(v) + " must be >= 1");
+  if (d.pp == 1) {
+    return b.error(f.line(flag), "--" + flag + " needs --pipeline-model-parallel-size > 1 (Megatron raises "
+                                 "RuntimeError for a virtual pipeline with pp 1)");
+  }
+  if (direct) return *direct;
+  if (!layers) {
+    b.warn("--num-layers-per-virtual-pipeline-stage without --num-layers: virtual stages unknown, 1 assumed");
+    return std::int64_t{1};
+  }
+  const std::int64_t per_rank = *layers / d.pp;
+  if (*layers % d.pp != 0 || per_rank % v != 0) {
+    b.warn("num_layers " + str(*layers) + " / pp " + str(d.pp) + " is not a multiple of " + str(v) +
+           " layers per virtual stage; Megatron's assertion fails");
+  }
+  const std::int64_t vpp = std::max<std::int64_t>(per_rank / v, 1);
+  b.note("virtual pipeline: (" + str(*layers) + " layers / pp " + str(d.pp) + ") / " + str(v) + " = " + str(vpp) +
+         " chunks per rank");
+  return vpp;
+}
+
+}  // namespace
+
+core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d) {
+  std::optional<std::int64_t> layers;
+  if (auto st = read_model(f, b, d, &layers); !st) return st;
+  PLANCK_IMPORT_TRY(vpp, virtual_stages(f, b, d, layers));
+  auto& par = b.plan()["parallelism"];
+  if (d.pp > 1) par["pipeline_schedule"] = vpp > 1 ? "interleaved_1f1b" : "1f1b";
+  par["virtual_stages"] = vpp;
+
+  nlohmann::ordered_json t;
+  PLANCK_IMPORT_TRY(mb, f.positive("micro-batch-size", 1));
+  PLANCK_IMPORT_TRY(gb, f.integer("global-batch-size"));
+  PLANCK_IMPORT_TRY(seq, f.integer("seq-length"));
+  if (!f.has("micro-batch-size")) b.note("no --micro-batch-size: 1 assumed");
+  if (gb && *gb < 1) return b.error(f.line("global-batch-size"), "--global-batch-size " + str(*gb) + " must be >= 1");
+  if (seq && *seq < 1) return b.error(f.line("seq-length"), "--seq-length " + str(*seq) + " must be >= 1");
+  if (f.has("rampup-batch-size")) b.note("--rampup-batch-size: the batch ramps up; the plan uses the final global batch");
+  std::optional<std::int64_t> global = gb;
+  if (d.dp > 0) {
+    auto per_step = checked_mul(mb, d.dp);
+    if (!per_step) return b.error(f.line("micro-batch-size"), "micro batch x dp overflows a 64-bit integer");
+    if (!global) {
+      global = *per_step;
+      b.note("no --global-batch-size: micro batch " + str(mb) + " x dp " + str(d.dp) + " = " + str(*global));
+    }
+    if (*global % *per_step == 0) {
+      t["global_batch"] = *global;
+      t["micro_batch"] = mb;
+      t["grad_accumulation"] = *global / *per_step;
+      b.note("micro-batches per step = global " + str(*global) + " / (micro " + str(mb) + " x dp " + str(d.dp) +
+             ") = " + str(*global / *per_step) + " (num_microbatches_calculator)");
+    } else {
+      t["global_batch"] = *global;
+      t["micro_batch"] = mb;
+      b.warn("global batch size (" + str(*global) + ") is not divisible by micro batch size (" + str(mb) +
+             ") times data parallel size (" + str(d.dp) + "): Megatron asserts; `planck verify` reports it");
+    }
+  } else {
+    if (global) t["global_batch"] = *global;
+    t["micro_batch"] = mb;
+  }
+  if (seq) t["seq_len"] = *seq;
+  t["grad_sync"] = "last_microbatch";  // schedules.py: no_sync for all but the last micro-batch
+  std::string param = f.has("bf16") ? "bf16" : f.has("fp16") ? "fp16" : "fp32";
+  std::string reduce = param == "bf16" ? (f.has("grad-reduce-in-bf16") ? "bf16" : "fp32")
+                                       : (f.has("accumulate-allreduce-grads-in-fp32") ? "fp32" : param);
+  t["param_dtype"] = param;
+  t["reduce_dtype"] = reduce;
+  if (param == "bf16" && reduce == "fp32") b.note("bf16 gradients accumulated and reduced in fp32 (arguments.py forces it for --bf16)");
+  if (auto fp8 = f.string("fp8-format")) b.note("--fp8-format " + *fp8 + ": FP8 matmuls; planck models bf16 parameters");
+  auto opt = f.string("optimizer").value_or("adam");
+  if (opt == "adam") t["optimizer"] = "adamw";  // Megatron's adam applies decoupled weight decay (AdamW)
+  else b.note("--optimizer " + opt + " is not one planck models; left at its default");
+  auto recompute = f.string("recompute-granularity");
+  if (recompute == "full" || recompute == "selective") t["activation_checkpointing"] = *recompute;
+  else if (f.has("recompute-activations")) t["activation_checkpointing"] = "selective";
+  else t["activation_checkpointing"] = "none";
+  b.plan()["training"] = t;
+  return core::Status::ok();
+}
+
+}  // namespace planck::import

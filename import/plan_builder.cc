@@ -1,0 +1,163 @@
+// Shared importer plumbing: plan skeleton, notes, world size, model presets.
+
+#include "import/plan_builder.h"
+
+#include <filesystem>
+#include <limits>
+#include <utility>
+
+#include "core/presets.h"
+
+namespace planck::import {
+
+std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out)) return std::nullopt;
+  return out;
+}
+
+std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> values) {
+  std::int64_t acc = 1;
+  for (std::int64_t v : values) {
+    auto next = checked_mul(acc, v);
+    if (!next) return std::nullopt;
+    acc = *next;
+  }
+  return acc;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+PlanBuilder::PlanBuilder(std::string framework, std::string path)
+    : framework_(std::move(framework)), path_(std::move(path)) {
+  // Key order follows SPEC §1 so the written plan reads like the documented one.
+  plan_["format"] = "planck/1";
+  std::string stem = std::filesystem::path(path_).stem().string();
+  plan_["name"] = framework_ + "-" + (stem.empty() ? std::string("config") : stem);
+  plan_["notes"] = nlohmann::ordered_json::array();
+  plan_["cluster"] = nlohmann::ordered_json::object();
+  plan_["mesh"] = nlohmann::ordered_json::object();
+  note("imported by `planck import " + framework_ + "` from " + path_);
+}
+
+void PlanBuilder::note(std::string text) { result_.notes.push_back(std::move(text)); }
+
+void PlanBuilder::warn(std::string text) {
+  result_.notes.push_back("warning: " + text);
+  result_.warnings.push_back(std::move(text));
+}
+
+void PlanBuilder::hint(std::string text) { result_.hints.push_back(std::move(text)); }
+
+core::Status PlanBuilder::error(int line, const std::string& message) const {
+  std::string where = path_;
+  if (line > 0) where += ":" + std::to_string(line);
+  return core::Status::error(where + ": " + message);
+}
+
+core::Result<World> PlanBuilder::resolve_world(const ImportOptions& options, const ConfigWorld& config) {
+  World w;
+  std::optional<std::int64_t> nodes = options.nodes, gpn = options.gpus_per_node;
+  // The config's own numbers fill what the command line left out; a disagreement is noted,
+  // because the command line describes the cluster the plan is for.
+  if (config.gpus_per_node && options.gpus_per_node && *config.gpus_per_node != *options.gpus_per_node) {
+    note("--gpus-per-node " + std::to_string(*options.gpus_per_node) + " overrides " +
+         std::to_string(*config.gpus_per_node) + " from " + config.source);
+  }
+  if (config.nodes && options.nodes && *config.nodes != *options.nodes) {
+    note("--nodes " + std::to_string(*options.nodes) + " overrides " + std::to_string(*config.nodes) +
+         " from " + config.source);
+  }
+  if (!gpn && config.gpus_per_node) {
+    gpn = config.gpus_per_node;
+    note("gpus_per_node = " + std::to_string(*gpn) + " from " + config.source);
+  }
+  if (!nodes && config.nodes) {
+    nodes = config.nodes;
+    note("nodes = " + std::to_string(*nodes) + " from " + config.source);
+  }
+  if (!nodes && !gpn && config.world_size) {
+    gpn = config.world_size;
+    nodes = 1;
+    note("world size " + std::to_string(*gpn) + " from " + config.source + ", taken as 1 node");
+  }
+  if (!nodes && !gpn) {
+    warn(framework_ + " configs do not state the world size; assumed 1 node x 8 GPUs "
+         "(pass --nodes N --gpus-per-node G for the cluster you will run on)");
+  } else if (!gpn) {
+    note("gpus_per_node not given; assumed 8");
+  } else if (!nodes) {
+    note("nodes not given; assumed 1");
+  }
+  w.nodes = nodes.value_or(1);
+  w.gpus_per_node = gpn.value_or(8);
+  if (w.nodes < 1 || w.gpus_per_node < 1) {
+    return error(0, "nodes (" + std::to_string(w.nodes) + ") and gpus_per_node (" +
+                        std::to_string(w.gpus_per_node) + ") must be >= 1");
+  }
+  auto size = checked_mul(w.nodes, w.gpus_per_node);
+  if (!size) {
+    return error(0, "world size nodes (" + std::to_string(w.nodes) + ") x gpus_per_node (" +
+                        std::to_string(w.gpus_per_node) + ") overflows a 64-bit integer");
+  }
+  w.size = *size;
+  return w;
+}
+
+void PlanBuilder::set_cluster(const World& world) {
+  plan_["cluster"] = {{"nodes", world.nodes}, {"gpus_per_node", world.gpus_per_node}};
+}
+
+void PlanBuilder::set_mesh(const std::vector<std::string>& dims, const std::vector<std::int64_t>& shape) {
+  plan_["mesh"] = {{"dims", dims}, {"shape", shape}};
+}
+
+namespace {
+
+bool same_shape(const core::ModelSpec& a, const core::ModelSpec& b) {
+  return a.layers == b.layers && a.hidden == b.hidden && a.ffn_hidden == b.ffn_hidden && a.heads == b.heads &&
+         a.kv_heads == b.kv_heads && a.vocab == b.vocab && a.experts == b.experts &&
+         a.effective_head_dim() == b.effective_head_dim();
+}
+
+}  // namespace
+
+void PlanBuilder::set_model(const core::ModelSpec& m, const std::string& described_as) {
+  for (const std::string& name : core::model_preset_names()) {
+    auto preset = core::model_preset(name);
+    if (preset && same_shape(*preset, m)) {
+      plan_["model"] = name;
+      note("model: " + described_as + " has the shape of preset " + name);
+      return;
+    }
+  }
+  nlohmann::ordered_json obj = {{"layers", m.layers}, {"hidden", m.hidden}, {"ffn_hidden", m.ffn_hidden},
+                                {"heads", m.heads},   {"kv_heads", m.kv_heads}, {"vocab", m.vocab}};
+  if (m.head_dim > 0) obj["head_dim"] = m.head_dim;
+  if (m.tied_embeddings) obj["tied_embeddings"] = true;
+  if (m.experts > 0) {
+    obj["experts"] = m.experts;
+    if (m.experts_per_token > 0) obj["experts_per_token"] = m.experts_per_token;
+    if (m.moe_ffn_hidden > 0) obj["moe_ffn_hidden"] = m.moe_ffn_hidden;
+    if (m.shared_experts > 0) obj["shared_experts"] = m.shared_experts;
+  }
+  plan_["model"] = obj;
+  note("model: " + described_as + " (" + std::to_string(m.layers) + " layers, hidden " +
+       std::to_string(m.hidden) + ", ffn " + std::to_string(m.ffn_hidden) + ", " + std::to_string(m.heads) +
+       " heads, " + std::to_string(m.kv_heads) + " kv heads, vocab " + std::to_string(m.vocab) + ")");
+}
+
+ImportResult PlanBuilder::finish() {
+  plan_["notes"] = result_.notes;
+  result_.plan = std::move(plan_);
+  return std::move(result_);
+}
+
+}  // namespace planck::import

@@ -1,0 +1,72 @@
+#pragma once
+// Shared pieces of the importers: the plan under construction with its notes and warnings, the
+// world size, model presets, and overflow-checked arithmetic on the framework's numbers.
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/plan.h"
+#include "core/status.h"
+#include "import/importer.h"
+
+namespace planck::import {
+
+// a x b, or nullopt when it overflows int64 (hostile configs write 2^62-sized degrees).
+std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b);
+std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> values);
+
+struct World {
+  std::int64_t nodes = 1;
+  std::int64_t gpus_per_node = 8;
+  std::int64_t size = 8;
+};
+
+// What the config itself says about the world (launch-script variables, torchrun flags).
+struct ConfigWorld {
+  std::optional<std::int64_t> nodes, gpus_per_node, world_size;
+  std::string source;  // "GPUS_PER_NODE/NUM_NODES in the script", for the notes
+};
+
+class PlanBuilder {
+ public:
+  PlanBuilder(std::string framework, std::string path);
+
+  void note(std::string text);  // an inference: plan notes and --explain
+  void warn(std::string text);  // stderr and plan notes
+  void hint(std::string text);  // --explain only
+
+  const std::string& path() const { return path_; }
+  // "PATH:LINE: message" (":LINE" left out when line is 0) as an error Status.
+  core::Status error(int line, const std::string& message) const;
+
+  // --nodes/--gpus-per-node first, then the config, then 1 node x 8 GPUs (with a warning).
+  core::Result<World> resolve_world(const ImportOptions& options, const ConfigWorld& config);
+
+  nlohmann::ordered_json& plan() { return plan_; }
+  void set_cluster(const World& world);
+  void set_mesh(const std::vector<std::string>& dims, const std::vector<std::int64_t>& shape);
+  // A preset name when the dims match one (core/presets.h), else the SPEC §1 model object.
+  void set_model(const core::ModelSpec& model, const std::string& described_as);
+
+  ImportResult finish();
+
+ private:
+  std::string framework_;
+  std::string path_;
+  nlohmann::ordered_json plan_;
+  ImportResult result_;
+};
+
+// "a=2, b=3" style list for messages.
+std::string join(const std::vector<std::string>& parts, const std::string& sep);
+
+}  // namespace planck::import
+
+// `auto var = *expr` for a core::Result, returning its Status from the enclosing function on error.
+#define PLANCK_IMPORT_TRY(var, expr)     \
+  auto var##_result = (expr);            \
+  if (!var##_result) return var##_result.status(); \
+  auto var = std::move(*var##_result)

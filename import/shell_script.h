@@ -1,0 +1,44 @@
+#pragma once
+// A small, side-effect-free interpreter for the bash subset Megatron-LM launch scripts use:
+// VAR=value, VAR=( ... ) / VAR+=( ... ) arrays, ${VAR:-default} and friends, ${ARR[@]},
+// $(( arithmetic )), quoting and word splitting, line continuations, comments, and
+// if/elif/else/fi over [ ] / [[ ]] tests. Nothing is executed: commands are recorded with their
+// expanded words so the importer can find the `pretrain_*.py` launch line, and commented-out
+// flags are kept for `--explain`. Conditions it cannot decide are assumed true and reported.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace planck::import {
+
+struct ShellField {
+  std::string text;
+  int line = 0;  // where the word (or the array element) that produced it was written
+};
+
+struct ShellCommand {
+  std::vector<ShellField> words;
+  int line = 0;
+};
+
+struct ShellScript {
+  std::map<std::string, std::vector<ShellField>> vars;  // final values; a scalar is one field
+  std::vector<ShellCommand> commands;                   // in order, only those on taken branches
+  std::vector<ShellField> commented_flags;              // "--flag value" text found in comments
+  std::vector<std::string> assumptions;                 // conditions assumed true, unknown $( )
+};
+
+// Runs `text` (a bash script or a plain list of flags). Errors name path:line (unterminated
+// quote, runaway expansion).
+core::Result<ShellScript> run_shell(std::string_view text, const std::string& path);
+
+// Integer value of a variable, if it is set and holds an integer.
+std::optional<std::int64_t> shell_int(const ShellScript& script, const std::string& name);
+
+}  // namespace planck::import

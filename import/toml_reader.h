@@ -1,0 +1,63 @@
+#pragma once
+// Typed, line-aware access to a TOML config (toml++ 3.3) for the torchtitan importer: wrong
+// types and bad values become errors naming file:line, unknown keys become warnings.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "core/status.h"
+#include "import/plan_builder.h"
+
+namespace planck::import {
+
+template <typename T>
+struct TomlValue {
+  T value{};
+  int line = 0;
+  std::string section;
+};
+using TomlInt = TomlValue<std::int64_t>;
+using TomlString = TomlValue<std::string>;
+
+// section -> keys the framework defines there.
+using KnownKeys = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+// Parses TOML; a syntax error names file:line:column and the parser's reason.
+core::Result<toml::table> parse_toml(std::string_view text, const PlanBuilder& builder);
+
+class TomlReader {
+ public:
+  TomlReader(const toml::table& root, PlanBuilder& builder) : root_(root), builder_(builder) {}
+  PlanBuilder& builder() { return builder_; }
+
+  // Warns about keys of `known` sections the framework does not define, and about top-level
+  // sections that are neither in `known` nor in `other_sections`.
+  void warn_unknown(const KnownKeys& known, const std::vector<std::string>& other_sections);
+
+  core::Result<std::optional<TomlInt>> int_in(const std::string& section, const std::string& key);
+  core::Result<std::optional<TomlString>> string_in(const std::string& section, const std::string& key);
+  core::Result<std::optional<bool>> bool_in(const std::string& section, const std::string& key);
+  // The key from the first of `sections` that has it; reading it from a later (legacy) section
+  // is noted.
+  core::Result<std::optional<TomlInt>> first_int(const std::vector<std::string>& sections, const std::string& key);
+  core::Result<std::optional<TomlString>> first_string(const std::vector<std::string>& sections,
+                                                       const std::string& key);
+
+ private:
+  const toml::node* find(const std::string& section, const std::string& key) const;
+  const toml::node* first(const std::vector<std::string>& sections, const std::string& key, std::string* found_in);
+  core::Status type_error(const toml::node& node, const std::string& section, const std::string& key,
+                          const char* wanted) const;
+
+  const toml::table& root_;
+  PlanBuilder& builder_;
+  std::vector<std::string> noted_legacy_;
+};
+
+}  // namespace planck::import

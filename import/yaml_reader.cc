@@ -1,0 +1,92 @@
+// YAML access for the Lingua importer.
+
+#include "import/yaml_reader.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace planck::import {
+
+core::Result<YAML::Node> parse_yaml(const std::string& text, const PlanBuilder& builder) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    // yaml-cpp marks are 0-based; DeepRecursion (nesting bomb) is a ParserException too.
+    std::string where = e.mark.line >= 0 ? std::to_string(e.mark.line + 1) : std::string();
+    if (e.mark.column >= 0 && !where.empty()) where += ":" + std::to_string(e.mark.column + 1);
+    return core::Status::error(builder.path() + (where.empty() ? "" : ":" + where) + ": not valid YAML: " + e.msg);
+  }
+}
+
+YAML::Node YamlReader::section(const std::string& name) const {
+  YAML::Node n = root_[name];
+  return n && n.IsMap() ? n : YAML::Node();
+}
+
+void YamlReader::warn_unknown(const YAML::Node& map, const std::string& where, const std::vector<std::string>& known) {
+  if (!map || !map.IsMap()) return;
+  for (const auto& kv : map) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      b_.warn(b_.path() + ":" + std::to_string(line(kv.first)) + ": unknown key " + where + key + " (ignored)");
+    }
+  }
+}
+
+YAML::Node YamlReader::value(const YAML::Node& map, const std::string& key) const {
+  if (!map || !map.IsMap()) return YAML::Node();
+  YAML::Node n = map[key];
+  return n && !n.IsNull() ? n : YAML::Node();
+}
+
+core::Result<std::optional<std::int64_t>> YamlReader::integer(const YAML::Node& map, const std::string& key,
+                                                              const std::string& where) {
+  YAML::Node n = value(map, key);
+  if (!n) return std::optional<std::int64_t>();
+  const std::string s = n.IsScalar() ? n.Scalar() : std::string();
+  std::int64_t v = 0;
+  const char* first = s.data() + (s.size() > 1 && s[0] == '+' ? 1 : 0);
+  auto [end, ec] = std::from_chars(first, s.data() + s.size(), v);
+  if (!n.IsScalar() || s.empty() || ec != std::errc() || end != s.data() + s.size()) {
+    return b_.error(line(n), where + key + " must be an integer, got '" + s + "'" +
+                                 (ec == std::errc::result_out_of_range ? " (out of 64-bit range)" : ""));
+  }
+  return std::optional<std::int64_t>(v);
+}
+
+core::Result<std::optional<double>> YamlReader::real(const YAML::Node& map, const std::string& key,
+                                                     const std::string& where) {
+  YAML::Node n = value(map, key);
+  if (!n) return std::optional<double>();
+  try {
+    return std::optional<double>(n.as<double>());
+  } catch (const YAML::Exception&) {
+    return b_.error(line(n), where + key + " must be a number");
+  }
+}
+
+core::Result<std::optional<std::string>> YamlReader::string(const YAML::Node& map, const std::string& key,
+                                                            const std::string& where) {
+  YAML::Node n = value(map, key);
+  if (!n) return std::optional<std::string>();
+  if (!n.IsScalar()) return b_.error(line(n), where + key + " must be a string");
+  return std::optional<std::string>(n.Scalar());
+}
+
+core::Result<bool> YamlReader::boolean(const YAML::Node& map, const std::string& key, const std::string& where,
+                                       bool dflt) {
+  YAML::Node n = value(map, key);
+  if (!n) return dflt;
+  try {
+    return n.as<bool>();
+  } catch (const YAML::Exception&) {
+    return b_.error(line(n), where + key + " must be true or false");
+  }
+}
+
+int YamlReader::line_of(const YAML::Node& map, const std::string& key) const {
+  YAML::Node n = value(map, key);
+  return n ? line(n) : 0;
+}
+
+}  // namespace planck::import
