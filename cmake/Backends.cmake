@@ -5,8 +5,11 @@ set(PLANCK_WITH_NCCL AUTO CACHE STRING "NCCL backend: AUTO, ON or OFF")
 
 set(PLANCK_HAVE_MPI 0)
 if(NOT PLANCK_WITH_MPI STREQUAL "OFF")
-  find_package(MPI COMPONENTS C QUIET)
-  if(MPI_C_FOUND)
+  # The CXX component: the project enables only C++, and FindMPI's C component needs the C
+  # language. MPI_CXX_SKIP_MPICXX: planck calls the C API; the deprecated C++ bindings are not needed.
+  set(MPI_CXX_SKIP_MPICXX ON)
+  find_package(MPI COMPONENTS CXX QUIET)
+  if(MPI_CXX_FOUND)
     set(PLANCK_HAVE_MPI 1)
   elseif(PLANCK_WITH_MPI STREQUAL "ON")
     message(FATAL_ERROR "PLANCK_WITH_MPI=ON but MPI was not found: apt-get install libopenmpi-dev openmpi-bin")
