@@ -1,0 +1,180 @@
+#include "sim/memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/roles.h"
+
+namespace planck::sim {
+namespace {
+
+bool shards_params(core::DataParallel dp) {
+  return dp == core::DataParallel::kFsdp || dp == core::DataParallel::kZero3 || dp == core::DataParallel::kHsdp;
+}
+bool shards_grads(core::DataParallel dp) { return shards_params(dp) || dp == core::DataParallel::kZero2; }
+bool shards_optimizer(core::DataParallel dp) { return shards_grads(dp) || dp == core::DataParallel::kZero1; }
+
+std::int64_t clamp_bytes(double b) {
+  constexpr double kMax = static_cast<double>(std::numeric_limits<std::int64_t>::max() / 16);
+  if (!(b > 0)) return 0;
+  return b >= kMax ? static_cast<std::int64_t>(kMax) : static_cast<std::int64_t>(std::llround(b));
+}
+
+// Micro-batches whose activations the busiest (first) stage holds at once.
+double in_flight(const core::Plan& plan, const core::Schedule& s, std::int64_t pp) {
+  if (pp <= 1) return 1.0;  // accumulation frees each micro-batch's activations in its backward
+  const auto sched = plan.parallelism.pipeline_schedule.value_or(core::PipelineSchedule::k1F1B);
+  const double p = static_cast<double>(pp), m = static_cast<double>(s.micro_batches);
+  const double v = static_cast<double>(std::max(1, s.virtual_stages));
+  switch (sched) {
+    case core::PipelineSchedule::kGpipe: return m;  // all forwards before any backward
+    case core::PipelineSchedule::k1F1B:
+    case core::PipelineSchedule::kZbv: return std::min(p, m);
+    case core::PipelineSchedule::kInterleaved1F1B:
+    case core::PipelineSchedule::kInterleavedZb:
+      // Korthikanti et al. §4.2.3: interleaving adds (1 + (p-1)/(p v)); Megatron scales by
+      // min(1, m/p) when there are fewer micro-batches than stages (theoretical_memory_usage.py).
+      return p * (1.0 + (p - 1.0) / (p * v)) * std::min(1.0, m / p);
+  }
+  return std::min(p, m);
+}
+
+}  // namespace
+
+double optimizer_bytes_per_param(const std::string& optimizer, int param_bytes) {
+  double states = 8;  // adam, adamw and anything unknown: exp_avg + exp_avg_sq in fp32
+  if (optimizer == "sgd" || optimizer == "lion") states = 4;
+  if (optimizer == "adafactor") states = 0;
+  return states + (param_bytes < 4 ? 4 : 0);
+}
+
+ModelStates model_states(double params, core::DataParallel dp, std::int64_t shard, int param_bytes, int grad_bytes,
+                         const std::string& optimizer) {
+  const double d = static_cast<double>(std::max<std::int64_t>(1, shard));
+  ModelStates m;
+  m.params = params * param_bytes / (shards_params(dp) ? d : 1.0);
+  m.grads = params * grad_bytes / (shards_grads(dp) ? d : 1.0);
+  m.optimizer = params * optimizer_bytes_per_param(optimizer, param_bytes) / (shards_optimizer(dp) ? d : 1.0);
+  return m;
+}
+
+double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, std::int64_t tokens, std::int64_t tp,
+                              bool sp, core::Checkpointing ckpt, int act_bytes) {
+  const double sbh = static_cast<double>(tokens) * static_cast<double>(m.hidden) * act_bytes / 2.0;  // "2sbh" = bytes
+  const double t = static_cast<double>(std::max<std::int64_t>(1, tp));
+  double ffn = static_cast<double>(m.ffn_hidden);
+  if (moe_layer) {
+    // Each token's activations pass through its top-k routed experts and the shared ones.
+    const double moe_ffn = static_cast<double>(m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden);
+    ffn = moe_ffn * static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token) + m.shared_experts);
+  }
+  const double sbf = sbh * ffn / static_cast<double>(m.hidden);
+  if (ckpt == core::Checkpointing::kFull) {
+    // Only the layer input (2sbh) is kept; sequence parallel stores it sharded over tp
+    // (Korthikanti et al. Table 2, "full recompute" row).
+    return 2 * sbh / (sp ? t : 1.0);
+  }
+  // Bytes per layer in units of sbh, split into what TP leaves whole without SP (u) and what
+  // TP divides (dv). FlashAttention stores no s^2 terms (Korthikanti's 5as/h vanishes).
+  const double kv = m.kv_lora_rank > 0 ? 1.0
+                                       : static_cast<double>(m.kv_heads > 0 ? m.kv_heads : m.heads) /
+                                             static_cast<double>(m.heads);
+  double u, dv;
+  if (m.gated_mlp) {
+    // Llama-style layer (sim-anchors.md §3.2, derived): residual inputs to both RMSNorms 4sbh and
+    // their outputs (QKV / MLP inputs) 4sbh stay whole; Q 2sbh, K,V 4g sbh, attention output
+    // 2sbh, gate, up and silu(gate)*up 6sbf are tp-split. Selective recompute (our choice,
+    // torchtitan-style op SAC): re-run the norms and the SwiGLU product, dropping 4sbh + 2sbf.
+    u = 8 * sbh;
+    dv = (4 + 4 * kv) * sbh + 6 * sbf;
+    if (ckpt == core::Checkpointing::kSelective) {
+      u -= 4 * sbh;
+      dv -= 2 * sbf;
+    }
+  } else {
+    // GPT layer, Korthikanti §4.1 without the attention-core terms: LayerNorms 4sbh, dropout
+    // masks 2sbh, attention/MLP inputs 4sbh stay whole (the "10"); Q,K,V,out-proj input 8sbh and
+    // the GeLU input/output 4sbf are tp-split (the "24/t" at f = 4h). Selective: re-run the
+    // LayerNorms and the GeLU, dropping the LN outputs (the attention/MLP inputs, 4sbh) and the
+    // GeLU output (2sbf).
+    u = 10 * sbh;
+    dv = 8 * sbh + 4 * sbf;
+    if (ckpt == core::Checkpointing::kSelective) {
+      u -= 4 * sbh;
+      dv -= 2 * sbf;
+    }
+  }
+  return sp ? (u + dv) / t : u + dv / t;
+}
+
+Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& s) {
+  Memory out;
+  if (!plan.model) return out;
+  const core::ModelSpec& m = *plan.model;
+  const core::Training tr = plan.training.value_or(core::Training{});
+  const core::Degrees d = core::degrees(mesh);
+  const core::DataParallel dp = s.data_parallel;
+  const int bp = core::dtype_bytes(tr.param_dtype), bg = core::dtype_bytes(tr.reduce_dtype);
+  const core::RankParams rp = core::rank_params(m, d.pp, d.tp, d.ep);
+
+  const char* shard_role = (dp == core::DataParallel::kNone || dp == core::DataParallel::kDdp) ? "dp" : "fsdp";
+  const std::int64_t d_dense = mesh.groups(core::param_sync_dims(plan, mesh, shard_role, true)).group_size();
+  const std::int64_t d_exp = mesh.groups(core::param_sync_dims(plan, mesh, shard_role, false)).group_size();
+  const ModelStates dense = model_states(rp.dense_total(), dp, d_dense, bp, bg, tr.optimizer);
+  const ModelStates exp = model_states(rp.expert_total(), dp, d_exp, bp, bg, tr.optimizer);
+  double params = dense.params + exp.params, grads = dense.grads + exp.grads;
+  const double optimizer = dense.optimizer + exp.optimizer;
+
+  if (shards_params(dp) && d_dense * d_exp > 1) {
+    // FSDP working set: the root stays unsharded (FSDP2 reshard_after_forward=None for the root);
+    // with resharding, the block in use plus the prefetched one are gathered (sim-anchors.md
+    // §3.1); without it every block stays gathered from its forward to its backward. Plus one
+    // block's unsharded gradient as the reduce-scatter input.
+    const double block = std::max(rp.dense_layers > 0 ? rp.dense_layer : 0.0,
+                                  rp.moe_layers > 0 ? rp.moe_layer_dense + rp.moe_layer_experts : 0.0);
+    const double blocks = plan.parallelism.reshard_after_forward ? 2 * block : rp.total() - rp.root;
+    params += (rp.root + blocks) * bp;
+    grads += block * bg;
+    // set_requires_gradient_sync(False) accumulates unsharded gradients across micro-batches
+    // (FSDP2 unsharded_accumulated_grad, in reduce dtype) until the last one's reduce-scatter.
+    if (s.micro_batches > 1 && s.grad_sync == core::GradSync::kLastMicrobatch) grads += rp.total() * bg;
+  }
+
+  // Activations on the busiest stage: the first holds the most micro-batches in flight, the
+  // last (or the only) one holds the logits.
+  const std::int64_t tokens = std::max<std::int64_t>(1, s.seq_len / std::max<std::int64_t>(1, d.cp)) * s.micro_batch;
+  const bool sp = plan.parallelism.sequence_parallel && d.tp > 1;
+  const int ba = bp;
+  double per_mb = 0;
+  if (rp.dense_layers > 0) {
+    per_mb += static_cast<double>(rp.dense_layers) *
+              layer_activation_bytes(m, false, tokens, d.tp, sp, tr.activation_checkpointing, ba);
+  }
+  if (rp.moe_layers > 0) {
+    per_mb += static_cast<double>(rp.moe_layers) *
+              layer_activation_bytes(m, true, tokens, d.tp, sp, tr.activation_checkpointing, ba);
+  }
+  double recompute_ws = 0;
+  if (tr.activation_checkpointing == core::Checkpointing::kFull) {
+    // Recomputing one layer rebuilds its full activations for its backward.
+    recompute_ws = layer_activation_bytes(m, m.is_moe(), tokens, d.tp, sp, core::Checkpointing::kNone, ba);
+  }
+  // Output layer and loss: Megatron theoretical_memory_usage.py counts 4 s b h (1 + V/h) on the
+  // last stage (bf16 logits plus their fp32 upcast), vocab-parallel over tp.
+  const double logits = 4.0 * static_cast<double>(tokens) * static_cast<double>(m.hidden + m.vocab) /
+                        static_cast<double>(std::max<std::int64_t>(1, d.tp));
+  const double first = per_mb * in_flight(plan, s, d.pp);
+  const double last = per_mb + logits;
+  const double activations = (d.pp > 1 ? std::max(first, last) : first + logits) + recompute_ws;
+
+  out.params = clamp_bytes(params);
+  out.grads = clamp_bytes(grads);
+  out.optimizer = clamp_bytes(optimizer);
+  out.activations = clamp_bytes(activations);
+  out.peak = clamp_bytes(params + grads + optimizer + activations);
+  out.capacity = plan.cluster.gpu.memory_bytes;
+  return out;
+}
+
+}  // namespace planck::sim

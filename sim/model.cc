@@ -1,0 +1,45 @@
+#include "sim/model.h"
+
+#include "core/presets.h"
+
+namespace planck::sim {
+
+double flops_per_token(const core::ModelSpec& m, std::int64_t seq_len) {
+  const core::ParamCounts c = core::param_counts(m);
+  // The input embedding is a lookup, not a matmul; the output head is a matmul and counts.
+  const double matmul_params = c.active - c.embedding;
+  double qk, v;
+  if (m.kv_lora_rank > 0) {
+    qk = static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim);
+    v = static_cast<double>(m.v_head_dim);
+  } else {
+    qk = v = static_cast<double>(m.effective_head_dim());
+  }
+  const double attn = 6.0 * static_cast<double>(m.layers) * static_cast<double>(seq_len) *
+                      static_cast<double>(m.heads) * (qk + v);
+  return 6.0 * matmul_params + attn;
+}
+
+double recompute_factor(core::Checkpointing ckpt) {
+  switch (ckpt) {
+    case core::Checkpointing::kNone: return 1.0;
+    case core::Checkpointing::kSelective: return 1.027;
+    case core::Checkpointing::kFull: return 8.0 / 6.0;
+  }
+  return 1.0;
+}
+
+double bubble_fraction(core::PipelineSchedule schedule, std::int64_t p, std::int64_t v, std::int64_t m) {
+  if (p <= 1 || m <= 0) return 0.0;
+  const double pm1 = static_cast<double>(p - 1), dm = static_cast<double>(m);
+  switch (schedule) {
+    case core::PipelineSchedule::kGpipe:
+    case core::PipelineSchedule::k1F1B: return pm1 / dm;
+    case core::PipelineSchedule::kInterleaved1F1B: return pm1 / (static_cast<double>(v < 1 ? 1 : v) * dm);
+    case core::PipelineSchedule::kZbv:
+    case core::PipelineSchedule::kInterleavedZb: return 0.0;
+  }
+  return pm1 / dm;
+}
+
+}  // namespace planck::sim

@@ -1,0 +1,101 @@
+// Rendering a SimResult: "planck-sim/1" JSON (SPEC.md §5) and a text table.
+
+#include <cmath>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/format.h"
+#include "sim/simulate.h"
+
+namespace planck::sim {
+namespace {
+
+// JSON has no infinity: a time that cannot be computed (zero bandwidth) prints as null.
+nlohmann::json seconds(double s) { return std::isfinite(s) ? nlohmann::json(s) : nlohmann::json(nullptr); }
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+}  // namespace
+
+std::string sim_to_json(const SimResult& r) {
+  nlohmann::json j;
+  j["format"] = "planck-sim/1";
+  j["world"] = r.world;
+  nlohmann::json colls = nlohmann::json::array();
+  for (const auto& t : r.collectives) {
+    const auto& c = t.entry;
+    colls.push_back({{"role", c.role},
+                     {"dims", c.dims},
+                     {"op", core::op_name(c.op)},
+                     {"phase", core::phase_name(c.phase)},
+                     {"group_size", c.group_size},
+                     {"groups", c.groups},
+                     {"bytes_per_call", c.bytes_per_call},
+                     {"calls_per_step", c.calls_per_step},
+                     {"bytes_sent_per_rank", t.bytes_sent_per_rank},
+                     {"time_s", seconds(t.time_s)},
+                     {"link", link_name(t.link)},
+                     {"algorithm", algorithm_name(t.algorithm)},
+                     {"overlapped", t.overlapped},
+                     {"dtype_bytes", c.dtype_bytes},
+                     {"what", c.what}});
+  }
+  j["collectives"] = colls;
+  j["step"] = {{"bytes_sent_per_rank", r.step.bytes_sent_per_rank},
+               {"comm_time_s", seconds(r.step.comm_time_s)},
+               {"compute_time_s", seconds(r.step.compute_time_s)},
+               {"exposed_comm_time_s", seconds(r.step.exposed_comm_time_s)},
+               {"step_time_s", seconds(r.step.step_time_s)},
+               {"micro_batches", r.schedule.micro_batches},
+               {"mfu", r.mfu},
+               {"flops_per_rank", r.flops_per_rank}};
+  j["memory"] = {{"params", r.memory.params},           {"grads", r.memory.grads},
+                 {"optimizer", r.memory.optimizer},     {"activations", r.memory.activations},
+                 {"peak", r.memory.peak},               {"capacity", r.memory.capacity}};
+  j["data_parallel"] = core::to_string(r.schedule.data_parallel);
+  j["notes"] = r.notes;
+  return j.dump(2) + "\n";
+}
+
+std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::Mesh& mesh) {
+  std::ostringstream o;
+  o << (plan.name.empty() ? plan.path : plan.name) << ": " << mesh.to_string() << ", world " << r.world << ", "
+    << plan.cluster.gpu.name << ", model " << (plan.model ? plan.model->name : "?") << ", data_parallel "
+    << core::to_string(r.schedule.data_parallel) << ", " << r.schedule.micro_batches << " micro-batch(es) of "
+    << r.schedule.micro_batch << " x " << r.schedule.seq_len << " tokens\n\n";
+  o << pad("role", 10) << pad("dims", 18) << pad("op", 15) << pad("phase", 10) << pad("n x groups", 12)
+    << pad("bytes/call", 12) << pad("calls", 8) << pad("sent/rank", 12) << pad("time", 11) << pad("link", 9)
+    << "what\n";
+  for (const auto& t : r.collectives) {
+    const auto& c = t.entry;
+    o << pad(c.role, 10) << pad(join(c.dims, ","), 18) << pad(core::op_name(c.op), 15)
+      << pad(core::phase_name(c.phase), 10) << pad(std::to_string(c.group_size) + " x " + std::to_string(c.groups), 12)
+      << pad(human_bytes(c.bytes_per_call), 12) << pad(std::to_string(c.calls_per_step), 8)
+      << pad(human_bytes(t.bytes_sent_per_rank), 12) << pad(human_seconds(t.time_s), 11)
+      << pad(std::string(link_name(t.link)) + (t.algorithm == Algorithm::kRing ? "" : "/" + std::string(algorithm_name(t.algorithm))), 9)
+      << c.what << (t.overlapped ? " [overlapped]" : "") << "\n";
+  }
+  if (r.collectives.empty()) o << "(no collectives: every group has one rank)\n";
+  o << "\nstep: " << human_bytes(r.step.bytes_sent_per_rank) << " sent per rank, comm "
+    << human_seconds(r.step.comm_time_s) << " (exposed " << human_seconds(r.step.exposed_comm_time_s)
+    << "), compute " << human_seconds(r.step.compute_time_s) << " at MFU " << r.mfu << ", step "
+    << human_seconds(r.step.step_time_s) << "\n";
+  const auto& m = r.memory;
+  o << "memory per GPU: params " << human_bytes(m.params) << ", grads " << human_bytes(m.grads) << ", optimizer "
+    << human_bytes(m.optimizer) << ", activations " << human_bytes(m.activations) << "; peak "
+    << human_bytes(m.peak) << " of " << human_bytes(m.capacity);
+  if (m.capacity > 0) {
+    o << " (" << static_cast<int>(std::lround(100.0 * static_cast<double>(m.peak) / static_cast<double>(m.capacity)))
+      << "%)";
+  }
+  o << "\n";
+  for (const auto& n : r.notes) o << "note: " << n << "\n";
+  return o.str();
+}
+
+}  // namespace planck::sim
