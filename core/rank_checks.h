@@ -10,7 +10,8 @@
 
 namespace planck::core {
 
-// Registers the "rank-program" check (needs a mesh; skipped when the plan has no rank_program).
+// Registers the "rank-program" check: skipped when the plan has no rank_program; parse errors are
+// reported even when the mesh is invalid, the other rules need the mesh.
 void add_rank_checks(CheckRegistry& registry);
 
 }  // namespace planck::core

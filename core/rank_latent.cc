@@ -67,7 +67,9 @@ SweepResult check_every_size(const RankProgram& program, const RankSpace& plan_s
       v.fault = valid.fault;
     } else {
       v = analyze_output(program, *space, facts, deps, rank_node, degree_node, out);
-      if (!v.symbolic) spent += space->world;
+      std::int64_t points = 1;
+      for (int d : result.swept) points *= sizes[d];
+      spent += v.symbolic ? kSweepSymbolicCost : points;
     }
     if (has_failure(v)) {
       result.failing_space = std::move(space);

@@ -16,8 +16,10 @@
 namespace planck::core {
 
 inline constexpr std::int64_t kSweepMaxSize = 16;
-// Total coordinates the sweep may evaluate exhaustively (affine meshes cost no enumeration).
-inline constexpr std::int64_t kSweepBudgetPoints = std::int64_t{1} << 24;
+// Total coordinates the sweep may evaluate (~0.1 s at ~30 M points/s). A mesh decided
+// symbolically counts as kSweepSymbolicCost points (its fixed cost: facts, allocations).
+inline constexpr std::int64_t kSweepBudgetPoints = std::int64_t{1} << 22;
+inline constexpr std::int64_t kSweepSymbolicCost = 16;
 
 struct SweepResult {
   bool proved = false;            // right for every size (symbolic proof)

@@ -162,10 +162,15 @@ void RankText::report_latent(const SweepResult& sweep, const std::string& pointe
     ranks = {v.degree_mismatch->rank};
     values = {{prefix + "_degree", v.degree_mismatch->value}, {"expected_" + prefix + "_degree", v.degree}};
   }
-  for (int d : sweep.swept) values.emplace_back(s.dims[d] + ".size", s.sizes[d]);
+  // Name the output's dims and any other dim whose size changed: "dp_replicate=8, dp_shard=4".
+  std::vector<int> named;
+  for (int d : sweep.swept)
+    if (s.sizes[d] != space.sizes[d] || std::find(dims.begin(), dims.end(), s.dims[d]) != dims.end())
+      named.push_back(d);
+  for (int d : named) values.emplace_back(s.dims[d] + ".size", s.sizes[d]);
   Diagnostic& d = out.add(
       "rank-latent", Severity::kWarning,
-      r + " is right on this mesh only by coincidence: fails for " + s.describe_sizes(sweep.swept) + ": " +
+      r + " is right on this mesh only by coincidence: fails for " + s.describe_sizes(named) + ": " +
           first_failure(s, prefix, v),
       pointer, fix_hint());
   d.witness = RankText{s, prefix, dims}.witness(ranks, std::move(values));

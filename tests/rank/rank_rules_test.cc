@@ -182,3 +182,16 @@ TEST_CASE("rank_rules: over the exhaustive budget the verdict says so instead of
   CHECK(d->message.find("8388608") != std::string::npos);
   CHECK(!run.diagnostics.has_errors());
 }
+
+TEST_CASE("rank_rules: a parse error is reported even when the mesh is invalid") {
+  // shape 3 on 2 GPUs: mesh-world-mismatch (not this check's rule), but the step still fails to parse.
+  std::string text = test::rank_plan({"dp"}, {2}, {"dp_rank = dp.rank +"});
+  text.replace(text.find("[2]"), 3, "[3]");
+  const auto loaded = core::load_plan_text(text, "plan.json");
+  REQUIRE(loaded.plan);
+  CHECK(!core::plan_mesh(*loaded.plan, nullptr));
+  const auto run = test::run_rank_text(text);
+  REQUIRE(run.loaded);
+  REQUIRE(run.find("rank-program-invalid"));
+  CHECK(run.find("rank-program-invalid")->message.find("expected an operand") != std::string::npos);
+}
