@@ -19,9 +19,15 @@ std::vector<int> minus_dims(const std::vector<int>& a, const std::vector<int>& b
   return out;
 }
 
-std::string too_large(const char* what, std::int64_t points, std::int64_t budget) {
-  return std::string(what) + " needs " + std::to_string(points) + " evaluations, over the budget of " +
-         std::to_string(budget);
+// nullopt when `points` coordinates of a `ops`-operation expression fit the budget, else why not.
+std::optional<std::string> over_budget(const char* what, std::optional<std::int64_t> points, std::size_t ops,
+                                       std::int64_t budget) {
+  const std::int64_t n = points.value_or(-1);
+  const auto k = static_cast<std::int64_t>(std::max<std::size_t>(ops, 1));
+  if (points && n <= budget && n <= budget / k * kRankOpsPerPoint) return std::nullopt;
+  return std::string(what) + " needs " + (points ? std::to_string(n) : "more than 2^63") + " coordinates x " +
+         std::to_string(k) + " operations, over the budget of " + std::to_string(budget) + " coordinates x " +
+         std::to_string(kRankOpsPerPoint) + " operations";
 }
 
 // Evaluates one node at arbitrary coordinates (the output's cone only).
@@ -54,9 +60,8 @@ void check_degree(const RankProgram& p, const RankSpace& s, const std::vector<No
     return;
   }
   const auto box = live_dims(s, deps.coord[node]);
-  const auto points = box_points(s, box);
-  if (!points || *points > budget) {
-    v.undecided = too_large("checking the degree", points.value_or(-1), budget);
+  if (auto why = over_budget("checking the degree", box_points(s, box), p.cone(node).size(), budget)) {
+    v.undecided = std::move(why);
     return;
   }
   PointEval f(p, s, node);
@@ -168,9 +173,8 @@ ValidityResult check_validity(const RankProgram& program, const RankSpace& space
   for (std::size_t i = 0; i < in.size(); ++i)
     if (in[i]) cone.push_back(static_cast<int>(i));
   const auto box = live_dims(space, mask);
-  const auto points = box_points(space, box);
-  if (!points || *points > budget) {
-    r.undecided = too_large("checking for division by zero and overflow", points.value_or(-1), budget);
+  if (auto why = over_budget("checking for division by zero and overflow", box_points(space, box), cone.size(), budget)) {
+    r.undecided = std::move(why);
     return r;
   }
   RankEvaluator eval(program, space, cone);
@@ -217,12 +221,12 @@ OutputVerdict analyze_output(const RankProgram& program, const RankSpace& space,
     if (!bijection) sym_collision = affine_pair_collision(*f, space, out_live);
   }
   const auto box = union_dims(live_dims(space, deps.coord[rank_node]), out_live);
-  const auto points = box_points(space, box);
-  if (points && *points <= budget && v.degree <= budget) {
-    exhaustive(program, space, deps, rank_node, v);
+  auto why = over_budget("enumerating the output's coordinates", box_points(space, box),
+                         program.cone(rank_node).size(), budget);
+  if (!why) {
+    exhaustive(program, space, deps, rank_node, v);  // degree <= points: the per-group arrays fit too
   } else {
-    v.undecided = too_large("enumerating the output's coordinates",
-                            points.value_or(-1), budget);
+    v.undecided = std::move(why);
     if (sym_collision) {
       const auto& [x, y] = *sym_collision;
       const std::int64_t val = facts[rank_node].affine->c0;

@@ -16,9 +16,11 @@
 
 namespace planck::core {
 
-// Exhaustive evaluation visits at most this many coordinates per question (each costs one
-// evaluation of the output's expression; ~4M points is well under a second).
+// Exhaustive evaluation visits at most this many coordinates per question, and evaluates at most
+// kRankOpsPerPoint x that many operations (a 16-operation expression on 4M coordinates is a
+// fraction of a second; a hostile 10^5-operation program is refused instead of hanging).
 inline constexpr std::int64_t kRankBudgetPoints = std::int64_t{1} << 22;
+inline constexpr std::int64_t kRankOpsPerPoint = 16;
 
 struct RankSample {
   std::int64_t rank = 0;

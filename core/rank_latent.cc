@@ -69,16 +69,16 @@ SweepResult check_every_size(const RankProgram& program, const RankSpace& plan_s
       v = analyze_output(program, *space, facts, deps, rank_node, degree_node, out);
       std::int64_t points = 1;
       for (int d : result.swept) points *= sizes[d];
-      spent += v.symbolic ? kSweepSymbolicCost : points;
+      spent += (v.symbolic ? kSweepSymbolicCost : points) * static_cast<std::int64_t>(std::max<std::size_t>(cone.size(), 1));
     }
     if (has_failure(v)) {
       result.failing_space = std::move(space);
       result.failing = std::move(v);
       return true;
     }
-    if (spent > kSweepBudgetPoints) {
+    if (spent > kSweepBudgetOps) {
       result.undecided = "the size sweep stopped after " + std::to_string(result.meshes) +
-                         " meshes (evaluation budget " + std::to_string(kSweepBudgetPoints) + " spent)";
+                         " meshes (its budget of " + std::to_string(kSweepBudgetOps) + " operations is spent)";
       return true;
     }
     return false;

@@ -16,9 +16,10 @@
 namespace planck::core {
 
 inline constexpr std::int64_t kSweepMaxSize = 16;
-// Total coordinates the sweep may evaluate (~0.1 s at ~30 M points/s). A mesh decided
-// symbolically counts as kSweepSymbolicCost points (its fixed cost: facts, allocations).
-inline constexpr std::int64_t kSweepBudgetPoints = std::int64_t{1} << 22;
+// Total operations the sweep may spend: coordinates x operations of the output's expression, a
+// mesh decided symbolically counting kSweepSymbolicCost coordinates (its fixed cost). 2^26 is
+// a few tenths of a second; it finishes every 1..16 sweep over three involved dims.
+inline constexpr std::int64_t kSweepBudgetOps = std::int64_t{1} << 26;
 inline constexpr std::int64_t kSweepSymbolicCost = 16;
 
 struct SweepResult {

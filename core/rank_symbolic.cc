@@ -8,6 +8,9 @@ namespace planck::core {
 namespace {
 
 constexpr int kMaxVars = 8;
+// A proof needing bigger polynomials is abandoned (the sweep takes over): hostile programs such
+// as x = x * x repeated cannot make it slow.
+constexpr std::size_t kMaxTerms = 256;
 using Mono = std::array<std::uint8_t, kMaxVars>;  // exponent of each dim's size n_d
 using Poly = std::map<Mono, std::int64_t>;        // no zero coefficients
 
@@ -37,6 +40,7 @@ std::optional<Poly> add(const Poly& a, const Poly& b, std::int64_t sign) {
     if (sum == 0) r.erase(m);
     else r[m] = sum;
   }
+  if (r.size() > kMaxTerms) return std::nullopt;
   return r;
 }
 
@@ -51,9 +55,10 @@ std::optional<Poly> mul(const Poly& a, const Poly& b) {
       }
       std::int64_t t = 0;
       if (__builtin_mul_overflow(ca, cb, &t)) return std::nullopt;
-      const auto s = add(r, Poly{{m, t}}, 1);
-      if (!s) return std::nullopt;
-      r = *s;
+      std::int64_t& slot = r[m];
+      if (__builtin_add_overflow(slot, t, &slot)) return std::nullopt;
+      if (slot == 0) r.erase(m);
+      if (r.size() > kMaxTerms) return std::nullopt;
     }
   }
   return r;

@@ -127,3 +127,16 @@ TEST_CASE("rank_parse: floor_div / floor_mod guard zero and INT64_MIN / -1") {
   CHECK(floor_div(-1, 3) == -1);
   CHECK(floor_mod(-1, 3) == 2);
 }
+
+TEST_CASE("rank_parse: hostile programs end quickly with an answer") {
+  // 60 squarings: the value overflows 64 bits at once, the polynomials would explode.
+  std::vector<std::string> steps = {"x = tp.size + cp.size + dp.size + 2"};
+  for (int i = 0; i < 60; ++i) steps.push_back("x = x * x");
+  const auto parsed = parse_rank_program(steps);
+  REQUIRE(parsed.program);
+  CHECK(parsed.program->nodes.size() == 7 + 60);
+  // 20,000 statements parse, and resolve each name to its latest value.
+  std::vector<std::string> many = {"y = 0"};
+  for (int i = 0; i < 20000; ++i) many.push_back("y = y + 1");
+  CHECK(eval_at(many, "y", 0) == 20000);
+}

@@ -195,3 +195,19 @@ TEST_CASE("rank_rules: a parse error is reported even when the mesh is invalid")
   REQUIRE(run.find("rank-program-invalid"));
   CHECK(run.find("rank-program-invalid")->message.find("expected an operand") != std::string::npos);
 }
+
+TEST_CASE("rank_rules: hostile programs are refused by budget or overflow, not hung on") {
+  // Squaring 60 times overflows at some rank: rank-program-invalid (exit 2), found symbolically
+  // unsafe and then by evaluation.
+  std::vector<std::string> steps = {"dp_rank = dp.rank + 2"};
+  for (int i = 0; i < 60; ++i) steps.push_back("dp_rank = dp_rank * dp_rank");
+  auto run = run_rank({"dp"}, {4}, steps);
+  REQUIRE(run.find("rank-program-invalid"));
+  CHECK(run.find("rank-program-invalid")->message.find("overflows") != std::string::npos);
+  // 3,000 non-affine operations on 2^16 coordinates exceed 2^22 x 16 operations: undecided.
+  std::vector<std::string> long_steps = {"dp_rank = dp.rank"};
+  for (int i = 0; i < 1500; ++i) long_steps.push_back("dp_rank = (dp_rank * 3) % dp.size");
+  run = run_rank({"dp"}, {65536}, long_steps, "", 8);
+  REQUIRE(run.find("rank-undecided"));
+  CHECK(!run.diagnostics.has_errors());
+}
