@@ -1,0 +1,190 @@
+// Graphviz's C API with statically linked plugins (shared/reference/ecosystem.md §1.1):
+// gvContextPlugins(builtins, 0) registers exactly the plugins listed here and never reads
+// config6a, so rendering works on a box where `dot -c` was never run.
+
+#include "viz/graphviz.h"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+#include <graphviz/gvplugin.h>
+
+extern "C" {
+extern gvplugin_library_t gvplugin_dot_layout_LTX_library;
+extern gvplugin_library_t gvplugin_core_LTX_library;
+extern gvplugin_library_t gvplugin_pango_LTX_library;
+}
+
+namespace planck::viz {
+namespace {
+
+// dot_layout = the `dot` engine; core = svg/dot writers; pango = cairo (png) and text metrics.
+lt_symlist_t kBuiltins[] = {
+    {"gvplugin_dot_layout_LTX_library", &gvplugin_dot_layout_LTX_library},
+    {"gvplugin_core_LTX_library", &gvplugin_core_LTX_library},
+    {"gvplugin_pango_LTX_library", &gvplugin_pango_LTX_library},
+    {nullptr, nullptr}};
+
+std::mutex& graphviz_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+// Graphviz reports problems through a global callback; collect them instead of printing.
+std::string& graphviz_errors() {
+  static std::string errors;
+  return errors;
+}
+int collect_error(char* message) {
+  graphviz_errors() += message;
+  return 0;
+}
+
+struct GvcDeleter {
+  void operator()(GVC_t* gvc) const { gvFreeContext(gvc); }
+};
+struct GraphDeleter {
+  void operator()(Agraph_t* g) const { agclose(g); }
+};
+
+GVC_t* context() {
+  // One context for the process: creating one costs plugin registration every time.
+  static std::unique_ptr<GVC_t, GvcDeleter> gvc(gvContextPlugins(kBuiltins, 0));
+  return gvc.get();
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+// Layout and render in this process. Only ever called in a child (see render_dot).
+core::Result<std::string> render_here(const std::string& dot, Format format) {
+  graphviz_errors().clear();
+  agusererrf previous = agseterrf(collect_error);
+  agseterr(AGERR);
+  struct Restore {
+    agusererrf f;
+    ~Restore() { agseterrf(f); }
+  } restore{previous};
+
+  GVC_t* gvc = context();
+  if (gvc == nullptr) return core::Status::error("graphviz: cannot create a rendering context");
+  std::unique_ptr<Agraph_t, GraphDeleter> graph(agmemread(dot.c_str()));
+  if (!graph) {
+    return core::Status::error("graphviz could not parse the generated DOT: " + trimmed(graphviz_errors()));
+  }
+  if (gvLayout(gvc, graph.get(), "dot") != 0) {
+    return core::Status::error("graphviz layout failed: " + trimmed(graphviz_errors()));
+  }
+  char* data = nullptr;
+  unsigned int length = 0;
+  // "png" is cairo's 8-bit RGBA renderer from the pango plugin; "svg" is the core writer.
+  int rc = gvRenderData(gvc, graph.get(), format_name(format), &data, &length);
+  std::string out;
+  if (rc == 0 && data != nullptr) out.assign(data, length);
+  if (data != nullptr) gvFreeRenderData(data);
+  gvFreeLayout(gvc, graph.get());
+  if (rc != 0) {
+    return core::Status::error(std::string("graphviz could not render ") + format_name(format) + ": " +
+                               trimmed(graphviz_errors()));
+  }
+  return out;
+}
+
+// Child -> parent message: 'O' + bytes, or 'E' + error text.
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+core::Result<Format> format_from_path(std::string_view path) {
+  auto dot = path.rfind('.');
+  std::string ext;
+  if (dot != std::string_view::npos && path.find('/', dot) == std::string_view::npos) {
+    for (char c : path.substr(dot + 1)) ext += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (ext == "svg") return Format::kSvg;
+  if (ext == "png") return Format::kPng;
+  if (ext == "dot" || ext == "gv") return Format::kDot;
+  return core::Status::error("cannot tell the image format of '" + std::string(path) +
+                             "': use an output name ending in .svg, .png or .dot");
+}
+
+const char* format_name(Format f) {
+  switch (f) {
+    case Format::kDot: return "dot";
+    case Format::kSvg: return "svg";
+    case Format::kPng: return "png";
+  }
+  return "dot";
+}
+
+core::Result<std::string> render_dot(const std::string& dot, Format format) {
+  if (format == Format::kDot) return dot;
+  std::lock_guard<std::mutex> lock(graphviz_mutex());
+  // Each layout runs in a forked child. Graphviz 2.42 keeps layout state in process globals
+  // (e.g. the network-simplex search start S_i in lib/common/ns.c survives between layouts), so
+  // the second layout in a process can differ from the first — measured here: the same graph
+  // rendered twice in one process gave two different SVGs, while the first layout of every
+  // fresh process is byte-identical. A fresh child per render keeps output deterministic, and a
+  // Graphviz abort on some odd input cannot take the caller down.
+  int fds[2];
+  if (::pipe(fds) != 0) return render_here(dot, format);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return render_here(dot, format);
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    auto r = render_here(dot, format);
+    const std::string& payload = r ? *r : r.message();
+    bool ok = write_all(fds[1], r ? "O" : "E", 1) && write_all(fds[1], payload.data(), payload.size());
+    ::close(fds[1]);
+    ::_exit(ok ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string message;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    message.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    return core::Status::error(std::string("graphviz crashed while rendering ") + format_name(format) + " (signal " +
+                               std::to_string(WTERMSIG(status)) + ": " + ::strsignal(WTERMSIG(status)) + ")");
+  }
+  if (message.empty() || (message[0] != 'O' && message[0] != 'E')) {
+    return core::Status::error(std::string("graphviz renderer exited without output for ") + format_name(format));
+  }
+  if (message[0] == 'E') return core::Status::error(message.substr(1));
+  return message.substr(1);
+}
+
+}  // namespace planck::viz
