@@ -82,10 +82,12 @@ core::Status read_model(YamlReader& y, PlanBuilder& b) {
     spec.vocab = *vocab;
   } else {
     // train.py: vocab_size -1 becomes tokenizer.n_words.
-    YAML::Node data = y.section("data");
-    YAML::Node tok = data ? data["tokenizer"] : YAML::Node();
+    const YAML::Node data = y.section("data");
     std::string name = "bytes";  // TokenizerArgs default
-    if (tok && tok.IsMap() && tok["name"] && tok["name"].IsScalar()) name = tok["name"].Scalar();
+    if (data.IsMap()) {
+      const YAML::Node tok = data["tokenizer"];
+      if (tok.IsDefined() && tok.IsMap() && tok["name"].IsDefined() && tok["name"].IsScalar()) name = tok["name"].Scalar();
+    }
     if (name != "bytes" && name != "mock") {
       b.warn("vocab_size comes from the '" + name + "' tokenizer file, which planck does not read; model left out");
       return core::Status::ok();
@@ -176,7 +178,7 @@ core::Result<ImportResult> import_lingua(std::string_view text, const std::strin
   y.warn_unknown(y.section("distributed"), "distributed.", kDistributedKeys);
   y.warn_unknown(y.section("model"), "model.", kModelKeys);
   y.warn_unknown(y.section("data"), "data.", kDataKeys);
-  if (!y.section("distributed")) b.note("no distributed section: Lingua's defaults (dp_shard 1, tp_size 1, no_shard)");
+  if (!y.section("distributed").IsMap()) b.note("no distributed section: Lingua's defaults (dp_shard 1, tp_size 1, no_shard)");
 
   PLANCK_IMPORT_TRY(world, b.resolve_world(options, {}));
   b.set_cluster(world);

@@ -100,13 +100,14 @@ core::Result<MegatronDegrees> read_degrees(const MegatronFlags& f, PlanBuilder& 
   // Expert generator (cp folded into the dense side): world % (etp x ep x pp) == 0.
   auto expert = checked_product({etp, ep, pp});
   if (!expert) return b.error(f.line("expert-model-parallel-size"), "etp x ep x pp overflows a 64-bit integer");
-  if (world.size % *expert != 0) {
+  // Checked only when the dense sizes fit: Megatron raises on those first, and verify reports them.
+  if (d.dp != -1 && world.size % *expert != 0) {
     return b.error(f.line("expert-model-parallel-size"),
                    "world_size (" + str(world.size) + ") is not divisible by expert_tensor_parallel_size " + str(etp) +
                        " x expert_model_parallel_size " + str(ep) + " x pipeline_model_parallel_size " + str(pp) +
                        ": Megatron raises RuntimeError");
   }
-  if (ep > 1) {
+  if (ep > 1 && d.dp != -1) {
     b.note("expert parallel ep=" + str(ep) + " (etp " + str(etp) + ", expert dp " + str(world.size / *expert) +
            ") is Megatron's separate expert view of the same ranks; the plan keeps the dense mesh and planck "
            "does not check expert groups");

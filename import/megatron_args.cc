@@ -34,7 +34,10 @@ void add_flags(const std::vector<ShellField>& words, std::size_t begin, std::siz
   }
 }
 
-bool ends_with_py(const std::string& s) { return s.size() > 3 && s.compare(s.size() - 3, 3, ".py") == 0; }
+// A script path: "pretrain_gpt.py", "$MEGATRON/pretrain_gpt.py"; not a message that mentions one.
+bool ends_with_py(const std::string& s) {
+  return s.size() > 3 && s.compare(s.size() - 3, 3, ".py") == 0 && s.find_first_of(" \t") == std::string::npos;
+}
 
 }  // namespace
 

@@ -124,7 +124,7 @@ namespace {
 bool same_shape(const core::ModelSpec& a, const core::ModelSpec& b) {
   return a.layers == b.layers && a.hidden == b.hidden && a.ffn_hidden == b.ffn_hidden && a.heads == b.heads &&
          a.kv_heads == b.kv_heads && a.vocab == b.vocab && a.experts == b.experts &&
-         a.effective_head_dim() == b.effective_head_dim();
+         a.effective_head_dim() == b.effective_head_dim() && a.tied_embeddings == b.tied_embeddings;
 }
 
 }  // namespace

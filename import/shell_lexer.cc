@@ -40,7 +40,7 @@ class Lexer {
       : t_(text), path_(path), line_(line), blanks_literal_(blanks_literal) {}
 
   core::Status run(std::vector<ShellToken>& out, std::vector<ShellComment>* comments);
-  core::Status read_word(ShellWord& w, bool in_array);
+  core::Status read_word(ShellWord& w);
 
  private:
   bool at_end() const { return pos_ >= t_.size(); }
@@ -52,10 +52,10 @@ class Lexer {
   core::Status error(int line, const std::string& what) const {
     return core::Status::error(path_ + ":" + std::to_string(line) + ": " + what);
   }
-  bool word_end(char c, bool in_array) const {
+  bool word_end(char c) const {
     if (blanks_literal_) return false;
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '<' ||
-           c == '>' || c == '(' || (c == ')' && in_array) || c == ')';
+           c == '>' || c == '(' || c == ')';
   }
   static void flush(std::string& lit, bool quoted, ShellWord& w, bool force = false) {
     if (!lit.empty() || force) w.segs.push_back({ShellSegment::kLit, std::move(lit), quoted});
@@ -73,6 +73,7 @@ class Lexer {
   std::size_t pos_ = 0;
   int line_;
   bool blanks_literal_;
+  std::vector<ShellComment>* comments_ = nullptr;  // also collects comments inside arrays
 };
 
 // Content between `open` and its matching `close` (peek() is `open`), quotes respected.
@@ -186,12 +187,12 @@ core::Status Lexer::read_double_quoted(ShellWord& w) {
   return core::Status::ok();
 }
 
-core::Status Lexer::read_word(ShellWord& w, bool in_array) {
+core::Status Lexer::read_word(ShellWord& w) {
   w.line = line_;
   std::string lit;
   while (!at_end()) {
     const char c = peek();
-    if (word_end(c, in_array)) break;
+    if (word_end(c)) break;
     if (c == '\\') {
       if (peek(1) == '\n') {
         advance();
@@ -249,13 +250,13 @@ core::Status Lexer::read_array(ShellToken& tok) {
       advance();
       advance();
     } else if (c == '#') {
-      skip_comment(nullptr);
+      skip_comment(comments_);
     } else if (c == ')') {
       advance();
       return core::Status::ok();
     } else {
       ShellWord w;
-      if (auto st = read_word(w, true); !st) return st;
+      if (auto st = read_word(w); !st) return st;
       if (w.segs.empty()) advance();  // a stray operator character inside ( ): skip it
       else tok.elements.push_back(std::move(w));
     }
@@ -278,10 +279,11 @@ void Lexer::skip_redirect_target() {
   while (peek() == '>' || peek() == '<' || peek() == '&' || peek() == '|') advance();
   while (peek() == ' ' || peek() == '\t') advance();
   ShellWord ignored;
-  (void)read_word(ignored, false);
+  (void)read_word(ignored);
 }
 
 core::Status Lexer::run(std::vector<ShellToken>& out, std::vector<ShellComment>* comments) {
+  comments_ = comments;
   while (!at_end()) {
     const char c = peek();
     ShellToken tok;
@@ -310,7 +312,7 @@ core::Status Lexer::run(std::vector<ShellToken>& out, std::vector<ShellComment>*
       out.push_back(std::move(tok));
     } else {
       ShellWord w;
-      if (auto st = read_word(w, false); !st) return st;
+      if (auto st = read_word(w); !st) return st;
       std::string name;
       bool append = false;
       auto lit = w.literal();
@@ -352,7 +354,7 @@ core::Result<std::vector<ShellToken>> lex_shell(std::string_view text, const std
 core::Result<ShellWord> lex_shell_word(std::string_view text, int line, const std::string& path) {
   ShellWord w;
   Lexer lexer(text, path, line, true);
-  if (auto st = lexer.read_word(w, false); !st) return st;
+  if (auto st = lexer.read_word(w); !st) return st;
   w.line = line;
   return w;
 }

@@ -97,7 +97,7 @@ core::Result<std::optional<TomlInt>> TomlReader::first_int(const std::vector<std
   if (!n) return std::optional<TomlInt>();
   auto v = n->value<std::int64_t>();
   if (!n->is_integer() || !v) return type_error(*n, section, key, "an integer");
-  return std::optional<TomlInt>(TomlInt{*v, line_of(*n), section});
+  return std::optional<TomlInt>(TomlInt{*v, line_of(*n), section, key});
 }
 
 core::Result<std::optional<TomlString>> TomlReader::string_in(const std::string& section, const std::string& key) {
@@ -110,7 +110,7 @@ core::Result<std::optional<TomlString>> TomlReader::first_string(const std::vect
   const toml::node* n = first(sections, key, &section);
   if (!n) return std::optional<TomlString>();
   if (!n->is_string()) return type_error(*n, section, key, "a string");
-  return std::optional<TomlString>(TomlString{*n->value<std::string>(), line_of(*n), section});
+  return std::optional<TomlString>(TomlString{*n->value<std::string>(), line_of(*n), section, key});
 }
 
 core::Result<std::optional<bool>> TomlReader::bool_in(const std::string& section, const std::string& key) {

@@ -21,6 +21,7 @@ struct TomlValue {
   T value{};
   int line = 0;
   std::string section;
+  std::string key;
 };
 using TomlInt = TomlValue<std::int64_t>;
 using TomlString = TomlValue<std::string>;

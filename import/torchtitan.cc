@@ -154,7 +154,8 @@ core::Result<nlohmann::ordered_json> read_training(TomlReader& r, const Degrees&
   if (!local) b.note("local_batch_size not set: torchtitan default 8");
   for (const auto* v : {&local, &*seq_r, &*mbs_r, &*nmb_r}) {
     if (v->has_value() && (*v)->value < 1) {
-      return b.error((*v)->line, "[" + (*v)->section + "] value " + std::to_string((*v)->value) + " must be >= 1");
+      return b.error((*v)->line, "[" + (*v)->section + "] " + (*v)->key + " = " + std::to_string((*v)->value) +
+                                     " must be >= 1");
     }
   }
   std::int64_t accum = 1;

@@ -19,12 +19,12 @@ core::Result<YAML::Node> parse_yaml(const std::string& text, const PlanBuilder& 
 }
 
 YAML::Node YamlReader::section(const std::string& name) const {
-  YAML::Node n = root_[name];
-  return n && n.IsMap() ? n : YAML::Node();
+  auto n = value(root_, name);
+  return n && n->IsMap() ? *n : YAML::Node();
 }
 
 void YamlReader::warn_unknown(const YAML::Node& map, const std::string& where, const std::vector<std::string>& known) {
-  if (!map || !map.IsMap()) return;
+  if (!map.IsDefined() || !map.IsMap()) return;
   for (const auto& kv : map) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
     if (std::find(known.begin(), known.end(), key) == known.end()) {
@@ -33,16 +33,19 @@ void YamlReader::warn_unknown(const YAML::Node& map, const std::string& where, c
   }
 }
 
-YAML::Node YamlReader::value(const YAML::Node& map, const std::string& key) const {
-  if (!map || !map.IsMap()) return YAML::Node();
-  YAML::Node n = map[key];
-  return n && !n.IsNull() ? n : YAML::Node();
+std::optional<YAML::Node> YamlReader::value(const YAML::Node& map, const std::string& key) const {
+  // A default-constructed YAML::Node is a defined null, so presence is tested explicitly.
+  if (!map.IsDefined() || !map.IsMap()) return std::nullopt;
+  const YAML::Node n = map[key];
+  if (!n.IsDefined() || n.IsNull()) return std::nullopt;
+  return n;
 }
 
 core::Result<std::optional<std::int64_t>> YamlReader::integer(const YAML::Node& map, const std::string& key,
                                                               const std::string& where) {
-  YAML::Node n = value(map, key);
-  if (!n) return std::optional<std::int64_t>();
+  auto found = value(map, key);
+  if (!found) return std::optional<std::int64_t>();
+  const YAML::Node& n = *found;
   const std::string s = n.IsScalar() ? n.Scalar() : std::string();
   std::int64_t v = 0;
   const char* first = s.data() + (s.size() > 1 && s[0] == '+' ? 1 : 0);
@@ -56,37 +59,37 @@ core::Result<std::optional<std::int64_t>> YamlReader::integer(const YAML::Node& 
 
 core::Result<std::optional<double>> YamlReader::real(const YAML::Node& map, const std::string& key,
                                                      const std::string& where) {
-  YAML::Node n = value(map, key);
+  auto n = value(map, key);
   if (!n) return std::optional<double>();
   try {
-    return std::optional<double>(n.as<double>());
+    return std::optional<double>(n->as<double>());
   } catch (const YAML::Exception&) {
-    return b_.error(line(n), where + key + " must be a number");
+    return b_.error(line(*n), where + key + " must be a number");
   }
 }
 
 core::Result<std::optional<std::string>> YamlReader::string(const YAML::Node& map, const std::string& key,
                                                             const std::string& where) {
-  YAML::Node n = value(map, key);
+  auto n = value(map, key);
   if (!n) return std::optional<std::string>();
-  if (!n.IsScalar()) return b_.error(line(n), where + key + " must be a string");
-  return std::optional<std::string>(n.Scalar());
+  if (!n->IsScalar()) return b_.error(line(*n), where + key + " must be a string");
+  return std::optional<std::string>(n->Scalar());
 }
 
 core::Result<bool> YamlReader::boolean(const YAML::Node& map, const std::string& key, const std::string& where,
                                        bool dflt) {
-  YAML::Node n = value(map, key);
+  auto n = value(map, key);
   if (!n) return dflt;
   try {
-    return n.as<bool>();
+    return n->as<bool>();
   } catch (const YAML::Exception&) {
-    return b_.error(line(n), where + key + " must be true or false");
+    return b_.error(line(*n), where + key + " must be true or false");
   }
 }
 
 int YamlReader::line_of(const YAML::Node& map, const std::string& key) const {
-  YAML::Node n = value(map, key);
-  return n ? line(n) : 0;
+  auto n = value(map, key);
+  return n ? line(*n) : 0;
 }
 
 }  // namespace planck::import

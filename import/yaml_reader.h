@@ -22,7 +22,7 @@ class YamlReader {
   YamlReader(const YAML::Node& root, PlanBuilder& b) : root_(root), b_(b) {}
 
   static int line(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
-  // The mapping under `name`, or an undefined node when absent or not a mapping.
+  // The mapping under `name`, or a null node (test with IsMap()) when absent or not a mapping.
   YAML::Node section(const std::string& name) const;
   // `where` prefixes key names in messages, e.g. "distributed.".
   void warn_unknown(const YAML::Node& map, const std::string& where, const std::vector<std::string>& known);
@@ -36,7 +36,8 @@ class YamlReader {
   int line_of(const YAML::Node& map, const std::string& key) const;
 
  private:
-  YAML::Node value(const YAML::Node& map, const std::string& key) const;
+  // The value of `key` when `map` is a mapping holding a non-null value.
+  std::optional<YAML::Node> value(const YAML::Node& map, const std::string& key) const;
 
   YAML::Node root_;
   PlanBuilder& b_;

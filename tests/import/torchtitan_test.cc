@@ -1,0 +1,191 @@
+// torchtitan importer: the shipped llama3_8b configs and the edge cases of ParallelDims.
+// Expected values follow torchtitan's semantics (mesh-anchors.md §2), written as formulas here.
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/import/import_test_util.h"
+
+namespace planck::import::test {
+namespace {
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  auto p = s.find(from);
+  REQUIRE_MESSAGE(p != std::string::npos, "test setup: '" << from << "' not found");
+  return s.replace(p, from.size(), to);
+}
+
+// A minimal modern config; degrees appended by the tests.
+std::string config(const std::string& parallelism, const std::string& training = "local_batch_size = 1\nseq_len = 8192\n") {
+  return "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\n" + training + "[parallelism]\n" + parallelism;
+}
+
+TEST_CASE("import_torchtitan_llama3_8b_shipped_config_is_fsdp_over_the_inferred_dp_shard") {
+  const std::string text = read_data("torchtitan/llama3_8b.toml");
+  for (std::int64_t nodes : {1, 2, 8}) {
+    const std::int64_t w = nodes * 8;
+    ImportResult r = import_ok(&import_torchtitan, text, world(nodes, 8));
+    // dp_shard = -1 -> world // (dp_replicate 1 * cp 1 * tp 1 * pp 1) = world.
+    CHECK(dims_of(r) == Dims{"pp", "dp_replicate", "dp_shard", "cp", "tp"});
+    CHECK(shape_of(r) == Shape{1, 1, w, 1, 1});
+    CHECK(r.plan["parallelism"]["data_parallel"] == "fsdp");
+    CHECK(r.plan["parallelism"]["fsdp_dims"] == nlohmann::json{"dp_shard"});
+    CHECK(r.plan["model"] == "llama3-8b");
+    // global = local_batch_size 1 x dp degree w (global_batch_size unset), accumulation 1.
+    CHECK(r.plan["training"]["global_batch"] == w);
+    CHECK(r.plan["training"]["micro_batch"] == 1);
+    CHECK(r.plan["training"]["grad_accumulation"] == 1);
+    CHECK(r.plan["training"]["seq_len"] == 8192);
+    CHECK(r.plan["training"]["activation_checkpointing"] == "selective");
+    CHECK(any_contains(r.notes, "-1 inferred as world " + std::to_string(w)));
+    core::Diagnostics d = verify(r);
+    CHECK_MESSAGE(!d.has_errors(), error_rules(d));
+  }
+}
+
+TEST_CASE("import_torchtitan_legacy_2024_keys_under_training_and_issue_711_hsdp") {
+  const std::string text = read_data("torchtitan/llama3_8b_legacy_2024-12.toml");
+  ImportResult r = import_ok(&import_torchtitan, text, world(2, 8));
+  CHECK(shape_of(r) == Shape{1, 1, 16, 1, 1});
+  CHECK(any_contains(r.notes, "read from [training]"));
+  CHECK(r.plan["training"]["micro_batch"] == 1);  // legacy batch_size
+  // Issue #711's configuration: replicate 2, shard 8 on 2 x 8 GPUs must be HSDP (after #713).
+  std::string hsdp = replace(text, "data_parallel_replicate_degree = 1", "data_parallel_replicate_degree = 2");
+  hsdp = replace(hsdp, "data_parallel_shard_degree = -1", "data_parallel_shard_degree = 8");
+  ImportResult h = import_ok(&import_torchtitan, hsdp, world(2, 8));
+  CHECK(shape_of(h) == Shape{1, 2, 8, 1, 1});
+  CHECK(h.plan["parallelism"]["data_parallel"] == "hsdp");
+  CHECK(h.plan["parallelism"]["replicate_dims"] == nlohmann::json{"dp_replicate"});
+  CHECK(groups(h, {"dp_shard"}) == std::vector<std::vector<std::int64_t>>{{0, 1, 2, 3, 4, 5, 6, 7},
+                                                                          {8, 9, 10, 11, 12, 13, 14, 15}});
+  CHECK(groups(h, {"dp_replicate"}).front() == std::vector<std::int64_t>{0, 8});
+  core::Diagnostics d = verify(h);
+  CHECK_MESSAGE(!d.has_errors(), error_rules(d));
+}
+
+TEST_CASE("import_torchtitan_minus_one_sweep_over_awkward_tp") {
+  const std::int64_t w = 16;
+  for (std::int64_t tp : {1, 2, 3, 7, 8, 16}) {
+    CAPTURE(tp);
+    ImportResult r = import_ok(&import_torchtitan,
+                               config("data_parallel_shard_degree = -1\ntensor_parallel_degree = " + std::to_string(tp) + "\n"),
+                               world(2, 8));
+    core::Diagnostics d = verify(r);
+    if (w % tp == 0) {
+      CHECK(shape_of(r)[2] == w / tp);
+      CHECK(r.plan["parallelism"]["sequence_parallel"] == (tp > 1));
+    } else {
+      // torchtitan: 16 // 3 = 5 and 5 * 3 != 16 -> "Invalid parallel dims"; the -1 stays.
+      CHECK(shape_of(r)[2] == -1);
+      CHECK(any_contains(r.warnings, "cannot be inferred"));
+      CHECK(d.has_rule("mesh-world-mismatch"));
+    }
+  }
+}
+
+TEST_CASE("import_torchtitan_explicit_product_mismatch_is_written_as_configured") {
+  ImportResult r = import_ok(&import_torchtitan, config("data_parallel_shard_degree = 3\n"), world(1, 8));
+  CHECK(shape_of(r) == Shape{1, 1, 3, 1, 1});
+  CHECK(any_contains(r.warnings, "dp_shard(3)"));
+  CHECK(verify(r).has_rule("mesh-world-mismatch"));
+}
+
+TEST_CASE("import_torchtitan_integration_matrix_layouts") {
+  struct Case {
+    std::string keys;
+    std::int64_t w;
+    const char* dp;
+    Shape shape;
+  };
+  // tests/integration_tests/features.py @238fa99 (mesh-anchors.md §2.5).
+  const Case cases[] = {
+      {"data_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 4\n", 4, "ddp", {1, 4, 1, 1, 1}},
+      {"data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 2\n", 4, "hsdp", {1, 2, 2, 1, 1}},
+      {"data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 2\ntensor_parallel_degree = 2\n", 8, "hsdp", {1, 2, 2, 1, 2}},
+      {"data_parallel_shard_degree = 2\ncontext_parallel_degree = 2\n", 4, "fsdp", {1, 1, 2, 2, 1}},
+      {"data_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 2\ncontext_parallel_degree = 2\n", 4, "hsdp", {1, 2, 1, 2, 1}},
+      {"data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 2\ncontext_parallel_degree = 2\n", 8, "hsdp", {1, 2, 2, 2, 1}},
+      {"data_parallel_shard_degree = 2\ntensor_parallel_degree = 2\ncontext_parallel_degree = 2\n", 8, "fsdp", {1, 1, 2, 2, 2}},
+      {"context_parallel_degree = 4\n", 4, "fsdp", {1, 1, 1, 4, 1}},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.keys);
+    ImportResult r = import_ok(&import_torchtitan, config(c.keys), world(1, c.w));
+    CHECK(shape_of(r) == c.shape);
+    CHECK(r.plan["parallelism"]["data_parallel"] == c.dp);
+    if (c.shape[3] > 1 && std::string(c.dp) != "ddp") {
+      CHECK(r.plan["parallelism"]["fsdp_dims"] == nlohmann::json{"dp_shard", "cp"});
+    }
+    core::Diagnostics d = verify(r);
+    CHECK_MESSAGE(!d.has_errors(), error_rules(d));
+  }
+}
+
+TEST_CASE("import_torchtitan_pipeline_microbatches_and_reshard_default") {
+  // pp 2 x dp_shard 4 on 8 GPUs; local batch 8 in micro-batches of 2 -> 4 pipeline micro-batches;
+  // global 64 = 8 x dp 4 x 2 accumulation steps -> 8 micro-batches per step.
+  ImportResult r = import_ok(
+      &import_torchtitan,
+      config("pipeline_parallel_degree = 2\npipeline_parallel_schedule = \"Interleaved1F1B\"\n"
+             "pipeline_parallel_microbatch_size = 2\n",
+             "local_batch_size = 8\nglobal_batch_size = 64\nseq_len = 4096\n"),
+      world(1, 8));
+  CHECK(shape_of(r) == Shape{2, 1, 4, 1, 1});
+  CHECK(r.plan["parallelism"]["pipeline_schedule"] == "interleaved_1f1b");
+  CHECK(r.plan["parallelism"]["virtual_stages"] == 2);
+  CHECK(r.plan["parallelism"]["reshard_after_forward"] == false);
+  CHECK(r.plan["training"]["micro_batch"] == 2);
+  CHECK(r.plan["training"]["grad_accumulation"] == (64 / (8 * 4)) * (8 / 2));
+  core::Diagnostics d = verify(r);
+  CHECK_MESSAGE(!d.has_errors(), error_rules(d));
+}
+
+TEST_CASE("import_torchtitan_global_batch_that_does_not_factor_reaches_verify") {
+  ImportResult r = import_ok(&import_torchtitan, config("", "local_batch_size = 2\nglobal_batch_size = 20\n"), world(1, 8));
+  CHECK(r.plan["training"]["global_batch"] == 20);
+  CHECK(!r.plan["training"].contains("grad_accumulation"));
+  CHECK(verify(r).has_rule("batch-indivisible"));
+}
+
+TEST_CASE("import_torchtitan_unknown_keys_warn_and_missing_sections_default") {
+  ImportResult r = import_ok(&import_torchtitan,
+                             "[parallelism]\ntensor_paralel_degree = 2\n[mystery]\nx = 1\n", world(1, 8));
+  CHECK(any_contains(r.warnings, "config:2: unknown key [parallelism] tensor_paralel_degree"));
+  CHECK(any_contains(r.warnings, "unknown section or key 'mystery'"));
+  CHECK(any_contains(r.warnings, "no planck preset"));  // default llama3 debugmodel
+  CHECK(shape_of(r) == Shape{1, 1, 8, 1, 1});
+  CHECK(!r.plan.contains("model"));
+}
+
+TEST_CASE("import_torchtitan_refuses_bad_degrees_with_file_and_line") {
+  CHECK(import_error(&import_torchtitan, config("tensor_parallel_degree = 0\n"), world(1, 8)).find("config:8") !=
+        std::string::npos);
+  CHECK(import_error(&import_torchtitan, config("tensor_parallel_degree = \"two\"\n"), world(1, 8))
+            .find("must be an integer") != std::string::npos);
+  CHECK(import_error(&import_torchtitan, config("data_parallel_shard_degree = -2\n"), world(1, 8)).find("-2") !=
+        std::string::npos);
+  const std::string big = "4611686018427387904";  // 2^62
+  CHECK(import_error(&import_torchtitan,
+                     config("tensor_parallel_degree = " + big + "\ndata_parallel_replicate_degree = " + big + "\n"),
+                     world(1, 8))
+            .find("overflows") != std::string::npos);
+  CHECK(import_error(&import_torchtitan, config("tensor_parallel_degree = 99999999999999999999\n"), world(1, 8))
+            .find("config:8") != std::string::npos);
+  const std::string broken = import_error(&import_torchtitan, "[parallelism\ntp = 1\n", world(1, 8));
+  CHECK(broken.find("config:1:") != std::string::npos);
+  CHECK(broken.find("not valid TOML") != std::string::npos);
+}
+
+TEST_CASE("import_torchtitan_expert_parallel_follows_paralleldims") {
+  // HEAD rule: (dp_shard * cp * tp) % ep == 0. dp_shard 2, ep 3 -> ValueError.
+  CHECK(import_error(&import_torchtitan,
+                     config("data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 4\nexpert_parallel_degree = 3\n"),
+                     world(1, 8))
+            .find("(dp_shard x cp x tp) % ep") != std::string::npos);
+  ImportResult ok = import_ok(&import_torchtitan, config("expert_parallel_degree = 4\n"), world(1, 8));
+  CHECK(any_contains(ok.notes, "expert parallel ep=4"));
+}
+
+}  // namespace
+}  // namespace planck::import::test
