@@ -1,0 +1,213 @@
+// The observed rules (SPEC.md §3): groups-mismatch, hsdp-flattened, placement-mismatch,
+// observed-partial, each on the smallest observation that fires exactly it.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/checks.h"
+#include "core/observed/observed_io.h"
+#include "core/observed_checks.h"
+#include "core/plan_load.h"
+#include "core/presets.h"
+
+using namespace planck::core;
+using planck::core::observed::parse_observed_json;
+using planck::core::observed::read_observed_file;
+
+namespace {
+
+std::string data(const std::string& rel) { return std::string(PLANCK_OBSERVED_DATA) + "/" + rel; }
+
+std::string plan_text(int nodes, int gpn, const std::string& dims, const std::string& shape, const std::string& extra = "") {
+  return R"({"format": "planck/1", "cluster": {"nodes": )" + std::to_string(nodes) + R"(, "gpus_per_node": )" +
+         std::to_string(gpn) + R"(}, "mesh": {"dims": )" + dims + R"(, "shape": )" + shape + "}" + extra + "}";
+}
+
+const std::string kTitan = plan_text(2, 8, R"(["dp_replicate", "dp_shard"])", "[2, 8]",
+                                     R"(, "parallelism": {"data_parallel": "hsdp"}, "model": "llama3-8b",
+                                        "training": {"global_batch": 16, "micro_batch": 1, "seq_len": 8192})");
+const std::string kSynth = plan_text(2, 4, R"(["dp_replicate", "dp_shard", "tp"])", "[2, 2, 2]",
+                                     R"(, "parallelism": {"data_parallel": "hsdp"})");
+const std::string kFr = plan_text(2, 4, R"(["dp_shard", "tp"])", "[4, 2]");
+
+Diagnostics verify(const std::string& plan_json, const std::vector<Observed>& obs) {
+  LoadedPlan lp = load_plan_text(plan_json, "plan.json");
+  REQUIRE_MESSAGE(lp.plan.has_value(), plan_json);
+  auto mesh = plan_mesh(*lp.plan, nullptr);
+  REQUIRE(mesh.has_value());
+  CheckRegistry reg;
+  add_observed_checks(reg);
+  CheckContext ctx{*lp.plan, &*mesh, &obs};
+  return run_checks(reg, ctx);
+}
+
+Observed load(const std::string& path) {
+  auto o = read_observed_file(path);
+  REQUIRE_MESSAGE(o.is_ok(), (o.is_ok() ? "" : o.message()));
+  return *o;
+}
+
+Observed json(const std::string& text) {
+  auto o = parse_observed_json(text, "obs.json");
+  REQUIRE_MESSAGE(o.is_ok(), (o.is_ok() ? "" : o.message()));
+  return *o;
+}
+
+std::vector<std::string> rules(const Diagnostics& d) {
+  std::vector<std::string> out;
+  for (const auto& x : d.items()) out.push_back(x.rule);
+  return out;
+}
+
+std::int64_t value(const Diagnostic& d, const std::string& name) {
+  for (const auto& [k, v] : d.witness->values) {
+    if (k == name) return v;
+  }
+  FAIL("no witness value " << name);
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("observed_check_synth_logs_of_every_generation_are_clean") {
+  for (const char* gen : {"2.8", "2.16", "2.18", "2.21", "2.23", "2.26", "2.30", "master"}) {
+    CAPTURE(gen);
+    auto d = verify(kSynth, {load(data(std::string("synth/nccl-") + gen + ".log"))});
+    CHECK(rules(d).empty());
+  }
+}
+
+TEST_CASE("observed_check_torchtitan_flattened_log_is_hsdp_flattened") {
+  auto d = verify(kTitan, {load(data("torchtitan/hsdp_flattened.log"))});
+  REQUIRE(rules(d) == std::vector<std::string>{"hsdp-flattened"});
+  const Diagnostic& x = d.items()[0];
+  CHECK(x.severity == Severity::kError);
+  CHECK(x.role == "fsdp");
+  CHECK(x.file == data("torchtitan/hsdp_flattened.log"));
+  CHECK(x.line > 0);
+  CHECK(x.message.find("FSDP over 16 ranks") != std::string::npos);
+  CHECK(x.message.find("spanning 2 nodes") != std::string::npos);
+  // Per step (1 micro-batch: 16 / (1 x 16)), ring over n = 16: all-gather forward + backward of P
+  // bf16 parameters and one reduce-scatter of fp32 gradients, each rank sending (n-1)/n of it.
+  // Planned: dp_shard stays inside a node; only the replicate all-reduce (2 ranks) of P/8 fp32
+  // gradients crosses: 2(2-1)/2 x P/8 x 4 bytes.
+  const double p = param_counts(*model_preset("llama3-8b")).total;
+  CHECK(value(x, "cross_node_bytes_per_step") == static_cast<std::int64_t>(15.0 / 16.0 * p * (2 * 2 + 4)));
+  CHECK(value(x, "planned_cross_node_bytes_per_step") == static_cast<std::int64_t>(p / 8 * 4));
+  CHECK(value(x, "fsdp_group_size") == 16);
+}
+
+TEST_CASE("observed_check_torchtitan_fixed_log_is_clean") {
+  CHECK(rules(verify(kTitan, {load(data("torchtitan/hsdp_fixed.log"))})).empty());
+}
+
+TEST_CASE("observed_check_partial_logs") {
+  // Only node 0's processes: the flattened communicator is still seen (8 of its 16 ranks).
+  auto flat = verify(kTitan, {load(data("torchtitan/hsdp_flattened_node0.log"))});
+  CHECK(rules(flat) == std::vector<std::string>{"observed-partial", "hsdp-flattened"});
+  CHECK(flat.items()[0].message.find("covers 8 of 16 ranks") != std::string::npos);
+  // The fixed run seen from node 0 only: replicate partners unseen, never a false error.
+  auto fixed = verify(kTitan, {load(data("torchtitan/hsdp_fixed_node0.log"))});
+  CHECK(rules(fixed) == std::vector<std::string>{"observed-partial"});
+  CHECK(fixed.items()[0].severity == Severity::kNote);
+}
+
+TEST_CASE("observed_check_hsdp_flattened_sweep") {
+  // mesh [dp_replicate=2, dp_shard=n] on 2 nodes x n GPUs: world + the flattened group (a second
+  // world-sized communicator) fires for n > 1; adding the shard groups makes it clean; n = 1 is
+  // hsdp-degenerate, never flattened.
+  for (int n : {1, 2, 3, 7, 8, 16}) {
+    CAPTURE(n);
+    const std::string plan = plan_text(2, n, R"(["dp_replicate", "dp_shard"])", "[2, " + std::to_string(n) + "]",
+                                       R"(, "parallelism": {"data_parallel": "hsdp"})");
+    std::string all;
+    for (int r = 0; r < 2 * n; ++r) all += (r ? "," : "") + std::to_string(r);
+    std::string groups = R"({"ranks": [)" + all + R"(], "name": "world"}, {"ranks": [)" + all + R"(], "id": "flat"})";
+    auto d = verify(plan, {json(R"({"format": "planck-observed/1", "world": )" + std::to_string(2 * n) +
+                                R"(, "ranks_seen": [)" + all + R"(], "groups": [)" + groups + "]}")});
+    CHECK(rules(d) == (n > 1 ? std::vector<std::string>{"hsdp-flattened"} : std::vector<std::string>{}));
+    for (int s = 0; s < 2; ++s) {
+      std::string shard;
+      for (int r = s * n; r < (s + 1) * n; ++r) shard += (r > s * n ? "," : "") + std::to_string(r);
+      groups += R"(, {"ranks": [)" + shard + "]}";
+    }
+    d = verify(plan, {json(R"({"format": "planck-observed/1", "world": )" + std::to_string(2 * n) +
+                           R"(, "ranks_seen": [)" + all + R"(], "groups": [)" + groups + "]}")});
+    CHECK(rules(d).empty());
+  }
+}
+
+TEST_CASE("observed_check_groups_mismatch_names_the_closest_role") {
+  // [0,1,2,3,8,9] is no group of mesh[dp_replicate=2,dp_shard=8]. Jaccard: dp_shard [0..7] 4/10,
+  // dp [0..15] 6/16, replicate [0,8] 2/6: closest is fsdp.
+  auto d = verify(kTitan, {json(R"({"format": "planck-observed/1", "world": 16,
+      "ranks_seen": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15],
+      "groups": [{"ranks": [0, 1, 2, 3, 8, 9], "id": "0xbad", "source": "run.log", "line": 77}]})")});
+  REQUIRE(rules(d) == std::vector<std::string>{"groups-mismatch"});
+  const auto& x = d.items()[0];
+  CHECK(x.role == "fsdp");
+  CHECK(x.file == "run.log");
+  CHECK(x.line == 77);
+  CHECK(x.message.find("[0..3,8,9]") != std::string::npos);
+  CHECK(x.message.find("closest expected: fsdp (dims dp_shard) group [0..7], sharing 4") != std::string::npos);
+}
+
+TEST_CASE("observed_check_partial_group_only_errs_when_impossible") {
+  const std::string head = R"({"format": "planck-observed/1", "world": 16, "ranks_seen": [0, 3, 9], "groups": [)";
+  // 0 and 3 may share an 8-rank dp_shard group: fine. 0 and 9 cannot: a true mismatch.
+  CHECK(rules(verify(kTitan, {json(head + R"({"ranks": [0, 3], "size": 8}]})")}))
+            == std::vector<std::string>{"observed-partial"});
+  CHECK(rules(verify(kTitan, {json(head + R"({"ranks": [0, 9], "size": 8}]})")}))
+            == std::vector<std::string>{"observed-partial", "groups-mismatch"});
+}
+
+TEST_CASE("observed_check_flight_recorder_dumps") {
+  std::vector<Observed> all;
+  for (int r = 0; r < 8; ++r) all.push_back(load(data("fr/pickle/rank_" + std::to_string(r))));
+  CHECK(rules(verify(kFr, all)).empty());
+  auto one = verify(kFr, {all[0]});
+  REQUIRE(rules(one) == std::vector<std::string>{"observed-partial"});
+  CHECK(one.items()[0].message.find("covers 1 of 8 ranks [0]") != std::string::npos);
+  // tp groups built from the wrong dim order: 'mesh_tp' = [0,4] is a dp_shard-like group, legal
+  // as a communicator, but not the plan's tp group.
+  auto wrong = verify(kFr, {load(data("fr/wrong_tp_rank_0.json"))});
+  REQUIRE(rules(wrong) == std::vector<std::string>{"observed-partial", "groups-mismatch"});
+  CHECK(wrong.items()[1].role == "tp");
+  CHECK(wrong.items()[1].message.find("'mesh_tp'") != std::string::npos);
+  CHECK(wrong.items()[1].line > 0);
+}
+
+TEST_CASE("observed_check_placement") {
+  const std::string head = R"({"format": "planck-observed/1", "world": 8, "ranks_seen": [0,1,2,3,4,5,6,7], "hosts": )";
+  const std::string tail = R"(, "groups": [{"ranks": [0,1,2,3,4,5,6,7], "name": "world", "source": "run.log", "line": 3}]})";
+  CHECK(rules(verify(kFr, {json(head + R"({"0":"a","1":"a","2":"a","3":"a","4":"b","5":"b","6":"b","7":"b"})" + tail)})).empty());
+  // Round-robin launch: ranks alternate hosts, so plan node 0 (ranks 0-3) ran on two hosts.
+  auto d = verify(kFr, {json(head + R"({"0":"a","1":"b","2":"a","3":"b","4":"a","5":"b","6":"a","7":"b"})" + tail)});
+  REQUIRE(rules(d) == std::vector<std::string>{"placement-mismatch"});
+  CHECK(d.items()[0].severity == Severity::kWarning);
+  CHECK(d.items()[0].message.find("ranks 0 and 1 share plan node 0 but ran on hosts a and b") != std::string::npos);
+  CHECK(d.items()[0].line == 3);
+}
+
+TEST_CASE("observed_check_world_size_differences") {
+  // Bigger than the plan: error. Smaller (the 8-rank world of issue 1646 against 16): the world
+  // communicator is not in the file, nothing can be placed: a note, no error.
+  auto big = verify(kFr, {json(R"({"format": "planck-observed/1", "world": 16, "groups": [{"ranks": [0, 15], "size": 16}]})")});
+  CHECK(rules(big) == std::vector<std::string>{"groups-mismatch"});
+  auto small = verify(kTitan, {load(data("nccl-logs/nccl-issue-1646_v2.25.1_initrankconfig_complete_timings.log"))});
+  CHECK(rules(small) == std::vector<std::string>{"observed-partial"});
+  auto unplaced = verify(kTitan, {load(data("nccl-logs/torchtitan-issue-1570_rank-prefixed_nranks_nnodes.log"))});
+  CHECK(rules(unplaced) == std::vector<std::string>{"observed-partial"});
+  auto outside = verify(kFr, {json(R"({"format": "planck-observed/1", "groups": [{"ranks": [3, 9], "size": 2}]})")});
+  CHECK(rules(outside) == std::vector<std::string>{"groups-mismatch"});
+}
+
+TEST_CASE("observed_check_real_legacy_log_against_its_cluster") {
+  // Issue 629: 16 ranks on 2 hosts of 8 GPUs; ranks 2,4,5 on one host, 8-15 on the other.
+  const std::string plan = plan_text(2, 8, R"(["dp"])", "[16]");
+  auto d = verify(plan, {load(data("nccl-logs/nccl-issue-629_legacy_pre2.16_init_complete.log"))});
+  CHECK(rules(d) == std::vector<std::string>{"observed-partial"});
+  CHECK(d.items()[0].message.find("covers 8 of 16 ranks") != std::string::npos);
+}
