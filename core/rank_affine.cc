@@ -190,7 +190,6 @@ std::vector<NodeFacts> node_facts(const RankProgram& program, const RankSpace& s
   const NodeFacts g = from_affine(constant(s, s.gpus_per_node), s);
   for (std::size_t i = 0; i < program.nodes.size(); ++i) {
     const RankNode& n = program.nodes[i];
-    const int sd = n.dim >= 0 ? s.known_to_space[n.dim] : -1;
     const NodeFacts* a = n.a >= 0 ? &facts[n.a] : nullptr;
     const NodeFacts* b = n.b >= 0 ? &facts[n.b] : nullptr;
     if ((a && !a->safe) || (b && !b->safe)) continue;  // unsafe operands: left to evaluation
@@ -199,11 +198,16 @@ std::vector<NodeFacts> node_facts(const RankProgram& program, const RankSpace& s
       case RankOp::kConst: f = from_affine(constant(s, n.value), s); break;
       case RankOp::kDimRank: {
         Affine v = constant(s, 0);
-        if (sd >= 0 && s.sizes[sd] > 1) v.coef[sd] = 1;
+        std::int64_t inner = 1;  // row-major over the operand's dims: the last is fastest
+        const auto& spans = s.operand_dims[n.dim];
+        for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+          if (s.sizes[*it] > 1) v.coef[*it] = inner;
+          inner *= s.sizes[*it];
+        }
         f = from_affine(v, s);
         break;
       }
-      case RankOp::kDimSize: f = from_affine(constant(s, sd >= 0 ? s.sizes[sd] : 1), s); break;
+      case RankOp::kDimSize: f = from_affine(constant(s, s.operand_size(n.dim)), s); break;
       case RankOp::kWorldRank: f = from_affine(world_rank, s); break;
       case RankOp::kWorldSize: f = from_affine(constant(s, s.world), s); break;
       case RankOp::kLocalSize: f = g; break;

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/mesh.h"
+#include "core/rank_program.h"
 
 namespace planck::core {
 
@@ -20,8 +21,22 @@ std::optional<RankSpace> RankSpace::make(std::vector<std::string> dims, std::vec
     s.strides[d] = s.world;
     if (__builtin_mul_overflow(s.world, s.sizes[d], &s.world) || s.world > Mesh::kMaxWorld) return std::nullopt;
   }
-  const auto& known = known_dims();
-  for (const auto& k : known) s.known_to_space.push_back(s.index_of(k));
+  for (const auto& name : rank_dim_names()) {
+    std::vector<int> spans;
+    if (const int d = s.index_of(name); d >= 0) {
+      spans.push_back(d);
+    } else {
+      // torchtitan's flattened meshes (parallel_dims.py): dp = dp_replicate x dp_shard when the
+      // mesh has no dp dim, dp_shard_cp = dp_shard x cp, dp_cp = the data-parallel dims x cp.
+      std::vector<std::string> members;
+      if (name == "dp") members = {"dp_replicate", "dp_shard"};
+      if (name == "dp_shard_cp") members = {"dp_shard", "cp"};
+      if (name == "dp_cp") members = {"dp", "dp_replicate", "dp_shard", "cp"};
+      for (int e = 0; e < s.ndims(); ++e)
+        if (std::find(members.begin(), members.end(), s.dims[e]) != members.end()) spans.push_back(e);
+    }
+    s.operand_dims.push_back(std::move(spans));
+  }
   return s;
 }
 
@@ -64,6 +79,18 @@ std::string RankSpace::describe_sizes(const std::vector<int>& ds) const {
   return out;
 }
 
+std::int64_t RankSpace::operand_rank(int name_index, const std::int64_t* coords) const {
+  std::int64_t r = 0;
+  for (int d : operand_dims[name_index]) r = r * sizes[d] + coords[d];
+  return r;
+}
+
+std::int64_t RankSpace::operand_size(int name_index) const {
+  std::int64_t n = 1;
+  for (int d : operand_dims[name_index]) n *= sizes[d];
+  return n;
+}
+
 std::optional<std::int64_t> floor_div(std::int64_t a, std::int64_t b) {
   if (b == 0 || (a == std::numeric_limits<std::int64_t>::min() && b == -1)) return std::nullopt;
   std::int64_t q = a / b;
@@ -93,11 +120,10 @@ EvalFault RankEvaluator::run(const std::int64_t* coords, int* bad_node) {
     std::int64_t v = 0;
     bool overflow = false;
     std::optional<std::int64_t> q;
-    const int sd = n.dim >= 0 ? space_.known_to_space[n.dim] : -1;
     switch (n.op) {
       case RankOp::kConst: v = n.value; break;
-      case RankOp::kDimRank: v = sd >= 0 ? coords[sd] : 0; break;
-      case RankOp::kDimSize: v = sd >= 0 ? space_.sizes[sd] : 1; break;
+      case RankOp::kDimRank: v = space_.operand_rank(n.dim, coords); break;
+      case RankOp::kDimSize: v = space_.operand_size(n.dim); break;
       case RankOp::kWorldRank: v = rank; break;
       case RankOp::kWorldSize: v = space_.world; break;
       case RankOp::kNodeRank: v = rank / g; break;
@@ -136,8 +162,9 @@ RankDeps rank_deps(const RankProgram& program, const RankSpace& space) {
   deps.size.assign(program.nodes.size(), 0);
   for (std::size_t i = 0; i < program.nodes.size(); ++i) {
     const RankNode& n = program.nodes[i];
-    const int sd = n.dim >= 0 ? space.known_to_space[n.dim] : -1;
-    const std::uint32_t bit = sd >= 0 ? (1u << sd) : 0;
+    std::uint32_t bit = 0;
+    if (n.dim >= 0)
+      for (int d : space.operand_dims[n.dim]) bit |= 1u << d;
     switch (n.op) {
       case RankOp::kDimRank: deps.coord[i] = bit; break;
       case RankOp::kDimSize: deps.size[i] = bit; break;

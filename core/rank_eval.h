@@ -20,7 +20,9 @@ struct RankSpace {
   std::vector<std::int64_t> strides;
   std::int64_t world = 1;
   std::int64_t gpus_per_node = 1;
-  std::vector<int> known_to_space;  // known_dims() index -> index in dims, or -1 (absent: size 1, rank 0)
+  // rank_dim_names() index -> the dims it spans, ascending: {d} for a mesh dim, the present
+  // members for a flattened name, {} for an absent dim (size 1, rank 0).
+  std::vector<std::vector<int>> operand_dims;
 
   // Sizes must be >= 1 and multiply to at most Mesh::kMaxWorld; nullopt otherwise.
   static std::optional<RankSpace> make(std::vector<std::string> dims, std::vector<std::int64_t> sizes,
@@ -33,6 +35,10 @@ struct RankSpace {
   std::string describe(std::int64_t rank) const;
   // "dp_replicate=8, dp_shard=4" for the given dim indices.
   std::string describe_sizes(const std::vector<int>& dims) const;
+  // Coordinate / size of operand `name_index` (rank_dim_names()) at `coords`: row-major over
+  // its dims.
+  std::int64_t operand_rank(int name_index, const std::int64_t* coords) const;
+  std::int64_t operand_size(int name_index) const;
 };
 
 // Python floor division / modulo with overflow and zero checks.

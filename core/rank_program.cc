@@ -93,8 +93,9 @@ std::vector<Token> lex(std::string_view s) {
 }
 
 bool is_reserved(std::string_view name) {
+  const auto& dims = rank_dim_names();
   return name == "min" || name == "max" || name == "world" || name == "node" || name == "local" ||
-         is_known_dim(name);
+         std::find(dims.begin(), dims.end(), name) != dims.end();
 }
 
 // Recursive descent over one statement's tokens, appending nodes to the shared program.
@@ -234,7 +235,7 @@ class StatementParser {
     if (object.text == "world" && (rank || size)) return add(rank ? RankOp::kWorldRank : RankOp::kWorldSize, object.offset);
     if (object.text == "node" && rank) return add(RankOp::kNodeRank, object.offset);
     if (object.text == "local" && (rank || size)) return add(rank ? RankOp::kLocalRank : RankOp::kLocalSize, object.offset);
-    const auto& dims = known_dims();
+    const auto& dims = rank_dim_names();
     const auto it = std::find(dims.begin(), dims.end(), object.text);
     if (it != dims.end()) {
       if (!rank && !size) throw ParseFailure{field.offset, "'" + object.text + "." + field.text + "': a dim has .rank and .size"};
@@ -244,7 +245,8 @@ class StatementParser {
       throw ParseFailure{field.offset, "'" + object.text + "." + field.text + "' is not an operand (world.rank, world.size, node.rank, local.rank, local.size)"};
     std::vector<std::string> candidates = dims;
     for (const char* s : {"world", "node", "local"}) candidates.emplace_back(s);
-    std::string msg = "unknown dim '" + object.text + "' (known: pp, dp_replicate, dp_shard, dp, cp, tp, ep, and world, node, local)";
+    std::string msg = "unknown dim '" + object.text +
+                      "' (known: pp, dp_replicate, dp_shard, dp, cp, tp, ep, dp_shard_cp, dp_cp, and world, node, local)";
     const std::string dym = did_you_mean(object.text, candidates);
     if (!dym.empty()) msg += "; " + dym;
     throw ParseFailure{object.offset, msg};
@@ -260,6 +262,16 @@ class StatementParser {
 }  // namespace
 
 bool is_binary(RankOp op) { return op >= RankOp::kAdd; }
+
+const std::vector<std::string>& rank_dim_names() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> v = known_dims();
+    v.emplace_back("dp_shard_cp");
+    v.emplace_back("dp_cp");
+    return v;
+  }();
+  return kNames;
+}
 
 int RankProgram::last_assignment(std::string_view name) const {
   for (int i = static_cast<int>(statements.size()) - 1; i >= 0; --i)

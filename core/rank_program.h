@@ -46,10 +46,16 @@ enum class RankOp : std::uint8_t {
 
 bool is_binary(RankOp op);
 
+// Names a program may use as `<name>.rank` / `<name>.size`: the known mesh dims, then
+// torchtitan's flattened names `dp_shard_cp` and `dp_cp` (and `dp`, when the mesh has
+// dp_replicate / dp_shard instead of a dp dim): the row-major flattening of their dims, as
+// DeviceMesh._flatten numbers them.
+const std::vector<std::string>& rank_dim_names();
+
 struct RankNode {
   RankOp op = RankOp::kConst;
   std::int64_t value = 0;  // kConst
-  int dim = -1;            // kDimRank / kDimSize: index into known_dims()
+  int dim = -1;            // kDimRank / kDimSize: index into rank_dim_names()
   int a = -1, b = -1;      // operand node indices (always smaller than this node's index)
   int statement = -1;      // the statement whose text holds this node
   int offset = 0;          // byte offset of the node's operator/operand in that statement

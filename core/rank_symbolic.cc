@@ -174,17 +174,27 @@ std::vector<std::optional<SymAffine>> lower(const RankProgram& program, const Ra
   }
   for (std::size_t i = 0; i < program.nodes.size(); ++i) {
     const RankNode& n = program.nodes[i];
-    const int sd = n.dim >= 0 ? space.known_to_space[n.dim] : -1;
     const auto* a = n.a >= 0 ? &out[n.a] : nullptr;
     const auto* b = n.b >= 0 ? &out[n.b] : nullptr;
     if ((a && !*a) || (b && !*b)) continue;
     switch (n.op) {
       case RankOp::kConst: out[i] = konst(constant(n.value)); break;
-      case RankOp::kDimRank:
+      case RankOp::kDimRank: {
         out[i] = konst({});
-        if (sd >= 0) out[i]->coef[sd] = constant(1);
+        Poly inner = constant(1);  // row-major over the operand's dims
+        const auto& spans = space.operand_dims[n.dim];
+        for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+          out[i]->coef[*it] = inner;
+          inner = *mul(inner, size_var(*it));  // degree <= 4: no overflow
+        }
         break;
-      case RankOp::kDimSize: out[i] = konst(sd >= 0 ? size_var(sd) : constant(1)); break;
+      }
+      case RankOp::kDimSize: {
+        Poly size = constant(1);
+        for (int d : space.operand_dims[n.dim]) size = *mul(size, size_var(d));
+        out[i] = konst(size);
+        break;
+      }
       case RankOp::kWorldRank: out[i] = world_rank; break;
       case RankOp::kWorldSize: out[i] = konst(world); break;
       case RankOp::kNeg: out[i] = scale(**a, constant(-1)); break;

@@ -211,3 +211,18 @@ TEST_CASE("rank_rules: hostile programs are refused by budget or overflow, not h
   REQUIRE(run.find("rank-undecided"));
   CHECK(!run.diagnostics.has_errors());
 }
+
+TEST_CASE("rank_rules: torchtitan's flattened dp, dp_shard_cp and dp_cp operands") {
+  // torchtitan train.py: dp_mesh = world_mesh["dp"]; dp_rank = dp_mesh.get_local_rank(). With
+  // dp_replicate x dp_shard that is r * S + s (row-major flatten), a bijection.
+  auto run = run_rank({"dp_replicate", "dp_shard", "tp"}, {2, 4, 2}, {"dp_rank = dp.rank", "dp_degree = dp.size"});
+  CHECK(run.diagnostics.items().empty());
+  // dp_shard_cp: s * CP + c over outputs (dp_shard, cp).
+  run = run_rank({"dp_shard", "cp", "tp"}, {2, 2, 2}, {"x_rank = dp_shard_cp.rank", "x_degree = dp_shard_cp.size"},
+                 "{\"x\": [\"dp_shard\", \"cp\"]}");
+  CHECK(run.diagnostics.items().empty());
+  // dp_cp.rank as the data rank leaves cp in: ranks of one cp group read different data.
+  run = run_rank({"dp_shard", "cp"}, {2, 2}, {"dp_rank = dp_cp.rank", "dp_degree = dp_cp.size"});
+  CHECK(has(run.rules(), "rank-depends-on-nondp"));
+  CHECK(has(run.rules(), "rank-degree-mismatch"));  // 4, not dp_shard = 2
+}
