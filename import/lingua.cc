@@ -157,13 +157,21 @@ core::Result<Dist> read_distributed(YamlReader& y, PlanBuilder& b, const World& 
   return out;
 }
 
-std::vector<std::string> rank_program(const Dist& d, LinguaFormula formula) {
+// train.py's data-rank lines; the `if dp_shard > 1` branch holds the formula. After the fix the
+// branch is written even when dp_shard is 1 (it changes nothing at this size and is what the
+// script does at every other size, which verify's rank-latent check asks about). Before the fix
+// it is written only when taken: with dp_shard 1 the script skips it and is right, though only
+// by coincidence (verify reports rank-latent).
+std::vector<std::string> rank_program(LinguaFormula formula, std::int64_t dp_shard) {
   std::vector<std::string> steps = {"dp_rank = dp_replicate.rank", "dp_degree = dp_replicate.size"};
-  if (d.dps > 1) {  // the `if args.distributed.dp_shard > 1` branch of train.py
-    steps.push_back(formula == LinguaFormula::kBeforeFix ? "dp_rank = dp_rank * dp_degree + dp_shard.rank"
-                                                         : "dp_rank = dp_rank * dp_shard.size + dp_shard.rank");
-    steps.push_back("dp_degree = dp_degree * dp_shard.size");
+  if (formula == LinguaFormula::kAfterFix) {
+    steps.push_back("dp_rank = dp_rank * dp_shard.size + dp_shard.rank");
+  } else if (dp_shard > 1) {
+    steps.push_back("dp_rank = dp_rank * dp_degree + dp_shard.rank");
+  } else {
+    return steps;
   }
+  steps.push_back("dp_degree = dp_degree * dp_shard.size");
   return steps;
 }
 
@@ -252,7 +260,7 @@ core::Result<ImportResult> import_lingua(std::string_view text, const std::strin
   t["activation_checkpointing"] = sac ? "selective" : "none";
   b.plan()["training"] = t;
 
-  b.plan()["rank_program"] = {{"steps", rank_program(d, options.lingua_formula)}};
+  b.plan()["rank_program"] = {{"steps", rank_program(options.lingua_formula, d.dps)}};
   b.note(std::string("rank_program: train.py's data rank ") +
          (before ? "before the fix (dp_rank * |dp_replicate| + dp_shard rank, issues #58/#66)"
                  : "after the fix d1fd421 (dp_rank * |dp_shard| + dp_shard rank)") +

@@ -48,7 +48,15 @@ TEST_CASE("import_lingua_debug_yaml_is_fsdp_over_the_1d_dp_replicate_mesh") {
   CHECK(r.plan["model"]["kv_heads"] == 8);
   CHECK(r.plan["model"]["ffn_hidden"] == ffn);
   CHECK(r.plan["model"]["vocab"] == 258);
-  CHECK(r.plan["rank_program"]["steps"].size() == 2);
+  CHECK(r.plan["rank_program"]["steps"].size() == 4);
+  // dp_replicate 8 == 8 x dp_shard 1: the old formula r * |dp_replicate| + s is right here only
+  // because dp_shard is 1; at any other size it breaks (rank-latent), the fixed one does not.
+  core::Diagnostics after = verify(r);
+  CHECK(!after.has_rule("rank-latent"));
+  ImportResult before = import_ok(&import_lingua, text, with_formula(1, 8, LinguaFormula::kBeforeFix));
+  core::Diagnostics d = verify(before);
+  CHECK(d.has_rule("rank-latent"));
+  CHECK_MESSAGE(!d.has_errors(), error_rules(d));
 }
 
 TEST_CASE("import_lingua_issue_58_before_fix_goes_out_of_range_after_fix_is_clean") {
