@@ -39,18 +39,11 @@ int run_simulate(const SimulateOptions& o) {
   auto mesh = core::plan_mesh(*loaded.plan, &mesh_diags);
   if (!mesh) return print_load_failure(o.plan, mesh_diags);
   std::optional<sim::Topology> topology;
-  if (!o.topology.empty()) {
-    auto t = sim::load_topology(o.topology);
-    if (!t) {
-      print_error("--topology: " + t.message());
-      return kExitCannotRun;
-    }
-    topology = std::move(*t);
-  }
   sim::SimOptions opts;
-  opts.topology = topology ? &*topology : nullptr;
-  opts.cost.allow_nvls = o.nvls;
-  opts.cost.allow_tree = !o.no_tree;
+  if (auto st = sim::configure_sim_options(opts, topology, o.topology, o.nvls, o.no_tree); !st) {
+    print_error(st.message());
+    return kExitCannotRun;
+  }
   auto result = sim::simulate(*loaded.plan, *mesh, opts);
   if (!result) {
     print_error(o.plan + ": " + result.message());

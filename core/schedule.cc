@@ -207,7 +207,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
     const bool is_dense = pc == &dense;
     if (pc->total() <= 0) continue;
     auto dims_of = [&](const char* role) { return param_sync_dims(plan, mesh, role, is_dense); };
-    const std::string tag = std::string(" of ") + pc->label + " parameters";
+    const std::string tag = m.is_moe() ? std::string(" of ") + pc->label + " parameters" : std::string();
     if (dp == DataParallel::kNone || dp == DataParallel::kDdp) {
       // DDP: bucketed all-reduce during backward; no_sync() skips it on all but the last
       // micro-batch (PyTorch DDP docs; sim-anchors.md §2.1).

@@ -27,7 +27,14 @@ struct Placement {
   std::int64_t nodes_spanned = 1;   // nodes one group touches
   std::int64_t ranks_per_node = 1;  // group members inside one node
 };
+// Exact, from the groups' members (cost grows with the group count: fine for exec's worlds).
 Placement placement_of(const core::GroupSet& groups, std::int64_t gpus_per_node);
+// The same from the mesh's strides, in O(dims x gpus_per_node^2) whatever the world size, for
+// simulate and enumerate: worst case over the groups' offsets inside a node. Exact when the
+// group's strides are below gpus_per_node or multiples of it and a node holds whole blocks of the
+// small-stride dims (every layout enumerate makes); otherwise it reads the small-stride part as
+// contiguous.
+Placement placement_of(const core::Mesh& mesh, const std::vector<std::string>& dims, std::int64_t gpus_per_node);
 
 struct CostOptions {
   bool allow_tree = true;   // NCCL's tree all-reduce (latency-bound sizes across nodes)

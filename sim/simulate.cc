@@ -34,11 +34,21 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   const core::GpuSpec& gpu = plan.cluster.gpu;
   const std::int64_t gpn = plan.cluster.gpus_per_node;
   double overlap_fwd = 0, overlap_bwd = 0, exposed = 0;
+  // A schedule uses a handful of distinct communicators; place each once.
+  std::vector<std::pair<std::vector<std::string>, Placement>> placed;
+  auto place_of = [&](const std::vector<std::string>& dims) {
+    for (const auto& [d, p] : placed) {
+      if (d == dims) return p;
+    }
+    placed.emplace_back(dims, placement_of(mesh, dims, gpn));
+    return placed.back().second;
+  };
+  r.collectives.reserve(schedule.collectives.size());
   for (auto& entry : schedule.collectives) {
     TimedCollective t;
     t.entry = std::move(entry);
     const core::ScheduledCollective& c = t.entry;
-    const Placement place = placement_of(mesh.groups(c.dims), gpn);
+    const Placement place = place_of(c.dims);
     const CallCost cost = predict_time(c, place, gpu, options.topology, options.cost);
     t.bytes_sent_per_rank = cost.wire_bytes;
     t.time_s = cost.time_s;
@@ -79,6 +89,19 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   schedule.collectives.clear();  // moved into r.collectives
   r.schedule = std::move(schedule);
   return r;
+}
+
+core::Status configure_sim_options(SimOptions& options, std::optional<Topology>& storage,
+                                   const std::string& topology_path, bool nvls, bool no_tree) {
+  options.cost.allow_nvls = nvls;
+  options.cost.allow_tree = !no_tree;
+  options.topology = nullptr;
+  if (topology_path.empty()) return core::Status::ok();
+  auto t = load_topology(topology_path);
+  if (!t) return core::Status::error("--topology: " + t.message());
+  storage = std::move(*t);
+  options.topology = &*storage;
+  return core::Status::ok();
 }
 
 core::Result<SimResult> simulate(const core::Plan& plan, const core::Mesh& mesh, const SimOptions& options) {

@@ -4,6 +4,7 @@
 // every group of a role has the same shape, so nothing loops over ranks.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,11 @@ struct SimOptions {
   const Topology* topology = nullptr;
   CostOptions cost;
 };
+
+// What the simulate / enumerate command lines share: --topology FILE (empty = none), --nvls,
+// --no-tree. Loads the profile into `storage` and points `options` at it; the error names the file.
+core::Status configure_sim_options(SimOptions& options, std::optional<Topology>& storage,
+                                   const std::string& topology_path, bool nvls, bool no_tree);
 
 struct TimedCollective {
   core::ScheduledCollective entry;

@@ -1,0 +1,64 @@
+#pragma once
+// planck enumerate: every factorization of a world into pp x dp_replicate x dp_shard (x ep) x cp
+// x tp valid for a model and cluster, with its data-parallel strategy and the least activation
+// checkpointing that fits, simulated and ranked (SPEC.md §2, §5 "planck-enumerate/1").
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/plan.h"
+#include "core/status.h"
+#include "sim/simulate.h"
+
+namespace planck::sim {
+
+struct EnumerateRequest {
+  std::int64_t world = 0;
+  std::int64_t gpus_per_node = 8;
+  core::ModelSpec model;
+  core::GpuSpec gpu;
+  std::optional<std::int64_t> global_batch;  // absent: one micro-batch per data-parallel rank
+  std::int64_t seq_len = 8192;
+  std::int64_t micro_batch = 1;
+  bool allow_cross_node_tp = false;
+  SimOptions sim;
+  // Called now and then with (factorizations done, total); may be empty.
+  std::function<void(std::int64_t, std::int64_t)> progress;
+};
+
+struct Layout {
+  std::vector<std::string> dims;
+  std::vector<std::int64_t> shape;
+  core::DataParallel data_parallel = core::DataParallel::kNone;
+  bool reshard_after_forward = true;
+  bool sequence_parallel = false;
+  core::Checkpointing checkpointing = core::Checkpointing::kNone;
+  std::int64_t micro_batches = 1;
+  double step_time_s = 0;
+  double compute_time_s = 0;
+  double exposed_comm_time_s = 0;
+  std::int64_t memory_peak = 0;
+  std::int64_t bytes_sent_per_rank = 0;
+  bool pareto = false;
+  int nontrivial_dims() const;  // dims of size > 1
+};
+
+struct EnumerateResult {
+  std::int64_t world = 0;
+  std::int64_t considered = 0;  // factorizations looked at
+  std::int64_t valid = 0;       // layouts (factorization x strategy) that are valid and fit
+  std::vector<Layout> layouts;  // best first: step time, then memory, then fewer dims
+};
+
+// Errors (a world or gpus_per_node < 1, a model without layers) name the value.
+core::Result<EnumerateResult> enumerate(const EnumerateRequest& request);
+
+// Output; `top` < 0 means every layout.
+std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top);
+std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top);
+std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& req, std::int64_t top);
+
+}  // namespace planck::sim

@@ -1,0 +1,142 @@
+#include "sim/sim_checks.h"
+
+#include <cstdio>
+#include <string>
+
+#include "core/schedule.h"
+#include "sim/format.h"
+#include "sim/memory.h"
+
+namespace planck::sim {
+namespace {
+
+using core::Diagnostic;
+using core::Severity;
+
+// memory-tight fires above this fraction of capacity (SPEC.md §3).
+constexpr double kTightFraction = 0.9;
+
+std::int64_t ring_bytes(const core::Schedule& s) {
+  std::int64_t total = 0;
+  for (const auto& c : s.collectives) {
+    total += core::wire_bytes_per_rank(c.op, c.group_size, c.bytes_per_call) * c.calls_per_step;
+  }
+  return total;
+}
+
+std::string percent(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * f);
+  return buf;
+}
+
+std::string memory_parts(const Memory& m) {
+  return "params " + human_bytes(m.params) + ", grads " + human_bytes(m.grads) + ", optimizer " +
+         human_bytes(m.optimizer) + ", activations " + human_bytes(m.activations);
+}
+
+// What would shrink the peak, from what the plan does now.
+std::string memory_hint(const core::Plan& plan, const core::Schedule& s) {
+  const auto ckpt = plan.training ? plan.training->activation_checkpointing : core::Checkpointing::kNone;
+  std::string hint = "shard more state (fsdp over more ranks, or zero1/zero2), ";
+  if (ckpt != core::Checkpointing::kFull) {
+    hint += std::string("raise activation_checkpointing from ") + core::to_string(ckpt) + ", ";
+  }
+  if (s.micro_batch > 1) hint += "lower micro_batch (" + std::to_string(s.micro_batch) + "), ";
+  hint += "or add tp / pp / cp; `planck enumerate` lists layouts that fit";
+  return hint;
+}
+
+void check_memory(const core::CheckContext& ctx, core::Diagnostics& out) {
+  const core::Plan& plan = ctx.plan;
+  if (!plan.model || !ctx.mesh) return;
+  auto schedule = core::lower(plan, *ctx.mesh);
+  if (!schedule) return;
+  const Memory m = memory(plan, *ctx.mesh, *schedule);
+  if (m.capacity <= 0) return;
+  const double frac = static_cast<double>(m.peak) / static_cast<double>(m.capacity);
+  if (frac <= kTightFraction) return;
+  const bool exceeds = m.peak > m.capacity;
+  Diagnostic d;
+  d.rule = exceeds ? "memory-exceeds" : "memory-tight";
+  d.severity = exceeds ? Severity::kError : Severity::kWarning;
+  d.message = "predicted peak memory " + human_bytes(m.peak) + " per GPU (" + memory_parts(m) + ") is " +
+              percent(frac) + " of " + plan.cluster.gpu.name + "'s " + human_bytes(m.capacity) +
+              (exceeds ? "" : ": less than 10% headroom for the allocator, CUDA context and NCCL buffers");
+  d.pointer = "/model";
+  d.hint = memory_hint(plan, *schedule);
+  d.witness = core::Witness{{}, {}, {{"peak_bytes", m.peak}, {"capacity_bytes", m.capacity},
+                                     {"params_bytes", m.params}, {"grads_bytes", m.grads},
+                                     {"optimizer_bytes", m.optimizer}, {"activations_bytes", m.activations}}};
+  out.add(std::move(d));
+}
+
+void check_sync(const core::CheckContext& ctx, core::Diagnostics& out) {
+  const core::Plan& plan = ctx.plan;
+  if (!plan.model || !ctx.mesh || !plan.training) return;
+  if (plan.training->grad_sync != core::GradSync::kEveryMicrobatch) return;
+  auto every = core::lower(plan, *ctx.mesh, core::GradSync::kEveryMicrobatch);
+  if (!every) return;
+  const core::DataParallel dp = every->data_parallel;
+  // ZeRO-2 reduce-scatters every micro-batch by design (DeepSpeed stage_1_and_2.py), and a plan
+  // without data parallelism has nothing to sync.
+  if (dp == core::DataParallel::kZero2 || dp == core::DataParallel::kNone) return;
+  if (every->micro_batches <= 1) return;
+  auto last = core::lower(plan, *ctx.mesh, core::GradSync::kLastMicrobatch);
+  if (!last) return;
+  const std::int64_t b_every = ring_bytes(*every), b_last = ring_bytes(*last);
+  const std::int64_t extra = b_every - b_last;
+  if (extra <= 0) return;
+  const Memory m_every = memory(plan, *ctx.mesh, *every), m_last = memory(plan, *ctx.mesh, *last);
+  const std::int64_t extra_mem = m_last.peak - m_every.peak;
+  const std::string k = std::to_string(every->micro_batches);
+  Diagnostic d;
+  d.rule = "sync-every-microbatch";
+  d.severity = Severity::kWarning;
+  d.message = std::string(core::to_string(dp)) + " synchronises gradients on every one of " + k +
+              " micro-batches: each rank sends " + std::to_string(b_every) + " bytes per step instead of " +
+              std::to_string(b_last) + " with last_microbatch, " + std::to_string(extra) + " bytes (" +
+              human_bytes(extra) + ") more per step";
+  d.pointer = "/training/grad_sync";
+  std::string hint = "set \"grad_sync\": \"last_microbatch\" (";
+  hint += dp == core::DataParallel::kDdp ? "DDP no_sync() on the first " + std::to_string(every->micro_batches - 1) +
+                                               " micro-batches"
+                                         : "FSDP2 set_requires_gradient_sync(False) on all but the last micro-batch";
+  hint += ")";
+  if (extra_mem > 0) hint += "; it keeps unsharded gradients: +" + human_bytes(extra_mem) + " peak per GPU";
+  if (dp == core::DataParallel::kHsdp) {
+    hint += "; or \"last_microbatch_replicate\" (set_requires_all_reduce(False)): reduce-scatter every micro-batch, "
+            "all-reduce only on the last";
+  }
+  d.hint = hint;
+  d.witness = core::Witness{{}, {}, {{"extra_bytes_per_step", extra}, {"bytes_per_step", b_every},
+                                     {"bytes_per_step_last_microbatch", b_last},
+                                     {"micro_batches", every->micro_batches}}};
+  out.add(std::move(d));
+}
+
+}  // namespace
+
+std::optional<std::int64_t> sync_extra_bytes_per_step(const core::Plan& plan, const core::Mesh& mesh) {
+  auto now = core::lower(plan, mesh);
+  auto last = core::lower(plan, mesh, core::GradSync::kLastMicrobatch);
+  if (!now || !last) return std::nullopt;
+  return ring_bytes(*now) - ring_bytes(*last);
+}
+
+void add_sim_checks(core::CheckRegistry& registry) {
+  core::Check mem;
+  mem.name = "memory";
+  mem.rules = {{"memory-exceeds", Severity::kError, "predicted peak memory per GPU exceeds its capacity"},
+               {"memory-tight", Severity::kWarning, "predicted peak memory per GPU above 90% of its capacity"}};
+  mem.run = check_memory;
+  registry.add(std::move(mem));
+  core::Check sync;
+  sync.name = "grad-sync";
+  sync.rules = {{"sync-every-microbatch", Severity::kWarning,
+                 "gradients synchronised on every micro-batch while accumulating (bytes per step it costs)"}};
+  sync.run = check_sync;
+  registry.add(std::move(sync));
+}
+
+}  // namespace planck::sim

@@ -1,0 +1,21 @@
+#pragma once
+// The simulator's verify rules (SPEC.md §3): memory-exceeds, memory-tight,
+// sync-every-microbatch. They need the plan's model and a valid mesh; without a model they are
+// skipped, not failed.
+
+#include <cstdint>
+#include <optional>
+
+#include "core/checks.h"
+#include "core/mesh.h"
+#include "core/plan.h"
+
+namespace planck::sim {
+
+void add_sim_checks(core::CheckRegistry& registry);
+
+// Bytes each rank sends per step under the plan's grad_sync minus under last_microbatch (ring
+// bytes from core/collectives.h), or nullopt when the plan cannot be lowered.
+std::optional<std::int64_t> sync_extra_bytes_per_step(const core::Plan& plan, const core::Mesh& mesh);
+
+}  // namespace planck::sim

@@ -1,0 +1,133 @@
+// Enumeration counts on small worlds, counted by hand in the comments.
+
+#include <doctest/doctest.h>
+
+#include "core/presets.h"
+#include "sim/enumerate.h"
+
+namespace {
+
+using planck::core::DataParallel;
+
+planck::sim::EnumerateRequest small(std::int64_t world, std::int64_t gpn, std::int64_t heads) {
+  planck::sim::EnumerateRequest r;
+  r.world = world;
+  r.gpus_per_node = gpn;
+  r.model.name = "tiny";
+  r.model.layers = 4;
+  r.model.hidden = 64;
+  r.model.ffn_hidden = 256;
+  r.model.heads = heads;
+  r.model.kv_heads = heads;
+  r.model.vocab = 128;
+  r.gpu = *planck::core::gpu_preset("h100-sxm");
+  r.seq_len = 256;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("sim_enumerate_world_4_by_hand") {
+  // 4 = pp x r x s x cp x tp: C(2 + 4, 4) = 15 ordered factorizations. Strategies per (r, s):
+  // (1,1) none; (r>1,1) ddp; (1,s>1) fsdp, fsdp without reshard, zero1, zero2; both > 1: hsdp x 2.
+  // (r,s) = (1,1): pp x cp x tp = 4 has 6 orderings -> 6; (2,1): 3 -> 3; (4,1): 1 -> 1;
+  // (1,2): 3 x 4 = 12; (1,4): 1 x 4 = 4; (2,2): 1 x 2 = 2. Total 28 layouts.
+  auto r = planck::sim::enumerate(small(4, 4, 4));
+  REQUIRE(r.is_ok());
+  CHECK(r->considered == 15);
+  CHECK(r->valid == 28);
+  CHECK(r->layouts.size() == 28);
+  // heads 2: tp = 4 is out; only (pp, r, s, cp) = (1,1,1,1) with tp 4 -> 27.
+  auto h2 = planck::sim::enumerate(small(4, 4, 2));
+  REQUIRE(h2.is_ok());
+  CHECK(h2->valid == 27);
+  // 2 GPUs per node: tp = 4 would cross nodes -> 27 again; allowed -> 28.
+  auto cross = small(4, 2, 4);
+  CHECK(planck::sim::enumerate(cross)->valid == 27);
+  cross.allow_cross_node_tp = true;
+  CHECK(planck::sim::enumerate(cross)->valid == 28);
+}
+
+TEST_CASE("sim_enumerate_global_batch_and_sizes") {
+  // Global batch 2, micro-batch 1: r x s must divide 2: (1,1) 6 + (2,1) 3 + (1,2) 12 = 21.
+  auto req = small(4, 4, 4);
+  req.global_batch = 2;
+  auto r = planck::sim::enumerate(req);
+  REQUIRE(r.is_ok());
+  CHECK(r->valid == 21);
+  for (const auto& l : r->layouts) {
+    const std::int64_t dp = l.shape[1] * l.shape[2];
+    CHECK(l.micro_batches * dp == 2);
+  }
+  // World 1: one factorization, one layout. World 7 (prime), heads 7: C(1+4,4) = 5
+  // factorizations; s = 7 gives 4 strategies, r = 7 one, the other 3 one each -> 8.
+  CHECK(planck::sim::enumerate(small(1, 8, 4))->valid == 1);
+  auto req7 = small(7, 7, 7);
+  req7.model.layers = 8;     // pp 7 needs 7 layers
+  req7.seq_len = 14 * 16;    // cp 7 needs seq % 14 == 0
+  auto seven = planck::sim::enumerate(req7);
+  CHECK(seven->considered == 5);
+  CHECK(seven->valid == 8);
+  // 12 = 2^2 x 3: C(6,4) x C(5,4) = 15 x 5 = 75 factorizations.
+  CHECK(planck::sim::enumerate(small(12, 12, 12))->considered == 75);
+}
+
+TEST_CASE("sim_enumerate_moe_varies_ep") {
+  // 2 GPUs, 6 factors: C(1 + 5, 5) = 6 factorizations; experts 2 allow ep 2. Layouts: tp 2 (1),
+  // cp 2 (1), pp 2 (1), ep 2 (1), r 2 ddp (1), s 2 (4 strategies) = 9.
+  auto req = small(2, 2, 2);
+  req.model.experts = 2;
+  req.model.experts_per_token = 1;
+  req.model.moe_ffn_hidden = 128;
+  auto r = planck::sim::enumerate(req);
+  REQUIRE(r.is_ok());
+  CHECK(r->considered == 6);
+  CHECK(r->valid == 9);
+  REQUIRE(r->layouts[0].dims.size() == 6);
+  CHECK(r->layouts[0].dims[3] == "ep");
+  // 3 experts do not split over 2 ranks: ep 2 drops out -> 8.
+  req.model.experts = 3;
+  CHECK(planck::sim::enumerate(req)->valid == 8);
+}
+
+TEST_CASE("sim_enumerate_ranking_pareto_and_no_fit") {
+  auto r = planck::sim::enumerate(small(8, 8, 8));
+  REQUIRE(r.is_ok());
+  REQUIRE(!r->layouts.empty());
+  CHECK(r->layouts.front().pareto);
+  std::int64_t best_mem = r->layouts.front().memory_peak;
+  for (std::size_t i = 1; i < r->layouts.size(); ++i) {
+    const auto& a = r->layouts[i - 1];
+    const auto& b = r->layouts[i];
+    CHECK(a.step_time_s <= b.step_time_s);
+    // On the front exactly when it needs less memory than everything ranked before it.
+    CHECK(b.pareto == (b.memory_peak < best_mem));
+    best_mem = std::min(best_mem, b.memory_peak);
+  }
+  // A GPU too small for anything: no layout is valid (planck enumerate exits 1).
+  auto tiny = small(8, 8, 8);
+  tiny.gpu.memory_bytes = 1000;
+  auto none = planck::sim::enumerate(tiny);
+  REQUIRE(none.is_ok());
+  CHECK(none->valid == 0);
+  CHECK(none->considered == 35);  // C(3 + 4, 4)
+  // Bad sizes are errors naming the value.
+  auto bad = small(12, 8, 8);
+  auto e = planck::sim::enumerate(bad);
+  REQUIRE_FALSE(e.is_ok());
+  CHECK(e.message().find("12") != std::string::npos);
+}
+
+TEST_CASE("sim_enumerate_llama3_8b_64_gpus_keeps_tp_in_node") {
+  auto req = small(64, 8, 8);
+  req.model = *planck::core::model_preset("llama3-8b");
+  req.seq_len = 8192;
+  auto r = planck::sim::enumerate(req);
+  REQUIRE(r.is_ok());
+  CHECK(r->valid > 0);
+  for (const auto& l : r->layouts) {
+    CHECK(l.shape[4] <= 8);                 // tp inside a node
+    CHECK(32 % l.shape[4] == 0);            // heads
+    if (l.data_parallel == DataParallel::kDdp) CHECK(l.shape[2] == 1);
+  }
+}

@@ -1,0 +1,48 @@
+#pragma once
+// Helpers for the simulator tests: plans from JSON text, their meshes, schedule sums.
+
+#include <cstdint>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "core/plan_load.h"
+#include "core/schedule.h"
+
+namespace planck::sim::test {
+
+inline core::Plan plan_from(const std::string& json) {
+  core::LoadedPlan loaded = core::load_plan_text(json, "test.json");
+  for (const auto& d : loaded.diagnostics.items()) MESSAGE(d.rule << ": " << d.message);
+  REQUIRE(loaded.plan.has_value());
+  return std::move(*loaded.plan);
+}
+
+inline core::Mesh mesh_of(const core::Plan& plan) {
+  auto mesh = core::plan_mesh(plan, nullptr);
+  REQUIRE(mesh.has_value());
+  return *mesh;
+}
+
+inline core::Schedule lower_ok(const core::Plan& plan, const core::Mesh& mesh) {
+  auto s = core::lower(plan, mesh);
+  REQUIRE(s.is_ok());
+  return *s;
+}
+
+// Sum of bytes_per_call x calls_per_step over the entries of `role` ("" = all).
+inline std::int64_t payload(const core::Schedule& s, const std::string& role = "") {
+  std::int64_t total = 0;
+  for (const auto& c : s.collectives) {
+    if (role.empty() || c.role == role) total += c.bytes_per_call * c.calls_per_step;
+  }
+  return total;
+}
+
+// Parameters of a Llama-style layer (no biases, two RMSNorms), written out from the shape:
+// Q (h x a x hd) + K, V (2 x h x kv x hd) + O (a x hd x h) + SwiGLU (3 x h x f) + norms (2h).
+inline double llama_layer_params(double h, double f, double a, double kv, double hd) {
+  return h * a * hd + 2 * h * kv * hd + a * hd * h + 3 * h * f + 2 * h;
+}
+
+}  // namespace planck::sim::test
