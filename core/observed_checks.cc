@@ -31,6 +31,7 @@ Diagnostic observed_diag(const char* rule, Severity sev, const std::string& file
   d.severity = sev;
   d.file = file;
   d.line = line;
+  d.column = line > 0 ? 1 : 0;  // the evidence is a whole log line
   d.message = std::move(message);
   return d;
 }
@@ -56,6 +57,9 @@ const ObservedGroup* world_comm(const Observed& o, std::int64_t world) {
 struct Usable {
   const Observed* obs;
   const ObservedGroup* world;
+  // Where file-level findings point: the world communicator's line, in the file that holds it.
+  std::string file() const { return world ? world->source : file_of(*obs); }
+  int line() const { return world ? world->line : 0; }
 };
 
 // Files whose global ranks can be trusted against this mesh; the others get one diagnostic each.
@@ -118,7 +122,7 @@ void check_partial(const std::vector<Usable>& files, const Mesh& mesh, Diagnosti
     std::string msg = file_of(o) + " covers " + std::to_string(o.ranks_seen.size()) + " of " + std::to_string(W) +
                       " ranks " + rank_list_text(o.ranks_seen) + "; communicators were checked on the ranks seen only";
     if (files.size() > 1) msg += " (all observed files together: " + std::to_string(all.size()) + " of " + std::to_string(W) + ")";
-    Diagnostic d = observed_diag("observed-partial", Severity::kNote, file_of(o), f.world ? f.world->line : 0, msg);
+    Diagnostic d = observed_diag("observed-partial", Severity::kNote, f.file(), f.line(), msg);
     d.witness = ranks_witness(o.ranks_seen);
     d.witness->values.emplace_back("ranks_seen", static_cast<std::int64_t>(o.ranks_seen.size()));
     d.witness->values.emplace_back("world", W);
@@ -222,7 +226,7 @@ void check_hsdp(const CheckContext& ctx, const Mesh& mesh, const std::vector<Usa
     msg += ". Each optimizer step every rank now sends " + gb(t->flattened_cross_node_bytes) +
            " of parameters and gradients through collectives that cross nodes (all-gathers of " + params + " " +
            t->param_dtype + " parameters, reduce-scatters of " + t->reduce_dtype + " gradients, " +
-           std::to_string(t->grad_accumulation) + " micro-batches), against " + gb(t->planned_cross_node_bytes) +
+           std::to_string(t->grad_accumulation) + (t->grad_accumulation == 1 ? " micro-batch" : " micro-batches") + "), against " + gb(t->planned_cross_node_bytes) +
            " with the planned groups";
     d.witness->values.emplace_back("cross_node_bytes_per_step", static_cast<std::int64_t>(t->flattened_cross_node_bytes));
     d.witness->values.emplace_back("planned_cross_node_bytes_per_step", static_cast<std::int64_t>(t->planned_cross_node_bytes));
@@ -265,7 +269,7 @@ void check_placement(const CheckContext& ctx, const std::vector<Usable>& files, 
       if (!this_one.empty() && conflicts++ == 0) msg = this_one;
     }
     if (conflicts == 0) continue;
-    Diagnostic d = observed_diag("placement-mismatch", Severity::kWarning, file_of(o), f.world ? f.world->line : 0,
+    Diagnostic d = observed_diag("placement-mismatch", Severity::kWarning, f.file(), f.line(),
                                  file_of(o) + ": " + msg + " (" + std::to_string(gpn) + " GPUs per node, ranks in blocks)" +
                                      (conflicts > 1 ? "; " + std::to_string(conflicts - 1) + " more ranks disagree" : ""));
     d.pointer = "/cluster";

@@ -99,7 +99,7 @@ def run_standin(args):
     everyone = {}
     for r in range(1, 8):
         d = standin_dist(r, world, per_rank, meshes, {})
-        everyone[r] = {"rank": r, "host": "node-a",
+        everyone[r] = {"rank": r, "host": socket.gethostname(),
                        "groups": planck_observe._local_groups(d, StandInMesh(meshes[r]), None)}
     d0 = standin_dist(0, world, per_rank, meshes, everyone)
     with tempfile.TemporaryDirectory() as tmp:
