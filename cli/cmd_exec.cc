@@ -1,0 +1,210 @@
+// mpirun -np N planck exec PLAN [--backend nccl|mpi] [--warmup W] [--iters K] [--max-bytes B]
+//                               [--check] [--topology FILE] [--timeout S] [-o REPORT]
+// Runs the plan's communicators and schedule for real and compares with sim's prediction.
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "core/plan_load.h"
+#include "core/presets.h"
+#include "core/report.h"
+#include "core/schedule.h"
+#include "exec/launch/launch.h"
+#include "exec/runner.h"
+#include "sim/cost.h"
+#include "sim/topology.h"
+
+namespace planck::cli {
+namespace {
+
+struct ExecOptions {
+  std::string plan;
+  std::string backend;
+  int warmup = 2;
+  int iters = 5;
+  std::int64_t max_bytes = std::int64_t{64} << 20;
+  bool check = false;
+  std::string topology;
+  std::string output = "-";
+  double timeout_s = 30;
+  std::string mpi_transport = "tcp";
+  int kill_rank = -1;
+};
+
+// Only world rank 0 speaks, so N ranks do not print N copies of one error.
+void say(bool root, const std::string& message) {
+  if (root) print_error(message);
+}
+
+int run_exec(const ExecOptions& o) {
+  const int rank = exec::launcher_rank();
+  const bool root = rank == 0;
+  core::LoadedPlan loaded = core::load_plan_file(o.plan);
+  core::Diagnostics diags = loaded.diagnostics;
+  std::optional<core::Mesh> mesh;
+  if (loaded.plan) mesh = core::plan_mesh(*loaded.plan, &diags);
+  if (!loaded.plan || !mesh) {
+    if (root) {
+      core::VerifyReport r;
+      r.plan_path = o.plan;
+      r.diagnostics = diags;
+      r.ok = false;
+      const std::string text = core::render_report(r, core::ReportFormat::kText);
+      std::fwrite(text.data(), 1, text.size(), stderr);
+    }
+    return kExitCannotRun;
+  }
+  const core::Plan& plan = *loaded.plan;
+  auto schedule = core::lower(plan, *mesh);
+  if (!schedule) {
+    say(root, o.plan + ": " + schedule.message());
+    return kExitCannotRun;
+  }
+  std::optional<sim::Topology> topology;
+  if (!o.topology.empty()) {
+    auto t = sim::load_topology(o.topology);
+    if (!t) {
+      say(root, "--topology: " + t.message());
+      return kExitCannotRun;
+    }
+    topology = std::move(*t);
+  }
+
+  exec::LaunchOptions lo;
+  lo.backend = o.backend;
+  lo.force_tcp = o.mpi_transport == "tcp";
+  lo.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000));
+  auto launched = exec::launch(lo);
+  if (!launched) {
+    say(root, launched.message());
+    return kExitCannotRun;
+  }
+  exec::Launch& L = *launched;
+  exec::Communicator& world = *L.world;
+  // Before any collective: a launcher that started the wrong number of ranks is a usage error.
+  if (world.size() != mesh->world()) {
+    say(world.rank() == 0, "the launcher started " + std::to_string(world.size()) + " ranks but " + o.plan + " has " +
+                               mesh->to_string() + " = " + std::to_string(mesh->world()) + " ranks (nodes " +
+                               std::to_string(plan.cluster.nodes) + " x gpus_per_node " +
+                               std::to_string(plan.cluster.gpus_per_node) + "); run mpirun -np " +
+                               std::to_string(mesh->world()));
+    exec::shutdown(L);
+    return kExitCannotRun;
+  }
+
+  // The prediction: --topology, else the plan's GPU preset ("cpu" for MPI); MPI runs pinned
+  // ring algorithms, so the model may not pick a tree.
+  const core::GpuSpec gpu = L.backend == "mpi" ? *core::gpu_preset("cpu") : plan.cluster.gpu;
+  sim::CostOptions cost;
+  if (L.backend == "mpi") cost.allow_tree = false;
+  const sim::Topology* topo = topology ? &*topology : nullptr;
+  exec::RunOptions ro;
+  ro.warmup = o.warmup;
+  ro.iters = o.iters;
+  ro.max_bytes = o.max_bytes;
+  ro.check_every_iteration = o.check;
+  ro.kill_rank = o.kill_rank;
+  ro.wire = L.wire.get();
+  ro.wire_unavailable = L.wire_unavailable;
+  ro.predict = [&](const core::ScheduledCollective& s) {
+    const sim::Placement place = sim::placement_of(mesh->groups(s.dims), plan.cluster.gpus_per_node);
+    const sim::CallCost c = sim::predict_call(s.op, s.group_size, s.bytes_per_call, place, gpu, topo, cost);
+    return exec::Prediction{c.wire_bytes, c.time_s, sim::link_name(c.link)};
+  };
+  const int me = world.rank();
+  exec::Watchdog watchdog(lo.timeout, [me, &o](const std::string& what) {
+    // A rank that died is normally reported by the launcher first; this catches hangs too.
+    std::fprintf(stderr,
+                 "planck: rank %d: %s did not complete within %.0f s: a peer rank died or hangs; ending the job "
+                 "(raise --timeout for slow links)\n",
+                 me, what.c_str(), o.timeout_s);
+    std::fflush(stderr);
+    std::_Exit(kExitCannotRun);
+  });
+  ro.watchdog = &watchdog;
+
+  exec::ExecReport report;
+  report.backend = L.backend;
+  report.plan = o.plan;
+  report.prediction_basis = topo ? "topology" : "preset";
+  report.gpu = topo ? o.topology : gpu.name;
+  report.mpi = L.mpi;
+  if (!L.single_host || plan.cluster.nodes > 1) {
+    report.notes.push_back("the plan's nodes are blocks of " + std::to_string(plan.cluster.gpus_per_node) +
+                           " ranks; this run exercised the '" + L.link + "' link only, other link classes are unmeasured");
+  }
+  core::Status st = exec::run_plan(world, *mesh, *schedule, ro, report);
+  if (!st) {
+    world.abort("rank " + std::to_string(me) + ": " + st.message());
+    exec::shutdown(L);
+    return kExitCannotRun;
+  }
+  int code = report.ok ? kExitOk : kExitFindings;
+  if (me == 0) {
+    const std::string json = exec::report_json(report);
+    const std::string table = exec::report_table(report);
+    const bool to_stdout = o.output.empty() || o.output == "-";
+    std::fwrite(table.data(), 1, table.size(), to_stdout ? stderr : stdout);
+    std::fflush(to_stdout ? stderr : stdout);
+    if (!write_output(o.output, json)) code = kExitCannotRun;
+  }
+  exec::shutdown(L);
+  return code;
+}
+
+void setup_exec(CLI::App& app, Action& action) {
+  auto o = std::make_shared<ExecOptions>();
+  app.description(
+      "Run the plan's communicators and its collective schedule for real, under a launcher "
+      "(mpirun -np N planck exec PLAN, or srun), and compare with the prediction. Every role's communicators are "
+      "split from the world and their members checked; each scheduled collective runs once per iteration with its "
+      "buffer scaled so the largest call is --max-bytes (the report records the factor); warmup, then timed "
+      "iterations (min/median/max of the slowest rank), nccl-tests algbw/busbw, rank-dependent data checked "
+      "exactly after the timed loop, API bytes vs predicted bytes, and wire bytes from interface counters where "
+      "the transport has one (MPI forced onto TCP; over loopback on one host).\n"
+      "Output: planck-exec/1 JSON (SPEC.md §6) to -o and an nccl-tests-like table on stdout (on stderr when the "
+      "JSON goes to stdout). Details: docs/exec.md.\n"
+      "Exit 0 when membership, data, API bytes and wire bytes (within 3%) agree; 1 when one disagreed; 2 when the "
+      "plan cannot be loaded or lowered (it needs a model), the backend is missing, or the launcher started a "
+      "number of ranks different from the plan's world. A rank that dies or hangs ends the whole job with an "
+      "error naming it; the report is then not written.");
+  app.add_option("plan", o->plan, "plan file (planck/1 JSON)")->required();
+  app.add_option("--backend", o->backend, "nccl or mpi (default: nccl when built and a GPU is visible, else mpi)")
+      ->check(CLI::IsMember({"nccl", "mpi"}));
+  app.add_option("--warmup", o->warmup, "untimed calls per collective")->check(CLI::Range(0, 1000))->default_str("2");
+  app.add_option("--iters", o->iters, "timed calls per collective")->check(CLI::Range(1, 100000))->default_str("5");
+  app.add_option("--max-bytes", o->max_bytes,
+                 "largest buffer of any call (bytes; suffixes KiB, MiB, GiB or K, M, G = powers of 1024); the "
+                 "schedule is scaled down to fit")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
+      ->default_str("64MiB");
+  app.add_flag("--check", o->check, "also check the data after every warmup and timed call (not only the last)");
+  app.add_option("--topology", o->topology,
+                 "planck-topology/1 profile (from planck calibrate) for the predicted times; default: the plan's GPU "
+                 "preset, 'cpu' for the MPI backend");
+  app.add_option("--timeout", o->timeout_s,
+                 "seconds any one step may take before the job is ended with an error naming the rank")
+      ->check(CLI::Range(0.1, 86400.0))
+      ->default_str("30");
+  app.add_option("--mpi-transport", o->mpi_transport,
+                 "tcp: force OpenMPI onto TCP (loopback on one host) so interface counters measure wire bytes; "
+                 "auto: OpenMPI's own choice (shared memory on one host: wire bytes unmeasured)")
+      ->check(CLI::IsMember({"tcp", "auto"}))
+      ->default_str("tcp");
+  app.add_option("--kill-rank", o->kill_rank,
+                 "testing aid: this rank kills itself (SIGKILL) after the communicators are built, to check that the "
+                 "job ends with an error naming it");
+  app.add_option("-o,--output", o->output, "planck-exec/1 JSON report ('-' = stdout), written atomically by rank 0")
+      ->default_str("-");
+  action = [o] { return run_exec(*o); };
+}
+
+}  // namespace
+
+PLANCK_COMMAND(exec, "run the plan's communicators and collective schedule for real (under mpirun / srun)", setup_exec);
+
+}  // namespace planck::cli

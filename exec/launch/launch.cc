@@ -1,0 +1,118 @@
+#include "exec/launch/launch.h"
+
+#include <cstdlib>
+#include <vector>
+
+#include "planck/config.h"
+#if PLANCK_HAVE_MPI
+#include "exec/mpi/world.h"
+#endif
+#if PLANCK_HAVE_NCCL
+#include "exec/nccl/world.h"
+#endif
+
+namespace planck::exec {
+
+std::string built_backends() {
+  std::string s;
+#if PLANCK_HAVE_MPI
+  s += "mpi";
+#endif
+#if PLANCK_HAVE_NCCL
+  s += ", nccl";
+#endif
+  return s.empty() ? "none" : s;
+}
+
+int launcher_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID", "PMI_RANK"}) {
+    if (const char* v = std::getenv(var)) return std::atoi(v);
+  }
+  return 0;
+}
+
+core::Result<Launch> launch(const LaunchOptions& o) {
+  std::string backend = o.backend;
+#if PLANCK_HAVE_NCCL
+  if (backend.empty()) backend = nccl::visible_gpus() > 0 ? "nccl" : "mpi";
+#else
+  if (backend.empty()) backend = "mpi";
+#endif
+  if (backend != "mpi" && backend != "nccl") {
+    return core::Status::error("unknown backend '" + backend + "': use mpi or nccl");
+  }
+  if (backend == "nccl" && !PLANCK_HAVE_NCCL) {
+    return core::Status::error("--backend nccl: this planck was built without NCCL (built backends: " +
+                               built_backends() + "); configure with CUDA and NCCL installed (-DPLANCK_WITH_NCCL=ON)");
+  }
+#if !PLANCK_HAVE_MPI
+  (void)o;
+  return core::Status::error("this planck was built without MPI, which every backend needs to start its ranks: "
+                             "apt-get install libopenmpi-dev openmpi-bin, then reconfigure");
+#else
+  Launch L;
+  L.backend = backend;
+  const mpi::Settings settings = mpi::configure(backend == "mpi" && o.force_tcp);
+  auto w = mpi::init(nullptr, nullptr);
+  if (!w) return w.status();
+  // Ranks sharing this host: one host <=> every rank shares it.
+  MPI_Comm local = MPI_COMM_NULL;
+  int local_rank = 0, local_size = 1;
+  if (MPI_Comm_split_type((*w)->handle(), MPI_COMM_TYPE_SHARED, (*w)->rank(), MPI_INFO_NULL, &local) == MPI_SUCCESS) {
+    MPI_Comm_rank(local, &local_rank);
+    MPI_Comm_size(local, &local_size);
+    MPI_Comm_free(&local);
+  }
+  L.single_host = local_size == (*w)->size();
+  if (backend == "mpi") {
+    MpiInfo info;
+    info.algorithms = settings.algorithms;
+    info.transport = settings.transport;
+    info.notes = settings.notes;
+    L.mpi = info;
+    if (settings.transport == "tcp") {
+      L.link = L.single_host ? "loopback" : "net";
+      auto c = netdev_counter(settings.interfaces);
+      if (c) {
+        L.wire = std::move(*c);
+      } else {
+        L.wire_unavailable = c.message();
+      }
+    } else {
+      L.link = L.single_host ? "shm" : "net";
+      L.wire_unavailable = "MPI transport '" + settings.transport + "' is not TCP: no interface counter sees it";
+    }
+    L.world = std::move(*w);
+    return L;
+  }
+#if PLANCK_HAVE_NCCL
+  auto n = nccl::init(**w, local_rank, o.timeout);
+  if (!n) return n.status();
+  L.world = std::move(*n);
+  L.bootstrap = std::move(*w);
+  L.link = L.single_host ? "nvlink" : "net";
+  std::vector<std::unique_ptr<WireCounter>> parts;
+  std::string why;
+  if (auto c = nvml_counter(); c) parts.push_back(std::move(*c)); else why = c.message();
+  if (auto c = infiniband_counter(); c) parts.push_back(std::move(*c)); else why += (why.empty() ? "" : "; ") + c.message();
+  if (!parts.empty()) {
+    L.wire = sum_counter(std::move(parts));
+  } else {
+    L.wire_unavailable = why;
+  }
+  return L;
+#else
+  return core::Status::error("NCCL backend not built");
+#endif
+#endif
+}
+
+void shutdown(Launch& launch) {
+  launch.world.reset();
+  launch.bootstrap.reset();
+#if PLANCK_HAVE_MPI
+  mpi::finalize();
+#endif
+}
+
+}  // namespace planck::exec

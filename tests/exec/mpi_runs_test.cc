@@ -1,0 +1,148 @@
+// Real multi-process runs: mpirun --oversubscribe -np 8 planck exec on the exec test plans
+// (DDP, HSDP 2x4, pp x dp x tp), a launcher of the wrong size, and a rank that dies.
+// Expected bytes come from the ring formulas written here (sim-anchors.md §1.2).
+
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string output;
+  double seconds = 0;
+};
+
+Run sh(const std::string& cmd) {
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  Run r;
+  const auto t0 = std::chrono::steady_clock::now();
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+std::string tmp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("planck_exec_test_" + name)).string();
+}
+
+std::string mpirun(int np) {
+  // `timeout` bounds a hung run so a broken build fails instead of stalling CI.
+  return std::string("timeout 120 ") + PLANCK_MPIEXEC + " --oversubscribe -np " + std::to_string(np) + " ";
+}
+
+std::string plan(const std::string& name) { return std::string(PLANCK_TEST_DATA_DIR) + "/exec/" + name; }
+
+std::int64_t ring_bytes(const std::string& op, std::int64_t n, std::int64_t s) {
+  if (op == "all_reduce") return 2 * (n - 1) * s / n;
+  if (op == "all_gather" || op == "reduce_scatter" || op == "all_to_all") return (n - 1) * s / n;
+  return s;  // broadcast, send_recv
+}
+
+// Runs a plan on 8 ranks and checks everything the report must say.
+nlohmann::json run_ok(const std::string& plan_name) {
+  const std::string out = tmp_path(plan_name);
+  std::filesystem::remove(out);
+  Run r = sh(mpirun(8) + PLANCK_BIN + " exec " + plan(plan_name) +
+             " --backend mpi --max-bytes 256KiB --warmup 1 --iters 2 --timeout 60 -o " + out);
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  auto j = nlohmann::json::parse(std::ifstream(out));
+  CHECK(j["format"] == "planck-exec/1");
+  CHECK(j["backend"] == "mpi");
+  CHECK(j["world"] == 8);
+  CHECK(j["membership"]["ok"] == true);
+  CHECK(j["mpi"]["algorithms"]["all_reduce"] == "ring");
+  CHECK(j["mpi"]["transport"] == "tcp");
+  CHECK(j["summary"]["ok"] == true);
+  REQUIRE(j["ops"].size() > 0);
+  for (const auto& op : j["ops"]) {
+    CAPTURE(op.dump());
+    const std::int64_t n = op["group_size"], s = op["bytes_per_call"];
+    CHECK(s <= 256 * 1024);
+    CHECK(op["wrong_elements"] == 0);
+    CHECK(op["measured_bytes_sent_per_rank"] == ring_bytes(op["op"], n, s));
+    CHECK(op["predicted_bytes_sent_per_rank"] == op["measured_bytes_sent_per_rank"]);
+    CHECK(op["wire_source"] == "netdev:lo");
+    const double wire = op["wire_bytes_measured"].get<double>();
+    CHECK(std::abs(wire / op["predicted_bytes_sent_per_rank"].get<double>() - 1) <= 0.03);
+    CHECK(op["measured_time_s"]["min"].get<double>() > 0);
+  }
+  std::filesystem::remove(out);
+  return j;
+}
+
+std::int64_t groups_of(const nlohmann::json& j, const std::string& role, std::int64_t* size) {
+  for (const auto& c : j["membership"]["communicators"]) {
+    if (c["role"] == role) {
+      *size = c["group_size"];
+      return c["groups"];
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("exec_mpi_ddp_8") {
+  auto j = run_ok("ddp-8.json");
+  std::int64_t size = 0;
+  CHECK(groups_of(j, "dp", &size) == 1);
+  CHECK(size == 8);
+}
+
+TEST_CASE("exec_mpi_hsdp_2x4") {
+  auto j = run_ok("hsdp-2x4.json");
+  std::int64_t size = 0;
+  CHECK(groups_of(j, "fsdp", &size) == 2);
+  CHECK(size == 4);
+  CHECK(groups_of(j, "replicate", &size) == 4);
+  CHECK(size == 2);
+}
+
+TEST_CASE("exec_mpi_tp_pp_dp") {
+  auto j = run_ok("tp-pp-dp.json");
+  std::int64_t size = 0;
+  CHECK(groups_of(j, "tp", &size) == 4);
+  CHECK(size == 2);
+  CHECK(groups_of(j, "pp", &size) == 4);
+  CHECK(size == 2);
+}
+
+TEST_CASE("exec_mpi_wrong_launcher_size_exits_2") {
+  const std::string out = tmp_path("wrong_size.json");
+  std::filesystem::remove(out);
+  Run r = sh(mpirun(4) + PLANCK_BIN + " exec " + plan("hsdp-2x4.json") + " --backend mpi -o " + out);
+  INFO(r.output);
+  CHECK(r.code == 2);
+  CHECK(r.output.find("started 4 ranks") != std::string::npos);
+  CHECK(r.output.find("= 8 ranks") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("exec_mpi_killed_rank_ends_the_job") {
+  const std::string out = tmp_path("killed.json");
+  std::filesystem::remove(out);
+  Run r = sh(mpirun(8) + PLANCK_BIN + " exec " + plan("hsdp-2x4.json") +
+             " --backend mpi --max-bytes 64KiB --iters 2 --timeout 20 --kill-rank 3 -o " + out);
+  INFO(r.output);
+  CHECK(r.code != 0);
+  CHECK(r.seconds < 60);
+  CHECK(r.output.find("rank 3") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+}
