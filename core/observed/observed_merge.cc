@@ -14,6 +14,12 @@ std::string first_source(const Observed& o) { return o.sources.empty() ? "(unnam
 
 bool is_world_name(const std::string& name) { return name == "world" || name == "default_pg"; }
 
+std::string ranks_text(const ObservedGroup& g) {
+  std::string k = "|";
+  for (auto r : g.ranks) k += std::to_string(r) + ",";
+  return k;
+}
+
 // Two records are one communicator when they share this key: the same id, or both the world
 // communicator of one size, or the same complete rank set under the same name. A partial group
 // without an id is never joined to anything ("" key): it could be any communicator of that size.
@@ -22,9 +28,15 @@ std::string comm_key(const ObservedGroup& g) {
   if (!g.id.empty()) return "id:" + g.id + size;
   if (is_world_name(g.name)) return "world" + size;
   if (!g.complete) return "";
-  std::string k = "ranks:" + g.name + size + ":";
-  for (auto r : g.ranks) k += std::to_string(r) + ",";
-  return k;
+  return "ranks:" + g.name + size + ranks_text(g);
+}
+
+// Joining must not make a group bigger than its communicator: torch reuses one pg name for
+// different groups on different ranks, so an id alone does not prove two records are one.
+bool fits(const ObservedGroup& a, const ObservedGroup& b) {
+  std::vector<std::int64_t> all;
+  std::set_union(a.ranks.begin(), a.ranks.end(), b.ranks.begin(), b.ranks.end(), std::back_inserter(all));
+  return static_cast<std::int64_t>(all.size()) <= a.size;
 }
 
 void join_ranks(ObservedGroup& into, const ObservedGroup& from) {
@@ -68,6 +80,10 @@ Result<Observed> merge_observed(const std::vector<Observed>& parts) {
     for (const auto& g : p.groups) {
       std::string key = comm_key(g);
       auto it = key.empty() ? index.end() : index.find(key);
+      if (it != index.end() && !fits(out.groups[it->second], g)) {
+        key += ranks_text(g);  // same id, other members: another communicator
+        it = index.find(key);
+      }
       if (it != index.end()) {
         join_ranks(out.groups[it->second], g);
         continue;

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 
 #include "core/atomic_file.h"
@@ -114,4 +115,24 @@ TEST_CASE("observed_fr_bad_dumps") {
           "2": {"desc": "mesh_dp", "ranks": "[0,2]"}}})", "dump.json");
   REQUIRE(common.is_ok());
   CHECK(common->ranks_seen == Ranks{2});
+}
+
+TEST_CASE("observed_fr_merging_every_rank_dump") {
+  // One dump per rank of mesh [dp_shard=4, tp=2]: the world, 2 dp_shard groups and 4 tp groups.
+  // torch may reuse one pg name for different groups on different ranks (here "2" is each rank's
+  // own tp group): a name alone must not join [0,1] with [2,3].
+  std::vector<Observed> parts;
+  for (int r = 0; r < 8; ++r) parts.push_back(*read_observed_file(fr("json/rank_" + std::to_string(r))));
+  auto m = planck::core::observed::merge_observed(parts);
+  REQUIRE(m.is_ok());
+  CHECK(m->ranks_seen == Ranks{0, 1, 2, 3, 4, 5, 6, 7});
+  REQUIRE(m->groups.size() == 7);
+  std::set<Ranks> tp, shard;
+  for (const auto& g : m->groups) {
+    CHECK(g.complete);
+    if (g.name == "mesh_tp") tp.insert(g.ranks);
+    if (g.name == "mesh_dp_shard") shard.insert(g.ranks);
+  }
+  CHECK(tp == std::set<Ranks>{{0, 1}, {2, 3}, {4, 5}, {6, 7}});
+  CHECK(shard == std::set<Ranks>{{0, 2, 4, 6}, {1, 3, 5, 7}});
 }
