@@ -27,6 +27,7 @@ struct EnumerateOptions {
   std::int64_t micro_batch = 1;
   bool allow_cross_node_tp = false;
   std::int64_t top = -1;
+  std::string rank_by = "time";
   std::string format = "text";
   std::string topology;
   bool nvls = false;
@@ -91,6 +92,7 @@ int run_enumerate(const EnumerateOptions& o) {
   req.seq_len = o.seq_len;
   req.micro_batch = o.micro_batch;
   req.allow_cross_node_tp = o.allow_cross_node_tp;
+  req.rank_by_throughput = o.rank_by == "throughput";
   req.sim = opts;
   // Progress on stderr once the search has run for a second, then at most once a second.
   const auto start = std::chrono::steady_clock::now();
@@ -142,6 +144,11 @@ void setup_enumerate(CLI::App& app, Action& action) {
   app.add_option("--seq-len", o->seq_len, "tokens per sequence")->default_str("8192")->check(CLI::PositiveNumber);
   app.add_option("--micro-batch", o->micro_batch, "sequences per micro-batch")->default_str("1")->check(CLI::PositiveNumber);
   app.add_flag("--allow-cross-node-tp", o->allow_cross_node_tp, "also try TP groups that span nodes");
+  app.add_option("--rank-by", o->rank_by,
+                 "time: step time first (SPEC default); throughput: tokens per second first (fairer without "
+                 "--global-batch, where layouts with fewer data-parallel ranks do less work per step)")
+      ->check(CLI::IsMember({"time", "throughput"}))
+      ->default_str("time");
   app.add_option("--top", o->top, "print only the best K layouts (default: 20 for text, all for json/csv)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--format", o->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}))->default_str("text");

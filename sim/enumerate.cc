@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/mesh.h"
+#include "core/roles.h"
 #include "core/schedule.h"
 #include "sim/memory.h"
 
@@ -155,6 +156,10 @@ class Search {
       l.exposed_comm_time_s = r.step.exposed_comm_time_s;
       l.memory_peak = r.memory.peak;
       l.bytes_sent_per_rank = r.step.bytes_sent_per_rank;
+      const core::Degrees d = core::degrees(mesh);
+      l.tokens_per_step = static_cast<double>(mesh.world() / (d.tp * d.pp * d.cp)) * static_cast<double>(k) *
+                          static_cast<double>(req_.micro_batch * req_.seq_len);
+      l.tokens_per_s = r.step.step_time_s > 0 ? l.tokens_per_step / r.step.step_time_s : 0;
       out_.layouts.push_back(std::move(l));
       return;
     }
@@ -167,13 +172,14 @@ class Search {
   core::Plan plan_;
 };
 
-void rank_and_mark(std::vector<Layout>& layouts) {
-  std::stable_sort(layouts.begin(), layouts.end(), [](const Layout& a, const Layout& b) {
+void rank_and_mark(std::vector<Layout>& layouts, bool by_throughput) {
+  std::stable_sort(layouts.begin(), layouts.end(), [by_throughput](const Layout& a, const Layout& b) {
+    if (by_throughput && a.tokens_per_s != b.tokens_per_s) return a.tokens_per_s > b.tokens_per_s;
     if (a.step_time_s != b.step_time_s) return a.step_time_s < b.step_time_s;
     if (a.memory_peak != b.memory_peak) return a.memory_peak < b.memory_peak;
     return a.nontrivial_dims() < b.nontrivial_dims();
   });
-  // Pareto front of (step time, memory): sorted by time, a layout is on it when no faster-or-
+  // Pareto front of (ranking key, memory): in ranked order, a layout is on it when no better-or-
   // equal one uses less or equal memory (ties on both keep the first).
   std::int64_t best_mem = std::numeric_limits<std::int64_t>::max();
   for (auto& l : layouts) {
@@ -219,7 +225,7 @@ core::Result<EnumerateResult> enumerate(const EnumerateRequest& req) {
   Search search(req, out);
   search.run();
   out.valid = static_cast<std::int64_t>(out.layouts.size());
-  rank_and_mark(out.layouts);
+  rank_and_mark(out.layouts, req.rank_by_throughput);
   return out;
 }
 

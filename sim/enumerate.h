@@ -24,6 +24,9 @@ struct EnumerateRequest {
   std::int64_t seq_len = 8192;
   std::int64_t micro_batch = 1;
   bool allow_cross_node_tp = false;
+  // Rank by tokens per second instead of step time (an addition to SPEC.md: without
+  // --global-batch, layouts with fewer data-parallel ranks do less work per step).
+  bool rank_by_throughput = false;
   SimOptions sim;
   // Called now and then with (factorizations done, total); may be empty.
   std::function<void(std::int64_t, std::int64_t)> progress;
@@ -42,6 +45,8 @@ struct Layout {
   double exposed_comm_time_s = 0;
   std::int64_t memory_peak = 0;
   std::int64_t bytes_sent_per_rank = 0;
+  double tokens_per_step = 0;  // world / (tp x pp x cp) x micro-batches x micro_batch x seq_len
+  double tokens_per_s = 0;
   bool pareto = false;
   int nontrivial_dims() const;  // dims of size > 1
 };
@@ -50,7 +55,7 @@ struct EnumerateResult {
   std::int64_t world = 0;
   std::int64_t considered = 0;  // factorizations looked at
   std::int64_t valid = 0;       // layouts (factorization x strategy) that are valid and fit
-  std::vector<Layout> layouts;  // best first: step time, then memory, then fewer dims
+  std::vector<Layout> layouts;  // best first: step time (or tokens/s), then memory, then fewer dims
 };
 
 // Errors (a world or gpus_per_node < 1, a model without layers) name the value.

@@ -56,6 +56,8 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
                     {"exposed_comm_time_s", l.exposed_comm_time_s},
                     {"memory_peak", l.memory_peak},
                     {"bytes_sent_per_rank", l.bytes_sent_per_rank},
+                    {"tokens_per_step", l.tokens_per_step},
+                    {"tokens_per_s", l.tokens_per_s},
                     {"pareto", l.pareto}});
   }
   j["layouts"] = rows;
@@ -69,7 +71,7 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
     for (const auto& d : r.layouts.front().dims) o << "," << d;
   }
   o << ",data_parallel,reshard_after_forward,sequence_parallel,activation_checkpointing,grad_accumulation,"
-       "step_time_s,compute_time_s,exposed_comm_time_s,memory_peak,bytes_sent_per_rank,pareto\n";
+       "step_time_s,compute_time_s,exposed_comm_time_s,memory_peak,bytes_sent_per_rank,tokens_per_step,tokens_per_s,pareto\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
     o << i + 1;
@@ -77,7 +79,8 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
     o << "," << core::to_string(l.data_parallel) << "," << (l.reshard_after_forward ? "true" : "false") << ","
       << (l.sequence_parallel ? "true" : "false") << "," << core::to_string(l.checkpointing) << "," << l.micro_batches
       << "," << number(l.step_time_s) << "," << number(l.compute_time_s) << "," << number(l.exposed_comm_time_s) << ","
-      << l.memory_peak << "," << l.bytes_sent_per_rank << "," << (l.pareto ? "true" : "false") << "\n";
+      << l.memory_peak << "," << l.bytes_sent_per_rank << "," << number(l.tokens_per_step) << ","
+      << number(l.tokens_per_s) << "," << (l.pareto ? "true" : "false") << "\n";
   }
   return o.str();
 }
@@ -88,9 +91,14 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
     << " per node), seq " << req.seq_len << ", micro-batch " << req.micro_batch << ": " << r.considered
     << " factorizations considered, " << r.valid << " valid layouts";
   if (shown(r, top) < r.layouts.size()) o << ", best " << shown(r, top) << " shown";
-  o << "\n\n";
-  o << pad("#", 5) << pad("mesh", 48) << pad("strategy", 14) << pad("ckpt", 10) << pad("step", 11) << pad("exposed", 11)
-    << pad("memory", 11) << pad("sent/rank", 11) << "pareto\n";
+  o << (req.rank_by_throughput ? ", ranked by tokens/s" : ", ranked by step time") << "\n";
+  if (!req.global_batch && !req.rank_by_throughput) {
+    o << "(no --global-batch: each layout runs one micro-batch per data-parallel rank, so step times compare "
+         "different amounts of work; see tokens/s or --rank-by throughput)\n";
+  }
+  o << "\n";
+  o << pad("#", 5) << pad("mesh", 52) << pad("strategy", 18) << pad("ckpt", 10) << pad("step", 11) << pad("exposed", 11)
+    << pad("memory", 11) << pad("sent/rank", 11) << pad("tokens/s", 11) << "pareto\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
     std::string strat = core::to_string(l.data_parallel);
@@ -99,10 +107,11 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
       strat += "-noreshard";
     }
     if (l.sequence_parallel) strat += "+sp";
-    o << pad(std::to_string(i + 1), 5) << pad(mesh_string(l), 48) << pad(strat, 14)
+    o << pad(std::to_string(i + 1), 5) << pad(mesh_string(l), 52) << pad(strat, 18)
       << pad(core::to_string(l.checkpointing), 10) << pad(human_seconds(l.step_time_s), 11)
       << pad(human_seconds(l.exposed_comm_time_s), 11) << pad(human_bytes(l.memory_peak), 11)
-      << pad(human_bytes(l.bytes_sent_per_rank), 11) << (l.pareto ? "*" : "") << "\n";
+      << pad(human_bytes(l.bytes_sent_per_rank), 11) << pad(number(l.tokens_per_s), 11) << (l.pareto ? "*" : "")
+      << "\n";
   }
   if (r.layouts.empty()) o << "no layout fits: more GPUs, a larger --gpu, or a shorter --seq-len\n";
   return o.str();
