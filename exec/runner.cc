@@ -271,9 +271,12 @@ Status run_plan(Communicator& world, const core::Mesh& mesh, const core::Schedul
         return Status::ok();
       };
       double busy_s = 0;
+      // Each read sits between two barriers: no rank can send this op's bytes before the
+      // leader has read the counter, nor the next step's before it reads again.
       Status st = guarded(o, label + " wire measurement", [&]() -> Status {
         if (auto s = world.barrier(); !s) return s;
         if (auto s = read(&a); !s) return s;
+        if (auto s = world.barrier(); !s) return s;
         const auto t0 = std::chrono::steady_clock::now();
         for (std::int64_t i = 0; i < reps; ++i) {
           if (auto s = call(); !s) return s;
@@ -281,16 +284,19 @@ Status run_plan(Communicator& world, const core::Mesh& mesh, const core::Schedul
         if (auto s = world.barrier(); !s) return s;
         busy_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (auto s = read(&b); !s) return s;
-        // Every rank uses rank 0's duration so the idle window ends together.
+        if (auto s = world.barrier(); !s) return s;
+        // Every rank idles for rank 0's duration so the idle window ends together.
         std::vector<double> mine{busy_s};
         auto all = gather_doubles(world, mine);
         if (!all) return all.status();
         busy_s = (*all)[0];
         if (auto s = world.barrier(); !s) return s;
         if (auto s = read(&cc); !s) return s;
+        if (auto s = world.barrier(); !s) return s;
         std::this_thread::sleep_for(std::chrono::duration<double>(busy_s));
         if (auto s = world.barrier(); !s) return s;
-        return read(&d);
+        if (auto s = read(&d); !s) return s;
+        return world.barrier();
       });
       if (!st) return st;
       // Two's complement in the sum keeps a (noise) negative delta exact.
