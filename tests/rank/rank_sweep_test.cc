@@ -73,3 +73,21 @@ TEST_CASE("rank_sweep: the Lingua bug on a 2^20-rank mesh still gets exact witne
   CHECK(witness_value(*d, "dp_rank") == 2047 * 2048 + 511);
   CHECK(witness_value(*run.find("rank-gap"), "missing_dp_rank") == 512);
 }
+
+TEST_CASE("rank_sweep: world.rank // tp.size over awkward sizes, both dim orders") {
+  for (std::int64_t dp : {1, 2, 3, 7, 8, 16}) {
+    for (std::int64_t tp : {1, 2, 3, 7, 8, 16}) {
+      CAPTURE(dp);
+      CAPTURE(tp);
+      const std::vector<std::string> steps = {"dp_rank = world.rank // tp.size", "dp_degree = world.size // tp.size"};
+      // tp innermost: (dp * T + t) // T = dp for every size: proved, silent.
+      CHECK(run_rank({"dp", "tp"}, {dp, tp}, steps).diagnostics.items().empty());
+      // tp outermost: r = t * D + dp. At t = T - 1, dp = 0 the value is (T-1) D // T >= 1 when
+      // D >= 2 and T >= 2, while t = 0, dp = 0 gives 0: dp_rank depends on tp.
+      const auto outer = run_rank({"tp", "dp"}, {tp, dp}, steps);
+      CHECK(static_cast<bool>(outer.find("rank-depends-on-nondp")) == (dp > 1 && tp > 1));
+      // With one of them 1 it is right here, by coincidence.
+      if (dp == 1 || tp == 1) CHECK(outer.rules() == std::vector<std::string>{"rank-latent"});
+    }
+  }
+}
