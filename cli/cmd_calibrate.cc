@@ -28,7 +28,7 @@ struct CalibrateOptions {
 };
 
 sim::LinkFit to_link_fit(const exec::CalibrationFit& f, const std::vector<std::int64_t>& group_sizes,
-                         const exec::CalibrateOptions& co) {
+                         const exec::CalibrateOptions& co, const std::vector<exec::CalibrationSample>& samples) {
   sim::LinkFit l;
   l.latency_s = f.latency_s;
   l.step_latency_s = f.step_latency_s;
@@ -39,6 +39,12 @@ sim::LinkFit to_link_fit(const exec::CalibrationFit& f, const std::vector<std::i
            {"min_bytes", co.min_bytes},
            {"max_bytes", co.max_bytes},
            {"method", "least squares of time / measured - 1, non-negative terms"}};
+  // The measured points, [group_size, bytes, seconds], so a fit can be judged or redone.
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& s : samples) {
+    if (s.op == f.op) points.push_back({s.group_size, s.bytes, s.time_s});
+  }
+  l.fit["points"] = points;
   return l;
 }
 
@@ -97,13 +103,13 @@ int run_calibrate(const CalibrateOptions& o) {
     for (core::CollOp op : core::kAllCollOps) {
       auto f = exec::fit_line(*samples, op);
       if (!f) continue;
-      t.set(t.intra_node, op, to_link_fit(*f, sizes, co));
+      t.set(t.intra_node, op, to_link_fit(*f, sizes, co, *samples));
       char line[200];
       std::snprintf(line, sizeof line, "   %-15s %12.2f %9.2f %12.3f %8.3f %8lld\n", core::op_name(op), f->latency_s * 1e6,
                     f->step_latency_s * 1e6, f->bandwidth_gbps, f->rms_relative_error, static_cast<long long>(f->samples));
       table += line;
     }
-    if (auto all = exec::fit_line(*samples, std::nullopt)) t.set_default(t.intra_node, to_link_fit(*all, sizes, co));
+    if (auto all = exec::fit_line(*samples, std::nullopt)) t.set_default(t.intra_node, to_link_fit(*all, sizes, co, {}));
     const bool to_stdout = o.output.empty() || o.output == "-";
     std::fwrite(table.data(), 1, table.size(), to_stdout ? stderr : stdout);
     if (!write_output(o.output, sim::topology_to_json(t))) code = kExitCannotRun;

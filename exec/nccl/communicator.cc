@@ -43,6 +43,7 @@ Communicator::Communicator(ncclComm_t comm, std::chrono::milliseconds timeout) :
 }
 
 Communicator::~Communicator() {
+  barrier_buffer_ = Buffer();
   if (stream_) cudaStreamDestroy(stream_);
   if (!aborted_) ncclCommDestroy(comm_);
 }
@@ -137,9 +138,12 @@ core::Status Communicator::send_recv(const void* send_buffer, int dst, void* rec
 
 core::Status Communicator::barrier() {
   // NCCL has no barrier: a one-element all-reduce orders every member the same way.
-  auto buf = allocate(4);
-  if (!buf) return buf.status();
-  return all_reduce(buf->data(), buf->data(), 1, DataType::kUint32);
+  if (!barrier_buffer_.data()) {
+    auto buf = allocate(4);
+    if (!buf) return buf.status();
+    barrier_buffer_ = std::move(*buf);
+  }
+  return all_reduce(barrier_buffer_.data(), barrier_buffer_.data(), 1, DataType::kUint32);
 }
 
 void Communicator::abort(const std::string& reason) {

@@ -54,6 +54,7 @@ class Communicator final : public exec::Communicator {
   int rank_ = 0;
   int size_ = 1;
   bool aborted_ = false;
+  Buffer barrier_buffer_;  // 4 bytes of device memory, allocated on the first barrier
 };
 
 }  // namespace planck::exec::nccl
