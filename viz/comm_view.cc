@@ -82,8 +82,9 @@ core::Result<std::string> build_comm_view(const Scene& scene) {
     }
     legend.heading(describe_set(set) + ": " + describe_groups(gs) + (chain ? ", drawn as pipelines" : ", drawn as rings"));
     std::string per_hop = bytes_label.empty() ? std::string() : " (" + bytes_label + " per hop per step)";
-    legend.line(intra, kIntraStyle, kIntraWidth, std::to_string(total.intra) + " hops inside a node" + per_hop);
-    legend.line(cross, kCrossStyle, kCrossWidth, std::to_string(total.cross) + " hops across nodes" + per_hop);
+    auto hops = [](std::int64_t n) { return std::to_string(n) + (n == 1 ? " hop" : " hops"); };
+    legend.line(intra, kIntraStyle, kIntraWidth, hops(total.intra) + " inside a node" + per_hop);
+    legend.line(cross, kCrossStyle, kCrossWidth, hops(total.cross) + " across nodes" + per_hop);
     if (gs.group_size() == 1) legend.text("each rank is its own group: nothing to connect");
   }
   add_traffic_legend(legend, scene);

@@ -90,7 +90,7 @@ TEST_CASE("viz_cross_node_hops_counted_per_link_class") {
   std::string dot = dot_of(input_for(mesh, 2, {"dp_shard"}));
   CHECK(count(dot, "style=\"dashed\", penwidth=\"3\", constraint=\"false\"") == 2);
   CHECK(count(dot, "style=\"solid\", penwidth=\"1.5\", constraint=\"false\"") == 1);
-  CHECK(count(dot, "1 hops inside a node") == 1);
+  CHECK(count(dot, "1 hop inside a node") == 1);
   CHECK(count(dot, "2 hops across nodes") == 1);
 }
 
