@@ -23,36 +23,122 @@ namespace planck::import {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {
-    "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "steps_per_print",
-    "wall_clock_breakdown", "dump_state", "optimizer", "scheduler", "fp16", "bf16", "bfloat16", "amp",
-    "torch_autocast", "zero_optimization", "zero_allow_untested_optimizer", "zero_force_ds_cpu_optimizer",
-    "gradient_clipping", "prescale_gradients", "gradient_predivide_factor", "sparse_gradients",
-    "communication_data_type", "seq_parallel_communication_data_type", "data_types", "activation_checkpointing",
-    "flops_profiler", "tensorboard", "wandb", "csv_monitor", "comet", "comms_logger", "aio", "elasticity",
-    "autotuning", "checkpoint", "data_efficiency", "curriculum_learning", "compression_training",
-    "tensor_parallel", "pipeline", "sequence_parallel_size", "memory_breakdown", "disable_allgather",
-    "graph_harvesting", "use_data_before_expert_parallelism", "compile", "nebula", "weight_quantization",
-    "hybrid_engine", "load_universal_checkpoint", "use_node_local_storage", "dataloader_drop_last", "timers",
-    "eigenvalue", "progressive_layer_drop", "quantize_training", "sparse_attention", "monitor_config"};
-const std::vector<std::string> kZeroKeys = {
-    "stage", "contiguous_gradients", "reduce_scatter", "reduce_bucket_size", "use_multi_rank_bucket_allreduce",
-    "allgather_partitions", "allgather_bucket_size", "overlap_comm", "load_from_fp32_weights",
-    "elastic_checkpoint", "offload_param", "offload_optimizer", "sub_group_size", "cpu_offload",
-    "cpu_offload_params", "cpu_offload_use_pin_memory", "prefetch_bucket_size", "stage3_prefetch_bucket_size",
-    "param_persistence_threshold", "stage3_param_persistence_threshold", "model_persistence_threshold",
-    "stage3_model_persistence_threshold", "max_live_parameters", "stage3_max_live_parameters",
-    "max_reuse_distance", "stage3_max_reuse_distance", "gather_16bit_weights_on_model_save",
-    "stage3_gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save",
-    "module_granularity_threshold", "stage3_module_granularity_threshold", "use_all_reduce_for_fetch_params",
-    "stage3_use_all_reduce_for_fetch_params", "ignore_unused_parameters", "legacy_stage1",
-    "round_robin_gradients", "zero_hpz_partition_size", "zero_quantized_weights",
-    "zero_quantized_nontrainable_weights", "zero_quantized_gradients", "zeropp_loco_param", "mics_shard_size",
-    "mics_hierarchical_params_gather", "memory_efficient_linear", "pipeline_loading_checkpoint",
-    "override_module_apply", "log_trace_cache_warnings", "leaf_module"};
-const std::vector<std::string> kTpKeys = {"autotp_size", "tp_size", "tp", "tp_grain_size", "partition_config",
-                                          "mpu", "tp_overlap_comm", "keep_module_on_host", "injection_policy_tuple",
-                                          "dtype", "enabled"};
+const std::vector<std::string> kTopKeys = {"train_batch_size",
+                                           "train_micro_batch_size_per_gpu",
+                                           "gradient_accumulation_steps",
+                                           "steps_per_print",
+                                           "wall_clock_breakdown",
+                                           "dump_state",
+                                           "optimizer",
+                                           "scheduler",
+                                           "fp16",
+                                           "bf16",
+                                           "bfloat16",
+                                           "amp",
+                                           "torch_autocast",
+                                           "zero_optimization",
+                                           "zero_allow_untested_optimizer",
+                                           "zero_force_ds_cpu_optimizer",
+                                           "gradient_clipping",
+                                           "prescale_gradients",
+                                           "gradient_predivide_factor",
+                                           "sparse_gradients",
+                                           "communication_data_type",
+                                           "seq_parallel_communication_data_type",
+                                           "data_types",
+                                           "activation_checkpointing",
+                                           "flops_profiler",
+                                           "tensorboard",
+                                           "wandb",
+                                           "csv_monitor",
+                                           "comet",
+                                           "comms_logger",
+                                           "aio",
+                                           "elasticity",
+                                           "autotuning",
+                                           "checkpoint",
+                                           "data_efficiency",
+                                           "curriculum_learning",
+                                           "compression_training",
+                                           "tensor_parallel",
+                                           "pipeline",
+                                           "sequence_parallel_size",
+                                           "memory_breakdown",
+                                           "disable_allgather",
+                                           "graph_harvesting",
+                                           "use_data_before_expert_parallelism",
+                                           "compile",
+                                           "nebula",
+                                           "weight_quantization",
+                                           "hybrid_engine",
+                                           "load_universal_checkpoint",
+                                           "use_node_local_storage",
+                                           "dataloader_drop_last",
+                                           "timers",
+                                           "eigenvalue",
+                                           "progressive_layer_drop",
+                                           "quantize_training",
+                                           "sparse_attention",
+                                           "monitor_config"};
+const std::vector<std::string> kZeroKeys = {"stage",
+                                            "contiguous_gradients",
+                                            "reduce_scatter",
+                                            "reduce_bucket_size",
+                                            "use_multi_rank_bucket_allreduce",
+                                            "allgather_partitions",
+                                            "allgather_bucket_size",
+                                            "overlap_comm",
+                                            "load_from_fp32_weights",
+                                            "elastic_checkpoint",
+                                            "offload_param",
+                                            "offload_optimizer",
+                                            "sub_group_size",
+                                            "cpu_offload",
+                                            "cpu_offload_params",
+                                            "cpu_offload_use_pin_memory",
+                                            "prefetch_bucket_size",
+                                            "stage3_prefetch_bucket_size",
+                                            "param_persistence_threshold",
+                                            "stage3_param_persistence_threshold",
+                                            "model_persistence_threshold",
+                                            "stage3_model_persistence_threshold",
+                                            "max_live_parameters",
+                                            "stage3_max_live_parameters",
+                                            "max_reuse_distance",
+                                            "stage3_max_reuse_distance",
+                                            "gather_16bit_weights_on_model_save",
+                                            "stage3_gather_16bit_weights_on_model_save",
+                                            "stage3_gather_fp16_weights_on_model_save",
+                                            "module_granularity_threshold",
+                                            "stage3_module_granularity_threshold",
+                                            "use_all_reduce_for_fetch_params",
+                                            "stage3_use_all_reduce_for_fetch_params",
+                                            "ignore_unused_parameters",
+                                            "legacy_stage1",
+                                            "round_robin_gradients",
+                                            "zero_hpz_partition_size",
+                                            "zero_quantized_weights",
+                                            "zero_quantized_nontrainable_weights",
+                                            "zero_quantized_gradients",
+                                            "zeropp_loco_param",
+                                            "mics_shard_size",
+                                            "mics_hierarchical_params_gather",
+                                            "memory_efficient_linear",
+                                            "pipeline_loading_checkpoint",
+                                            "override_module_apply",
+                                            "log_trace_cache_warnings",
+                                            "leaf_module"};
+const std::vector<std::string> kTpKeys = {"autotp_size",
+                                          "tp_size",
+                                          "tp",
+                                          "tp_grain_size",
+                                          "partition_config",
+                                          "mpu",
+                                          "tp_overlap_comm",
+                                          "keep_module_on_host",
+                                          "injection_policy_tuple",
+                                          "dtype",
+                                          "enabled"};
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
@@ -124,7 +210,8 @@ core::Status read_batch(DsReader& r, PlanBuilder& b, std::int64_t dp, nlohmann::
   }
   if (tb.is_auto) b.note("train_batch_size is \"auto\": the trainer fills micro x accumulation x data-parallel size");
   for (auto [name, v] : {std::pair<const char*, std::optional<std::int64_t>>{"/train_batch_size", tb.value},
-                         {"/train_micro_batch_size_per_gpu", mb.value}, {"/gradient_accumulation_steps", gas.value}}) {
+                         {"/train_micro_batch_size_per_gpu", mb.value},
+                         {"/gradient_accumulation_steps", gas.value}}) {
     if (v && *v < 1) return b.error(r.line(name), std::string(name) + " = " + str(*v) + " must be >= 1");
   }
   if (!tb.value && !tb.is_auto && !mb.value) {
@@ -151,8 +238,8 @@ core::Status read_batch(DsReader& r, PlanBuilder& b, std::int64_t dp, nlohmann::
     }
     auto product = micro > 0 && acc > 0 ? checked_product({micro, acc, dp}) : std::nullopt;
     if (global && (!product || *product != global)) {
-      b.warn("train_batch_size " + str(global) + " != micro " + str(micro) + " x accumulation " + str(acc) +
-             " x dp " + str(dp) + ": DeepSpeed's batch assertion fails; `planck verify` reports it");
+      b.warn("train_batch_size " + str(global) + " != micro " + str(micro) + " x accumulation " + str(acc) + " x dp " +
+             str(dp) + ": DeepSpeed's batch assertion fails; `planck verify` reports it");
       // Keep only what the config states, so verify sees the mismatch rather than a derived value.
       if (!mb.value) micro = 0;
       if (!gas.value) acc = 0;
@@ -206,31 +293,45 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   if (stage_v.is_auto) return b.error(r.line("/zero_optimization/stage"), "zero_optimization.stage cannot be \"auto\"");
   const std::int64_t stage = stage_v.value.value_or(0);
   if (stage < 0 || stage > 3) {
-    return b.error(r.line("/zero_optimization/stage"), "zero_optimization.stage " + str(stage) + " is not 0, 1, 2 or 3");
+    return b.error(r.line("/zero_optimization/stage"),
+                   "zero_optimization.stage " + str(stage) + " is not 0, 1, 2 or 3");
   }
   const std::int64_t tp = tp_v.value ? *tp_v.value : tp_old.value.value_or(1);
   const std::int64_t mics = mics_v.value.value_or(-1), hpz = hpz_v.value.value_or(1);
   if (tp < 1) return b.error(r.line("/tensor_parallel"), "autotp_size " + str(tp) + " must be >= 1");
-  if (hpz < 1) return b.error(r.line("/zero_optimization/zero_hpz_partition_size"), "zero_hpz_partition_size must be >= 1");
-  if (mics == 0 || mics < -1) return b.error(r.line("/zero_optimization/mics_shard_size"), "mics_shard_size " + str(mics) + " must be -1 (off) or >= 1");
-  if (sp_v.value && *sp_v.value > 1) b.warn("sequence_parallel_size " + str(*sp_v.value) + " (Ulysses) is not modelled by planck");
+  if (hpz < 1)
+    return b.error(r.line("/zero_optimization/zero_hpz_partition_size"), "zero_hpz_partition_size must be >= 1");
+  if (mics == 0 || mics < -1)
+    return b.error(r.line("/zero_optimization/mics_shard_size"),
+                   "mics_shard_size " + str(mics) + " must be -1 (off) or >= 1");
+  if (sp_v.value && *sp_v.value > 1)
+    b.warn("sequence_parallel_size " + str(*sp_v.value) + " (Ulysses) is not modelled by planck");
 
   const std::int64_t dp = world.size % tp == 0 ? world.size / tp : -1;
-  if (tp > 1) b.note("AutoTP: tp " + str(tp) + " over contiguous ranks, dp = world / tp" + (dp > 0 ? " = " + str(dp) : ""));
-  if (dp < 0) b.warn("world " + str(world.size) + " is not a multiple of autotp_size " + str(tp) + "; written as -1 so `planck verify` reports it");
+  if (tp > 1)
+    b.note("AutoTP: tp " + str(tp) + " over contiguous ranks, dp = world / tp" + (dp > 0 ? " = " + str(dp) : ""));
+  if (dp < 0)
+    b.warn("world " + str(world.size) + " is not a multiple of autotp_size " + str(tp) +
+           "; written as -1 so `planck verify` reports it");
 
   nlohmann::ordered_json par;
   const bool use_mics = mics > 0 && stage == 3;
-  if (mics > 0 && stage != 3) b.warn("mics_shard_size " + str(mics) + " only applies to ZeRO stage 3 (stage is " + str(stage) + "); ignored");
+  if (mics > 0 && stage != 3)
+    b.warn("mics_shard_size " + str(mics) + " only applies to ZeRO stage 3 (stage is " + str(stage) + "); ignored");
   if (use_mics) {
-    if (tp > 1) return b.error(r.line("/zero_optimization/mics_shard_size"), "MiCS with AutoTP is not a layout planck can express (MiCS shards over the whole world)");
+    if (tp > 1)
+      return b.error(r.line("/zero_optimization/mics_shard_size"),
+                     "MiCS with AutoTP is not a layout planck can express (MiCS shards over the whole world)");
     const std::int64_t rep = world.size % mics == 0 ? world.size / mics : -1;
-    if (rep < 0) b.warn("world " + str(world.size) + " is not a multiple of mics_shard_size " + str(mics) + ": DeepSpeed asserts; written as -1");
+    if (rep < 0)
+      b.warn("world " + str(world.size) + " is not a multiple of mics_shard_size " + str(mics) +
+             ": DeepSpeed asserts; written as -1");
     b.set_mesh({"dp_replicate", "dp_shard"}, {rep, mics});
     par["data_parallel"] = "hsdp";
     par["fsdp_dims"] = {"dp_shard"};
     par["replicate_dims"] = {"dp_replicate"};
-    b.note("MiCS: shard groups of mics_shard_size " + str(mics) + " contiguous ranks, replicate groups strided "
+    b.note("MiCS: shard groups of mics_shard_size " + str(mics) +
+           " contiguous ranks, replicate groups strided "
            "(mics_utils._generate_mics_config) -> hsdp");
   } else {
     b.set_mesh({"dp", "tp"}, {dp, tp});
@@ -239,7 +340,9 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
     b.note("ZeRO stage " + str(stage) + " -> " + kStages[stage] + " over the data-parallel group");
     if (hpz > 1 && stage == 3) {
       if (world.size % hpz != 0) {
-        return b.error(r.line("/zero_optimization/zero_hpz_partition_size"), "DeepSpeed asserts world % zero_hpz_partition_size == 0: world " + str(world.size) + ", zero_hpz_partition_size " + str(hpz));
+        return b.error(r.line("/zero_optimization/zero_hpz_partition_size"),
+                       "DeepSpeed asserts world % zero_hpz_partition_size == 0: world " + str(world.size) +
+                           ", zero_hpz_partition_size " + str(hpz));
       }
       b.note("hpZ (ZeRO++): a secondary parameter copy sharded over contiguous groups of " + str(hpz) +
              " ranks for the forward all-gather; the primary partition stays over all data ranks -> zero3");
@@ -249,7 +352,8 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   }
   par["sequence_parallel"] = false;
   b.plan()["parallelism"] = par;
-  b.warn("DeepSpeed configs do not describe the model; add \"model\" to the plan for the divisibility and memory checks");
+  b.warn(
+      "DeepSpeed configs do not describe the model; add \"model\" to the plan for the divisibility and memory checks");
 
   nlohmann::ordered_json t;
   const std::int64_t batch_dp = use_mics ? world.size : dp;
@@ -263,15 +367,18 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
     auto dt = core::parse_dtype(c->get<std::string>());
     if (dt) reduce = core::to_string(*dt);
   } else if (dtype != "fp32") {
-    b.note("reduce_dtype = " + dtype + ": DeepSpeed communicates gradients in the training dtype unless communication_data_type is set");
+    b.note("reduce_dtype = " + dtype +
+           ": DeepSpeed communicates gradients in the training dtype unless communication_data_type is set");
   }
   t["reduce_dtype"] = reduce;
   if (const nlohmann::json* o = r.at("/optimizer/type"); o && o->is_string()) {
     std::string name = o->get<std::string>();
     for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     // DeepSpeed's Adam defaults to adam_w_mode (decoupled weight decay).
-    if (name == "adamw" || name == "adam" || name == "fusedadam") t["optimizer"] = "adamw";
-    else b.note("optimizer " + o->get<std::string>() + " is not one planck models; left at its default");
+    if (name == "adamw" || name == "adam" || name == "fusedadam")
+      t["optimizer"] = "adamw";
+    else
+      b.note("optimizer " + o->get<std::string>() + " is not one planck models; left at its default");
   }
   b.plan()["training"] = t;
   return b.finish();

@@ -9,12 +9,11 @@
 // Status naming the numbers and the file:line. Nothing is silently fixed.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 
@@ -53,8 +52,7 @@ core::Result<ImportResult> import_file(std::string_view framework, const std::st
 
 core::Result<ImportResult> import_torchtitan(std::string_view text, const std::string& path,
                                              const ImportOptions& options);
-core::Result<ImportResult> import_lingua(std::string_view text, const std::string& path,
-                                         const ImportOptions& options);
+core::Result<ImportResult> import_lingua(std::string_view text, const std::string& path, const ImportOptions& options);
 core::Result<ImportResult> import_megatron(std::string_view text, const std::string& path,
                                            const ImportOptions& options);
 core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,

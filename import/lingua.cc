@@ -18,20 +18,46 @@ namespace planck::import {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {
-    "name", "dump_dir", "seed", "grad_acc_steps", "gc_collect_freq", "probe_freq", "steps", "data", "optim",
-    "model", "distributed", "env", "checkpoint", "profiling", "logging", "async_eval_gpus", "eval",
-    "intradoc_mask", "doc_separator", "dynamic_mask"};
-const std::vector<std::string> kDistributedKeys = {
-    "dp_shard", "dp_replicate", "tp_size", "selective_activation_checkpointing", "compile", "fsdp_type",
-    "model_dtype", "float8_recipe", "float8_filter", "matmul_allow_tf32", "allow_bf16_reduced_precision_reduction",
-    "detect_anomaly", "compile_cache_size_limit", "spawn_method"};
-const std::vector<std::string> kModelKeys = {
-    "dim", "n_layers", "head_dim", "n_heads", "n_kv_heads", "ffn_dim_multiplier", "multiple_of", "norm_eps",
-    "rope_theta", "init_base_std", "init_std_factor", "max_seqlen", "seed", "vocab_size", "weight_tying",
-    "sliding_window"};
-const std::vector<std::string> kDataKeys = {"root_dir", "sources", "batch_size", "seq_len", "n_views", "seed",
-                                            "add_bos", "add_eos", "load_async", "prefetch_size", "tokenizer"};
+const std::vector<std::string> kTopKeys = {"name",
+                                           "dump_dir",
+                                           "seed",
+                                           "grad_acc_steps",
+                                           "gc_collect_freq",
+                                           "probe_freq",
+                                           "steps",
+                                           "data",
+                                           "optim",
+                                           "model",
+                                           "distributed",
+                                           "env",
+                                           "checkpoint",
+                                           "profiling",
+                                           "logging",
+                                           "async_eval_gpus",
+                                           "eval",
+                                           "intradoc_mask",
+                                           "doc_separator",
+                                           "dynamic_mask"};
+const std::vector<std::string> kDistributedKeys = {"dp_shard",
+                                                   "dp_replicate",
+                                                   "tp_size",
+                                                   "selective_activation_checkpointing",
+                                                   "compile",
+                                                   "fsdp_type",
+                                                   "model_dtype",
+                                                   "float8_recipe",
+                                                   "float8_filter",
+                                                   "matmul_allow_tf32",
+                                                   "allow_bf16_reduced_precision_reduction",
+                                                   "detect_anomaly",
+                                                   "compile_cache_size_limit",
+                                                   "spawn_method"};
+const std::vector<std::string> kModelKeys = {"dim",        "n_layers",           "head_dim",        "n_heads",
+                                             "n_kv_heads", "ffn_dim_multiplier", "multiple_of",     "norm_eps",
+                                             "rope_theta", "init_base_std",      "init_std_factor", "max_seqlen",
+                                             "seed",       "vocab_size",         "weight_tying",    "sliding_window"};
+const std::vector<std::string> kDataKeys = {"root_dir", "sources", "batch_size", "seq_len",       "n_views",  "seed",
+                                            "add_bos",  "add_eos", "load_async", "prefetch_size", "tokenizer"};
 
 // LMTransformerArgs -> ModelSpec. FeedForward: hidden = 4 dim -> int(2 hidden / 3) -> x
 // ffn_dim_multiplier -> rounded up to multiple_of (Llama's recipe, lingua/transformer.py).
@@ -53,12 +79,15 @@ core::Status read_model(YamlReader& y, PlanBuilder& b) {
   spec.layers = layers.value_or(8);
   const std::int64_t mo = multiple_of.value_or(256);
   constexpr std::int64_t kMaxDim = std::int64_t{1} << 32;  // keeps 4 x dim x multiplier far from overflow
-  for (auto [name, v] : {std::pair<const char*, std::int64_t>{"dim", spec.hidden}, {"n_layers", spec.layers},
-                         {"multiple_of", mo}, {"head_dim", head_dim.value_or(1)}, {"n_heads", heads.value_or(1)},
+  for (auto [name, v] : {std::pair<const char*, std::int64_t>{"dim", spec.hidden},
+                         {"n_layers", spec.layers},
+                         {"multiple_of", mo},
+                         {"head_dim", head_dim.value_or(1)},
+                         {"n_heads", heads.value_or(1)},
                          {"n_kv_heads", kv_heads.value_or(1)}}) {
     if (v < 1 || v > kMaxDim) {
-      return b.error(y.line_of(m, name), "model." + std::string(name) + " = " + std::to_string(v) +
-                                             " must be between 1 and 2^32");
+      return b.error(y.line_of(m, name),
+                     "model." + std::string(name) + " = " + std::to_string(v) + " must be between 1 and 2^32");
     }
   }
   if (mult && !(*mult > 0 && *mult < 1e6)) {
@@ -86,7 +115,8 @@ core::Status read_model(YamlReader& y, PlanBuilder& b) {
     std::string name = "bytes";  // TokenizerArgs default
     if (data.IsMap()) {
       const YAML::Node tok = data["tokenizer"];
-      if (tok.IsDefined() && tok.IsMap() && tok["name"].IsDefined() && tok["name"].IsScalar()) name = tok["name"].Scalar();
+      if (tok.IsDefined() && tok.IsMap() && tok["name"].IsDefined() && tok["name"].IsScalar())
+        name = tok["name"].Scalar();
     }
     if (name != "bytes" && name != "mock") {
       b.warn("vocab_size comes from the '" + name + "' tokenizer file, which planck does not read; model left out");
@@ -118,13 +148,13 @@ core::Result<Dist> read_distributed(YamlReader& y, PlanBuilder& b, const World& 
   out.dps = dps.value_or(1);
   out.tp = tp.value_or(1);
   out.fsdp_type = fsdp_type.value_or("no_shard");
-  for (auto [key, v] : {std::pair<const char*, std::int64_t>{"dp_replicate", out.dpr}, {"dp_shard", out.dps},
-                        {"tp_size", out.tp}}) {
+  for (auto [key, v] :
+       {std::pair<const char*, std::int64_t>{"dp_replicate", out.dpr}, {"dp_shard", out.dps}, {"tp_size", out.tp}}) {
     if (v < 1) return b.error(y.line_of(d, key), w + key + " = " + std::to_string(v) + " must be >= 1");
   }
   if (out.fsdp_type != "full_shard" && out.fsdp_type != "no_shard") {
-    return b.error(y.line_of(d, "fsdp_type"), "distributed.fsdp_type '" + out.fsdp_type +
-                                                  "' is not one of Lingua's: full_shard, no_shard");
+    return b.error(y.line_of(d, "fsdp_type"),
+                   "distributed.fsdp_type '" + out.fsdp_type + "' is not one of Lingua's: full_shard, no_shard");
   }
   auto prod = checked_product({out.dpr, out.dps, out.tp});
   if (!prod) return b.error(y.line_of(d, "dp_shard"), "dp_replicate x dp_shard x tp_size overflows a 64-bit integer");
@@ -145,14 +175,17 @@ core::Result<Dist> read_distributed(YamlReader& y, PlanBuilder& b, const World& 
            " (train.py validate_train_args; the config's product " + std::to_string(*prod) + " with dp_replicate " +
            std::to_string(was) + " != world)");
     if (out.fsdp_type == "no_shard" && !(out.dps == 1 && out.dpr == world.size)) {
-      return b.error(y.line_of(d, "fsdp_type"), "Lingua's train.py asserts dp_shard == 1 and dp_replicate == world "
-                                                "for fsdp_type no_shard: " + nums);
+      return b.error(y.line_of(d, "fsdp_type"),
+                     "Lingua's train.py asserts dp_shard == 1 and dp_replicate == world "
+                     "for fsdp_type no_shard: " +
+                         nums);
     }
   }
   if (out.tp > 1 && (out.fsdp_type != "full_shard" || compile)) {
-    return b.error(y.line_of(d, "tp_size"), "Lingua's parallelize_model requires fsdp_type full_shard and compile "
-                                            "off for tp_size " + std::to_string(out.tp) + " (got " + out.fsdp_type +
-                                            (compile ? ", compile true)" : ")"));
+    return b.error(y.line_of(d, "tp_size"),
+                   "Lingua's parallelize_model requires fsdp_type full_shard and compile "
+                   "off for tp_size " +
+                       std::to_string(out.tp) + " (got " + out.fsdp_type + (compile ? ", compile true)" : ")"));
   }
   return out;
 }
@@ -186,7 +219,8 @@ core::Result<ImportResult> import_lingua(std::string_view text, const std::strin
   y.warn_unknown(y.section("distributed"), "distributed.", kDistributedKeys);
   y.warn_unknown(y.section("model"), "model.", kModelKeys);
   y.warn_unknown(y.section("data"), "data.", kDataKeys);
-  if (!y.section("distributed").IsMap()) b.note("no distributed section: Lingua's defaults (dp_shard 1, tp_size 1, no_shard)");
+  if (!y.section("distributed").IsMap())
+    b.note("no distributed section: Lingua's defaults (dp_shard 1, tp_size 1, no_shard)");
 
   PLANCK_IMPORT_TRY(world, b.resolve_world(options, {}));
   b.set_cluster(world);
@@ -211,8 +245,10 @@ core::Result<ImportResult> import_lingua(std::string_view text, const std::strin
   } else {
     par["data_parallel"] = "fsdp";
     par["fsdp_dims"] = {"dp_replicate"};
-    b.note("full_shard with dp_shard 1: fully_shard receives the 1-D dp_replicate mesh, so parameters are sharded "
-           "over all " + std::to_string(d.dpr) + " data ranks (FSDP despite the dim's name)");
+    b.note(
+        "full_shard with dp_shard 1: fully_shard receives the 1-D dp_replicate mesh, so parameters are sharded "
+        "over all " +
+        std::to_string(d.dpr) + " data ranks (FSDP despite the dim's name)");
   }
   par["sequence_parallel"] = d.tp > 1;
   if (d.tp > 1) b.note("sequence_parallel = true: Lingua's tp_parallelize applies SequenceParallel to the norms");

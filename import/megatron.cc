@@ -22,26 +22,66 @@ namespace planck::import {
 
 namespace {
 
-const std::vector<std::string> kInterpreted = {
-    "tensor-model-parallel-size", "pipeline-model-parallel-size", "context-parallel-size",
-    "expert-model-parallel-size", "expert-tensor-parallel-size", "num-layers-per-virtual-pipeline-stage",
-    "num-virtual-stages-per-pipeline-rank", "sequence-parallel", "use-distributed-optimizer",
-    "num-distributed-optimizer-instances", "use-megatron-fsdp", "data-parallel-sharding-strategy",
-    "outer-dp-sharding-strategy", "use-tp-pp-dp-mapping", "num-layers", "hidden-size", "ffn-hidden-size",
-    "num-attention-heads", "group-query-attention", "num-query-groups", "kv-channels", "vocab-size",
-    "make-vocab-size-divisible-by", "untie-embeddings-and-output-weights", "swiglu", "num-experts",
-    "moe-router-topk", "moe-ffn-hidden-size", "micro-batch-size", "global-batch-size", "seq-length",
-    "rampup-batch-size", "bf16", "fp16", "grad-reduce-in-bf16", "accumulate-allreduce-grads-in-fp32",
-    "fp8-format", "recompute-granularity", "recompute-activations", "optimizer"};
+const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
+                                               "pipeline-model-parallel-size",
+                                               "context-parallel-size",
+                                               "expert-model-parallel-size",
+                                               "expert-tensor-parallel-size",
+                                               "num-layers-per-virtual-pipeline-stage",
+                                               "num-virtual-stages-per-pipeline-rank",
+                                               "sequence-parallel",
+                                               "use-distributed-optimizer",
+                                               "num-distributed-optimizer-instances",
+                                               "use-megatron-fsdp",
+                                               "data-parallel-sharding-strategy",
+                                               "outer-dp-sharding-strategy",
+                                               "use-tp-pp-dp-mapping",
+                                               "use-custom-fsdp",
+                                               "num-layers",
+                                               "hidden-size",
+                                               "ffn-hidden-size",
+                                               "num-attention-heads",
+                                               "group-query-attention",
+                                               "num-query-groups",
+                                               "kv-channels",
+                                               "vocab-size",
+                                               "make-vocab-size-divisible-by",
+                                               "untie-embeddings-and-output-weights",
+                                               "swiglu",
+                                               "num-experts",
+                                               "moe-router-topk",
+                                               "moe-ffn-hidden-size",
+                                               "micro-batch-size",
+                                               "global-batch-size",
+                                               "seq-length",
+                                               "rampup-batch-size",
+                                               "bf16",
+                                               "fp16",
+                                               "grad-reduce-in-bf16",
+                                               "accumulate-allreduce-grads-in-fp32",
+                                               "fp8-format",
+                                               "recompute-granularity",
+                                               "recompute-activations",
+                                               "optimizer"};
 // Flags whose names look parallel but change no group, size or strategy planck models.
-const std::vector<std::string> kBenignParallel = {
-    "overlap-grad-reduce", "overlap-param-gather", "fsdp-double-buffer", "fsdp-manual-registration",
-    "overlap-p2p-communication", "align-param-gather", "align-grad-reduce", "tp-comm-overlap",
-    "defer-embedding-wgrad-compute", "distributed-backend", "distributed-timeout-minutes",
-    "init-model-with-meta-device", "use-precision-aware-optimizer", "overlap-param-gather-with-optimizer-step",
-    "sequence-parallel-inference", "expert-model-parallel-overlap"};
-const std::vector<std::string> kParallelWords = {"parallel", "fsdp", "distributed-optimizer", "expert",
-                                                 "virtual", "pipeline", "context-", "sharding"};
+const std::vector<std::string> kBenignParallel = {"overlap-grad-reduce",
+                                                  "overlap-param-gather",
+                                                  "fsdp-double-buffer",
+                                                  "fsdp-manual-registration",
+                                                  "overlap-p2p-communication",
+                                                  "align-param-gather",
+                                                  "align-grad-reduce",
+                                                  "tp-comm-overlap",
+                                                  "defer-embedding-wgrad-compute",
+                                                  "distributed-backend",
+                                                  "distributed-timeout-minutes",
+                                                  "init-model-with-meta-device",
+                                                  "use-precision-aware-optimizer",
+                                                  "overlap-param-gather-with-optimizer-step",
+                                                  "sequence-parallel-inference",
+                                                  "expert-model-parallel-overlap"};
+const std::vector<std::string> kParallelWords = {
+    "parallel", "fsdp", "distributed-optimizer", "expert", "virtual", "pipeline", "context-", "sharding"};
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
@@ -95,7 +135,8 @@ core::Result<MegatronDegrees> read_degrees(const MegatronFlags& f, PlanBuilder& 
            ") = " + str(d.dp) + " (parallel_state.initialize_model_parallel)");
   } else {
     b.warn("world_size (" + str(world.size) + ") is not divisible by tp " + str(tp) + " x pp " + str(pp) + " x cp " +
-           str(cp) + " = " + str(*model) + ": Megatron raises RuntimeError; dp written as -1 so `planck verify` reports it");
+           str(cp) + " = " + str(*model) +
+           ": Megatron raises RuntimeError; dp written as -1 so `planck verify` reports it");
   }
   // Expert generator (cp folded into the dense side): world % (etp x ep x pp) == 0.
   auto expert = checked_product({etp, ep, pp});
@@ -122,14 +163,20 @@ struct Strategy {
 
 core::Result<Strategy> read_strategy(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d) {
   Strategy s;
-  const bool fsdp = f.has("use-megatron-fsdp");
+  // --use-custom-fsdp is Megatron-FSDP's earlier name.
+  const bool fsdp = f.has("use-megatron-fsdp") || f.has("use-custom-fsdp");
   const bool distopt = f.has("use-distributed-optimizer");
   if (fsdp) {
     const std::string inner = f.string("data-parallel-sharding-strategy").value_or("no_shard");
-    if (inner == "no_shard") s.data_parallel = "ddp";
-    else if (inner == "optim") s.data_parallel = "zero1";
-    else if (inner == "optim_grads") s.data_parallel = "zero2";
-    else if (inner == "optim_grads_params") s.data_parallel = "fsdp";
+    // no_shard keeps the distributed optimizer's own optimizer-state sharding when it is on.
+    if (inner == "no_shard")
+      s.data_parallel = distopt ? "zero1" : "ddp";
+    else if (inner == "optim")
+      s.data_parallel = "zero1";
+    else if (inner == "optim_grads")
+      s.data_parallel = "zero2";
+    else if (inner == "optim_grads_params")
+      s.data_parallel = "fsdp";
     else {
       return b.error(f.line("data-parallel-sharding-strategy"),
                      "--data-parallel-sharding-strategy '" + inner +
@@ -160,7 +207,8 @@ core::Result<Strategy> read_strategy(const MegatronFlags& f, PlanBuilder& b, con
       if (d.dp % d.instances != 0) {
         return b.error(f.line("num-distributed-optimizer-instances"),
                        "instances " + str(d.instances) + " divide dp x cp (" + str(dpcp) + ") but not dp (" +
-                           str(d.dp) + "): the intra-instance slices cut the cp dim, which a planck mesh cannot express");
+                           str(d.dp) +
+                           "): the intra-instance slices cut the cp dim, which a planck mesh cannot express");
       }
     }
     s.hierarchical = true;
@@ -168,7 +216,8 @@ core::Result<Strategy> read_strategy(const MegatronFlags& f, PlanBuilder& b, con
     const std::string outer = f.string("outer-dp-sharding-strategy").value_or("no_shard");
     b.note(str(d.instances) + " distributed-optimizer instances: each dp x cp group is cut into " + str(d.instances) +
            " contiguous slices (sharding inside a slice, replication across slices; parallel_state.py "
-           "INTRA_PARTIAL_DATA_PARALLEL_GROUP_WITH_CP) -> hsdp with dp_replicate " + str(d.instances) +
+           "INTRA_PARTIAL_DATA_PARALLEL_GROUP_WITH_CP) -> hsdp with dp_replicate " +
+           str(d.instances) +
            (fsdp ? ", outer strategy " + outer : ", parameters replicated: only optimizer state is sharded"));
   }
   return s;
@@ -228,9 +277,8 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   if (auto st = megatron_model_and_training(f, b, d); !st) return st;
 
   for (const ShellField& c : script.commented_flags) {
-    std::string name = c.text.substr(2, c.text.find_first_of(" \t=") == std::string::npos
-                                            ? std::string::npos
-                                            : c.text.find_first_of(" \t=") - 2);
+    std::string name = c.text.substr(
+        2, c.text.find_first_of(" \t=") == std::string::npos ? std::string::npos : c.text.find_first_of(" \t=") - 2);
     if (!contains(kInterpreted, name)) continue;
     std::string h = "line " + str(c.line) + ": commented out, not applied: " + c.text;
     if (name == "num-distributed-optimizer-instances" && d.dp > 0) {
@@ -247,7 +295,8 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
     if (contains(kInterpreted, name) || contains(kBenignParallel, name)) continue;
     for (const std::string& w : kParallelWords) {
       if (name.find(w) != std::string::npos) {
-        b.warn(path + ":" + str(flag.line) + ": --" + name + " looks parallelism-related but planck does not interpret it");
+        b.warn(path + ":" + str(flag.line) + ": --" + name +
+               " looks parallelism-related but planck does not interpret it");
         break;
       }
     }

@@ -92,7 +92,10 @@ core::Result<std::optional<std::int64_t>> MegatronFlags::integer(const std::stri
   std::int64_t v = 0;
   const std::string& s = f.value;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (!f.has_value || s.empty() || ec != std::errc() || end != s.data() + s.size()) {
+  if (!f.has_value || s.empty()) {
+    return b_.error(f.line, "--" + name + " has no value (an unset shell variable?)");
+  }
+  if (ec != std::errc() || end != s.data() + s.size()) {
     return b_.error(f.line, "--" + name + " needs an integer, got '" + s + "'" +
                                 (ec == std::errc::result_out_of_range ? " (out of 64-bit range)" : ""));
   }

@@ -36,8 +36,12 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
   }
   constexpr std::int64_t kMax = std::int64_t{1} << 32;
   for (auto [name, v] : {std::pair<const char*, std::optional<std::int64_t>>{"num-layers", layers},
-                         {"hidden-size", hidden}, {"num-attention-heads", heads}, {"ffn-hidden-size", ffn},
-                         {"kv-channels", kv_channels}, {"vocab-size", vocab}, {"num-experts", experts},
+                         {"hidden-size", hidden},
+                         {"num-attention-heads", heads},
+                         {"ffn-hidden-size", ffn},
+                         {"kv-channels", kv_channels},
+                         {"vocab-size", vocab},
+                         {"num-experts", experts},
                          {"moe-ffn-hidden-size", moe_ffn}}) {
     if (v && (*v < 1 || *v > kMax)) {
       return b.error(f.line(name), "--" + std::string(name) + " " + str(*v) + " must be between 1 and 2^32");
@@ -49,15 +53,19 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
   m.hidden = *hidden;
   m.heads = *heads;
   m.ffn_hidden = ffn ? *ffn : f.has("swiglu") ? (4 * *hidden * 2 / 3) / 64 * 64 : 4 * *hidden;
-  if (!ffn) b.note("ffn hidden size " + str(m.ffn_hidden) + " from Megatron's default" + (f.has("swiglu") ? " for --swiglu" : ""));
+  if (!ffn)
+    b.note("ffn hidden size " + str(m.ffn_hidden) + " from Megatron's default" +
+           (f.has("swiglu") ? " for --swiglu" : ""));
   m.kv_heads = f.has("group-query-attention") ? groups : *heads;
   if (kv_channels && *kv_channels * *heads != *hidden) m.head_dim = *kv_channels;
   m.tied_embeddings = !f.has("untie-embeddings-and-output-weights");
   if (!f.has("swiglu")) b.note("no --swiglu: a GELU MLP with 2 matrices; planck's model counts a gated MLP");
   if (experts) {
     if (*experts % d.ep != 0) {
-      return b.error(f.line("num-experts"), "--num-experts " + str(*experts) + " is not divisible by "
-                                            "--expert-model-parallel-size " + str(d.ep) + " (Megatron asserts)");
+      return b.error(f.line("num-experts"), "--num-experts " + str(*experts) +
+                                                " is not divisible by "
+                                                "--expert-model-parallel-size " +
+                                                str(d.ep) + " (Megatron asserts)");
     }
     m.experts = *experts;
     m.experts_per_token = topk;
@@ -89,8 +97,9 @@ core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b
   const std::int64_t v = per_stage ? *per_stage : *direct;
   if (v < 1) return b.error(f.line(flag), "--" + flag + " " + str(v) + " must be >= 1");
   if (d.pp == 1) {
-    return b.error(f.line(flag), "--" + flag + " needs --pipeline-model-parallel-size > 1 (Megatron raises "
-                                 "RuntimeError for a virtual pipeline with pp 1)");
+    return b.error(f.line(flag), "--" + flag +
+                                     " needs --pipeline-model-parallel-size > 1 (Megatron raises "
+                                     "RuntimeError for a virtual pipeline with pp 1)");
   }
   if (direct) return *direct;
   if (!layers) {
@@ -125,7 +134,8 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   if (!f.has("micro-batch-size")) b.note("no --micro-batch-size: 1 assumed");
   if (gb && *gb < 1) return b.error(f.line("global-batch-size"), "--global-batch-size " + str(*gb) + " must be >= 1");
   if (seq && *seq < 1) return b.error(f.line("seq-length"), "--seq-length " + str(*seq) + " must be >= 1");
-  if (f.has("rampup-batch-size")) b.note("--rampup-batch-size: the batch ramps up; the plan uses the final global batch");
+  if (f.has("rampup-batch-size"))
+    b.note("--rampup-batch-size: the batch ramps up; the plan uses the final global batch");
   std::optional<std::int64_t> global = gb;
   if (d.dp > 0) {
     auto per_step = checked_mul(mb, d.dp);
@@ -157,15 +167,22 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
                                        : (f.has("accumulate-allreduce-grads-in-fp32") ? "fp32" : param);
   t["param_dtype"] = param;
   t["reduce_dtype"] = reduce;
-  if (param == "bf16" && reduce == "fp32") b.note("bf16 gradients accumulated and reduced in fp32 (arguments.py forces it for --bf16)");
-  if (auto fp8 = f.string("fp8-format")) b.note("--fp8-format " + *fp8 + ": FP8 matmuls; planck models bf16 parameters");
+  if (param == "bf16" && reduce == "fp32")
+    b.note("bf16 gradients accumulated and reduced in fp32 (arguments.py forces it for --bf16)");
+  if (auto fp8 = f.string("fp8-format"))
+    b.note("--fp8-format " + *fp8 + ": FP8 matmuls; planck models bf16 parameters");
   auto opt = f.string("optimizer").value_or("adam");
-  if (opt == "adam") t["optimizer"] = "adamw";  // Megatron's adam applies decoupled weight decay (AdamW)
-  else b.note("--optimizer " + opt + " is not one planck models; left at its default");
+  if (opt == "adam")
+    t["optimizer"] = "adamw";  // Megatron's adam applies decoupled weight decay (AdamW)
+  else
+    b.note("--optimizer " + opt + " is not one planck models; left at its default");
   auto recompute = f.string("recompute-granularity");
-  if (recompute == "full" || recompute == "selective") t["activation_checkpointing"] = *recompute;
-  else if (f.has("recompute-activations")) t["activation_checkpointing"] = "selective";
-  else t["activation_checkpointing"] = "none";
+  if (recompute == "full" || recompute == "selective")
+    t["activation_checkpointing"] = *recompute;
+  else if (f.has("recompute-activations"))
+    t["activation_checkpointing"] = "selective";
+  else
+    t["activation_checkpointing"] = "none";
   b.plan()["training"] = t;
   return core::Status::ok();
 }

@@ -72,8 +72,8 @@ core::Result<World> PlanBuilder::resolve_world(const ImportOptions& options, con
          std::to_string(*config.gpus_per_node) + " from " + config.source);
   }
   if (config.nodes && options.nodes && *config.nodes != *options.nodes) {
-    note("--nodes " + std::to_string(*options.nodes) + " overrides " + std::to_string(*config.nodes) +
-         " from " + config.source);
+    note("--nodes " + std::to_string(*options.nodes) + " overrides " + std::to_string(*config.nodes) + " from " +
+         config.source);
   }
   if (!gpn && config.gpus_per_node) {
     gpn = config.gpus_per_node;
@@ -89,7 +89,8 @@ core::Result<World> PlanBuilder::resolve_world(const ImportOptions& options, con
     note("world size " + std::to_string(*gpn) + " from " + config.source + ", taken as 1 node");
   }
   if (!nodes && !gpn) {
-    warn(framework_ + " configs do not state the world size; assumed 1 node x 8 GPUs "
+    warn(framework_ +
+         " configs do not state the world size; assumed 1 node x 8 GPUs "
          "(pass --nodes N --gpus-per-node G for the cluster you will run on)");
   } else if (!gpn) {
     note("gpus_per_node not given; assumed 8");
@@ -99,8 +100,8 @@ core::Result<World> PlanBuilder::resolve_world(const ImportOptions& options, con
   w.nodes = nodes.value_or(1);
   w.gpus_per_node = gpn.value_or(8);
   if (w.nodes < 1 || w.gpus_per_node < 1) {
-    return error(0, "nodes (" + std::to_string(w.nodes) + ") and gpus_per_node (" +
-                        std::to_string(w.gpus_per_node) + ") must be >= 1");
+    return error(0, "nodes (" + std::to_string(w.nodes) + ") and gpus_per_node (" + std::to_string(w.gpus_per_node) +
+                        ") must be >= 1");
   }
   auto size = checked_mul(w.nodes, w.gpus_per_node);
   if (!size) {
@@ -138,7 +139,7 @@ void PlanBuilder::set_model(const core::ModelSpec& m, const std::string& describ
       return;
     }
   }
-  nlohmann::ordered_json obj = {{"layers", m.layers}, {"hidden", m.hidden}, {"ffn_hidden", m.ffn_hidden},
+  nlohmann::ordered_json obj = {{"layers", m.layers}, {"hidden", m.hidden},     {"ffn_hidden", m.ffn_hidden},
                                 {"heads", m.heads},   {"kv_heads", m.kv_heads}, {"vocab", m.vocab}};
   if (m.head_dim > 0) obj["head_dim"] = m.head_dim;
   if (m.tied_embeddings) obj["tied_embeddings"] = true;
@@ -149,9 +150,9 @@ void PlanBuilder::set_model(const core::ModelSpec& m, const std::string& describ
     if (m.shared_experts > 0) obj["shared_experts"] = m.shared_experts;
   }
   plan_["model"] = obj;
-  note("model: " + described_as + " (" + std::to_string(m.layers) + " layers, hidden " +
-       std::to_string(m.hidden) + ", ffn " + std::to_string(m.ffn_hidden) + ", " + std::to_string(m.heads) +
-       " heads, " + std::to_string(m.kv_heads) + " kv heads, vocab " + std::to_string(m.vocab) + ")");
+  note("model: " + described_as + " (" + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) +
+       ", ffn " + std::to_string(m.ffn_hidden) + ", " + std::to_string(m.heads) + " heads, " +
+       std::to_string(m.kv_heads) + " kv heads, vocab " + std::to_string(m.vocab) + ")");
 }
 
 ImportResult PlanBuilder::finish() {

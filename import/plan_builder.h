@@ -66,7 +66,7 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep);
 }  // namespace planck::import
 
 // `auto var = *expr` for a core::Result, returning its Status from the enclosing function on error.
-#define PLANCK_IMPORT_TRY(var, expr)     \
-  auto var##_result = (expr);            \
+#define PLANCK_IMPORT_TRY(var, expr)               \
+  auto var##_result = (expr);                      \
   if (!var##_result) return var##_result.status(); \
   auto var = std::move(*var##_result)

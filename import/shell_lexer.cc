@@ -132,8 +132,8 @@ core::Status Lexer::read_dollar(ShellWord& w, bool quoted) {
       advance();
     }
     w.segs.push_back({ShellSegment::kParam, name, quoted});
-  } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '@' || c == '*' || c == '#' || c == '?' ||
-             c == '$' || c == '!' || c == '-') {
+  } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '@' || c == '*' || c == '#' || c == '?' || c == '$' ||
+             c == '!' || c == '-') {
     advance();
     w.segs.push_back({ShellSegment::kParam, std::string(1, c), quoted});
   } else {
@@ -257,8 +257,10 @@ core::Status Lexer::read_array(ShellToken& tok) {
     } else {
       ShellWord w;
       if (auto st = read_word(w); !st) return st;
-      if (w.segs.empty()) advance();  // a stray operator character inside ( ): skip it
-      else tok.elements.push_back(std::move(w));
+      if (w.segs.empty())
+        advance();  // a stray operator character inside ( ): skip it
+      else
+        tok.elements.push_back(std::move(w));
     }
   }
 }

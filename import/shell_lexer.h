@@ -28,9 +28,9 @@ struct ShellWord {
 struct ShellToken {
   enum Kind { kWord, kSep, kOp, kArray };
   Kind kind = kWord;
-  ShellWord word;                   // kWord
-  std::string op;                   // kOp: "&&", "||", "|", "&"
-  std::string name;                 // kArray: NAME=( ... ) or NAME+=( ... )
+  ShellWord word;    // kWord
+  std::string op;    // kOp: "&&", "||", "|", "&"
+  std::string name;  // kArray: NAME=( ... ) or NAME+=( ... )
   bool append = false;
   std::vector<ShellWord> elements;
   int line = 0;

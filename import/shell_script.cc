@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "import/plan_builder.h"
+#include "import/shell_arith.h"
 #include "import/shell_lexer.h"
 
 namespace planck::import {
@@ -22,16 +23,6 @@ constexpr std::size_t kMaxFieldBytes = std::size_t{1} << 20;
 constexpr std::size_t kMaxFields = std::size_t{1} << 16;
 constexpr int kMaxDepth = 32;
 
-std::optional<std::int64_t> parse_int(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  std::int64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
 std::string join_fields(const Fields& f) {
   std::string out;
   for (std::size_t i = 0; i < f.size(); ++i) out += (i ? " " : "") + f[i].text;
@@ -39,84 +30,6 @@ std::string join_fields(const Fields& f) {
 }
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
-
-// Integer arithmetic of $(( )): + - * / % and parentheses, overflow and division by zero unknown.
-class Arith {
- public:
-  Arith(std::string_view s, const std::map<std::string, Fields>& vars) : s_(s), vars_(vars) {}
-  std::optional<std::int64_t> eval() {
-    auto v = sum(0);
-    skip();
-    return v && pos_ == s_.size() ? v : std::nullopt;
-  }
-
- private:
-  void skip() {
-    while (pos_ < s_.size() && is_blank(s_[pos_])) ++pos_;
-  }
-  std::optional<std::int64_t> sum(int depth) {
-    auto a = product(depth);
-    while (a) {
-      skip();
-      if (pos_ >= s_.size() || (s_[pos_] != '+' && s_[pos_] != '-')) break;
-      const char op = s_[pos_++];
-      auto b = product(depth);
-      if (!b) return std::nullopt;
-      std::int64_t r = 0;
-      if (op == '+' ? __builtin_add_overflow(*a, *b, &r) : __builtin_sub_overflow(*a, *b, &r)) return std::nullopt;
-      a = r;
-    }
-    return a;
-  }
-  std::optional<std::int64_t> product(int depth) {
-    auto a = unary(depth);
-    while (a) {
-      skip();
-      if (pos_ >= s_.size() || (s_[pos_] != '*' && s_[pos_] != '/' && s_[pos_] != '%')) break;
-      const char op = s_[pos_++];
-      auto b = unary(depth);
-      if (!b) return std::nullopt;
-      if (op == '*') {
-        a = checked_mul(*a, *b);
-      } else {
-        if (*b == 0 || (*a == INT64_MIN && *b == -1)) return std::nullopt;
-        a = op == '/' ? *a / *b : *a % *b;
-      }
-    }
-    return a;
-  }
-  std::optional<std::int64_t> unary(int depth) {
-    skip();
-    if (depth > kMaxDepth || pos_ >= s_.size()) return std::nullopt;
-    const char c = s_[pos_];
-    if (c == '-' || c == '+') {
-      ++pos_;
-      auto v = unary(depth + 1);
-      if (!v || (c == '-' && *v == INT64_MIN)) return std::nullopt;
-      return c == '-' ? -*v : *v;
-    }
-    if (c == '(') {
-      ++pos_;
-      auto v = sum(depth + 1);
-      skip();
-      if (!v || pos_ >= s_.size() || s_[pos_] != ')') return std::nullopt;
-      ++pos_;
-      return v;
-    }
-    std::size_t start = pos_;
-    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
-    std::string_view tok = s_.substr(start, pos_ - start);
-    if (tok.empty()) return std::nullopt;
-    if (std::isdigit(static_cast<unsigned char>(tok[0]))) return parse_int(tok);
-    auto it = vars_.find(std::string(tok));  // a bare name in $(( )) is its value, unset = 0
-    if (it == vars_.end() || it->second.empty()) return 0;
-    return parse_int(it->second.front().text);
-  }
-
-  std::string_view s_;
-  const std::map<std::string, Fields>& vars_;
-  std::size_t pos_ = 0;
-};
 
 class Runner {
  public:
@@ -164,8 +77,9 @@ core::Result<Fields> Runner::param(const std::string& expr, int line, bool* mult
     if (count) name.resize(name.size() - 3);
     auto it = script.vars.find(name);
     std::int64_t n = 0;
-    if (it != script.vars.end()) n = count ? static_cast<std::int64_t>(it->second.size())
-                                           : static_cast<std::int64_t>(join_fields(it->second).size());
+    if (it != script.vars.end())
+      n = count ? static_cast<std::int64_t>(it->second.size())
+                : static_cast<std::int64_t>(join_fields(it->second).size());
     return Fields{{std::to_string(n), line}};
   }
   std::size_t i = 0;
@@ -189,9 +103,11 @@ core::Result<Fields> Runner::param(const std::string& expr, int line, bool* mult
     } else if (value) {
       auto n = inline_word(idx, line);
       if (!n) return n.status();
-      auto k = parse_int(*n);
-      if (k && *k >= 0 && static_cast<std::size_t>(*k) < value->size()) value = Fields{(*value)[*k]};
-      else value.reset();
+      auto k = parse_shell_int(*n);
+      if (k && *k >= 0 && static_cast<std::size_t>(*k) < value->size())
+        value = Fields{(*value)[*k]};
+      else
+        value.reset();
     }
   } else if (value && value->size() > 1) {
     value = Fields{value->front()};  // $ARR is ${ARR[0]}
@@ -252,7 +168,7 @@ core::Result<Fields> Runner::expand(const ShellWord& w, bool split) {
     } else if (seg.kind == ShellSegment::kArith) {
       auto text = inline_word(seg.text, w.line);
       if (!text) return text.status();
-      auto v = Arith(*text, script.vars).eval();
+      auto v = shell_arith(*text, script.vars);
       if (!v) script.assumptions.push_back("line " + std::to_string(w.line) + ": $((" + seg.text + ")) not evaluated");
       vals = {{v ? std::to_string(*v) : "$((" + seg.text + "))", w.line}};
     } else {
@@ -312,21 +228,31 @@ std::optional<bool> Runner::test(const Fields& a) {
   } else if (args.size() == 1) {
     r = !args[0].empty();
   } else if (args.size() == 2) {
-    if (args[0] == "-z") r = args[1].empty();
-    else if (args[0] == "-n") r = !args[1].empty();
+    if (args[0] == "-z")
+      r = args[1].empty();
+    else if (args[0] == "-n")
+      r = !args[1].empty();
   } else if (args.size() == 3) {
     const std::string& op = args[1];
-    if (op == "=" || op == "==") r = fnmatch(args[2].c_str(), args[0].c_str(), 0) == 0;
-    else if (op == "!=") r = fnmatch(args[2].c_str(), args[0].c_str(), 0) != 0;
+    if (op == "=" || op == "==")
+      r = fnmatch(args[2].c_str(), args[0].c_str(), 0) == 0;
+    else if (op == "!=")
+      r = fnmatch(args[2].c_str(), args[0].c_str(), 0) != 0;
     else if (op.size() == 3 && op[0] == '-') {
-      auto x = parse_int(args[0]), y = parse_int(args[2]);
+      auto x = parse_shell_int(args[0]), y = parse_shell_int(args[2]);
       if (x && y) {
-        if (op == "-eq") r = *x == *y;
-        else if (op == "-ne") r = *x != *y;
-        else if (op == "-lt") r = *x < *y;
-        else if (op == "-le") r = *x <= *y;
-        else if (op == "-gt") r = *x > *y;
-        else if (op == "-ge") r = *x >= *y;
+        if (op == "-eq")
+          r = *x == *y;
+        else if (op == "-ne")
+          r = *x != *y;
+        else if (op == "-lt")
+          r = *x < *y;
+        else if (op == "-le")
+          r = *x <= *y;
+        else if (op == "-gt")
+          r = *x > *y;
+        else if (op == "-ge")
+          r = *x >= *y;
       }
     }
   }
@@ -349,8 +275,10 @@ core::Result<std::optional<bool>> Runner::condition(const std::vector<const Shel
     std::optional<bool> r;
     if (!args.empty()) {
       const std::string first = args.front().text;
-      if (first == "true") r = true;
-      else if (first == "false") r = false;
+      if (first == "true")
+        r = true;
+      else if (first == "false")
+        r = false;
       else if ((first == "[" && args.back().text == "]") || (first == "[[" && args.back().text == "]]")) {
         r = test(Fields(args.begin() + 1, args.end() - 1));
       } else if (first == "test") {
@@ -358,11 +286,16 @@ core::Result<std::optional<bool>> Runner::condition(const std::vector<const Shel
       }
     }
     for (const auto& f : args) text += f.text + " ";
-    if (pending.empty()) acc = r;
-    else if (pending == "&&") acc = (acc == false || r == false) ? std::optional<bool>(false)
-                                    : (acc && r) ? std::optional<bool>(true) : std::nullopt;
-    else acc = (acc == true || r == true) ? std::optional<bool>(true)
-               : (acc && r) ? std::optional<bool>(false) : std::nullopt;
+    if (pending.empty())
+      acc = r;
+    else if (pending == "&&")
+      acc = (acc == false || r == false) ? std::optional<bool>(false)
+            : (acc && r)                 ? std::optional<bool>(true)
+                                         : std::nullopt;
+    else
+      acc = (acc == true || r == true) ? std::optional<bool>(true)
+            : (acc && r)               ? std::optional<bool>(false)
+                                       : std::nullopt;
     cmd.clear();
     return core::Status::ok();
   };
@@ -377,8 +310,9 @@ core::Result<std::optional<bool>> Runner::condition(const std::vector<const Shel
     }
   }
   if (auto st = finish(); !st) return st;
-  if (!acc) script.assumptions.push_back("line " + std::to_string(line) + ": condition `" + text +
-                                         "` cannot be decided without running it; assumed true");
+  if (!acc)
+    script.assumptions.push_back("line " + std::to_string(line) + ": condition `" + text +
+                                 "` cannot be decided without running it; assumed true");
   return acc;
 }
 
@@ -423,8 +357,10 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
     if (!f) return f.status();
     std::string v = join_fields(*f);
     Fields& dst = script.vars[name];
-    if (append && !dst.empty()) dst.front().text += v;
-    else dst = Fields{{v, w.line}};
+    if (append && !dst.empty())
+      dst.front().text += v;
+    else
+      dst = Fields{{v, w.line}};
   }
   if (i >= toks.size()) return core::Status::ok();
   ShellCommand cmd;
@@ -452,7 +388,8 @@ core::Status Runner::statement(std::vector<const ShellToken*> toks) {
       toks.erase(toks.begin());
       continue;
     }
-    if (*kw == "for" || *kw == "while" || *kw == "until" || *kw == "case" || *kw == "function") return core::Status::ok();
+    if (*kw == "for" || *kw == "while" || *kw == "until" || *kw == "case" || *kw == "function")
+      return core::Status::ok();
     if (*kw == "if" || *kw == "elif") {
       std::vector<const ShellToken*> cond(toks.begin() + 1, toks.end());
       if (*kw == "if") frames_.push_back({active(), false, false});
@@ -531,7 +468,7 @@ core::Result<ShellScript> run_shell(std::string_view text, const std::string& pa
 std::optional<std::int64_t> shell_int(const ShellScript& script, const std::string& name) {
   auto it = script.vars.find(name);
   if (it == script.vars.end() || it->second.size() != 1) return std::nullopt;
-  return parse_int(it->second.front().text);
+  return parse_shell_int(it->second.front().text);
 }
 
 }  // namespace planck::import

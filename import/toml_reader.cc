@@ -13,13 +13,20 @@ int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line
 
 const char* type_name(const toml::node& n) {
   switch (n.type()) {
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    default: return "a date/time";
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    default:
+      return "a date/time";
   }
 }
 
@@ -42,8 +49,8 @@ void TomlReader::warn_unknown(const KnownKeys& known, const std::vector<std::str
     auto it = std::find_if(known.begin(), known.end(), [&](const auto& k) { return k.first == section; });
     if (it == known.end()) {
       if (std::find(other_sections.begin(), other_sections.end(), section) == other_sections.end()) {
-        builder_.warn(builder_.path() + ":" + std::to_string(line_of(node)) + ": unknown section or key '" +
-                      section + "' (ignored)");
+        builder_.warn(builder_.path() + ":" + std::to_string(line_of(node)) + ": unknown section or key '" + section +
+                      "' (ignored)");
       }
       continue;
     }
@@ -52,8 +59,8 @@ void TomlReader::warn_unknown(const KnownKeys& known, const std::vector<std::str
     for (const auto& [key, value] : *table) {
       const std::string k(key.str());
       if (std::find(it->second.begin(), it->second.end(), k) == it->second.end()) {
-        builder_.warn(builder_.path() + ":" + std::to_string(line_of(value)) + ": unknown key [" + section +
-                      "] " + k + " (ignored)");
+        builder_.warn(builder_.path() + ":" + std::to_string(line_of(value)) + ": unknown key [" + section + "] " + k +
+                      " (ignored)");
       }
     }
   }
@@ -82,8 +89,7 @@ const toml::node* TomlReader::first(const std::vector<std::string>& sections, co
 
 core::Status TomlReader::type_error(const toml::node& node, const std::string& section, const std::string& key,
                                     const char* wanted) const {
-  return builder_.error(line_of(node), "[" + section + "] " + key + " must be " + wanted + ", got " +
-                                           type_name(node));
+  return builder_.error(line_of(node), "[" + section + "] " + key + " must be " + wanted + ", got " + type_name(node));
 }
 
 core::Result<std::optional<TomlInt>> TomlReader::int_in(const std::string& section, const std::string& key) {

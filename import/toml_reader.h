@@ -2,14 +2,14 @@
 // Typed, line-aware access to a TOML config (toml++ 3.3) for the torchtitan importer: wrong
 // types and bad values become errors naming file:line, unknown keys become warnings.
 
+#include <toml++/toml.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <toml++/toml.h>
 
 #include "core/status.h"
 #include "import/plan_builder.h"

@@ -7,13 +7,13 @@
 // @238fa99 (keys and defaults). Keys lived under [training] / [experimental] until #980
 // (2025-03); both layouts are read.
 
+#include <toml++/toml.h>
+
 #include <cctype>
 #include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <toml++/toml.h>
 
 #include "core/presets.h"
 #include "import/importer.h"
@@ -27,23 +27,62 @@ namespace {
 // Sections planck reads, with every key torchtitan defines there (2024 and 2025 layouts).
 const KnownKeys kKnown = {
     {"parallelism",
-     {"data_parallel_replicate_degree", "data_parallel_shard_degree", "fsdp_reshard_after_forward",
-      "tensor_parallel_degree", "disable_loss_parallel", "enable_async_tensor_parallel",
-      "enable_compiled_autograd", "pipeline_parallel_degree", "module_fqns_per_model_part",
-      "pipeline_parallel_split_points", "pipeline_parallel_first_stage_less_layers",
-      "pipeline_parallel_last_stage_less_layers", "pipeline_parallel_layers_per_stage",
-      "pipeline_parallel_schedule", "pipeline_parallel_schedule_csv", "pipeline_parallel_microbatch_size",
-      "pipeline_parallel_expert_parallel_overlap", "context_parallel_degree", "context_parallel_load_balancer",
-      "context_parallel_rotate_method", "expert_parallel_degree", "expert_tensor_parallel_degree",
+     {"data_parallel_replicate_degree",
+      "data_parallel_shard_degree",
+      "fsdp_reshard_after_forward",
+      "tensor_parallel_degree",
+      "disable_loss_parallel",
+      "enable_async_tensor_parallel",
+      "enable_compiled_autograd",
+      "pipeline_parallel_degree",
+      "module_fqns_per_model_part",
+      "pipeline_parallel_split_points",
+      "pipeline_parallel_first_stage_less_layers",
+      "pipeline_parallel_last_stage_less_layers",
+      "pipeline_parallel_layers_per_stage",
+      "pipeline_parallel_schedule",
+      "pipeline_parallel_schedule_csv",
+      "pipeline_parallel_microbatch_size",
+      "pipeline_parallel_expert_parallel_overlap",
+      "context_parallel_degree",
+      "context_parallel_load_balancer",
+      "context_parallel_rotate_method",
+      "expert_parallel_degree",
+      "expert_tensor_parallel_degree",
       "expert_parallel_comm_backend"}},
     {"training",
-     {"dataset", "dataset_path", "local_batch_size", "global_batch_size", "batch_size", "seq_len", "max_norm",
-      "steps", "warmup_steps", "enable_cpu_offload", "mixed_precision_param", "mixed_precision_reduce",
-      "compile", "gc_freq", "gc_debug", "seed", "deterministic", "dtype", "data_parallel_replicate_degree",
-      "data_parallel_shard_degree", "tensor_parallel_degree", "pipeline_parallel_degree",
-      "context_parallel_degree", "enable_loss_parallel", "disable_loss_parallel",
-      "enable_async_tensor_parallel", "enable_compiled_autograd", "fsdp_reshard_after_forward",
-      "enable_fp8_linear", "enable_float8_linear", "debug_moe_force_load_balance", "optimizer",
+     {"dataset",
+      "dataset_path",
+      "local_batch_size",
+      "global_batch_size",
+      "batch_size",
+      "seq_len",
+      "max_norm",
+      "steps",
+      "warmup_steps",
+      "enable_cpu_offload",
+      "mixed_precision_param",
+      "mixed_precision_reduce",
+      "compile",
+      "gc_freq",
+      "gc_debug",
+      "seed",
+      "deterministic",
+      "dtype",
+      "data_parallel_replicate_degree",
+      "data_parallel_shard_degree",
+      "tensor_parallel_degree",
+      "pipeline_parallel_degree",
+      "context_parallel_degree",
+      "enable_loss_parallel",
+      "disable_loss_parallel",
+      "enable_async_tensor_parallel",
+      "enable_compiled_autograd",
+      "fsdp_reshard_after_forward",
+      "enable_fp8_linear",
+      "enable_float8_linear",
+      "debug_moe_force_load_balance",
+      "optimizer",
       "lr_scheduler"}},
     {"experimental",
      {"context_parallel_degree", "pipeline_parallel_degree", "pipeline_parallel_split_points",
@@ -51,15 +90,15 @@ const KnownKeys kKnown = {
       "enable_async_tensor_parallel", "enable_compiled_autograd", "custom_model_path", "custom_import",
       "custom_args_module", "expert_parallel_degree"}},
     {"model",
-     {"name", "flavor", "norm_type", "tokenizer_path", "hf_assets_path", "converters",
-      "print_after_conversion", "use_flex_attn", "attn_mask_type"}},
+     {"name", "flavor", "norm_type", "tokenizer_path", "hf_assets_path", "converters", "print_after_conversion",
+      "use_flex_attn", "attn_mask_type"}},
     {"activation_checkpoint",
      {"mode", "selective_ac_option", "per_op_sac_force_recompute_mm_shapes_by_fqns", "memory_budget",
       "visualize_memory_budget_pareto", "early_stop", "preserve_rng_state", "determinism_check", "debug"}},
 };
 const std::vector<std::string> kOtherSections = {
-    "job",         "profiling", "metrics", "optimizer", "lr_scheduler", "checkpoint",         "compile",
-    "float8",      "mx",        "quantize", "comm",     "validation",   "memory_estimation", "fault_tolerance"};
+    "job",    "profiling", "metrics",  "optimizer", "lr_scheduler", "checkpoint",        "compile",
+    "float8", "mx",        "quantize", "comm",      "validation",   "memory_estimation", "fault_tolerance"};
 
 // The sections a degree key may live in, newest first (#980 moved them to [parallelism]).
 const std::vector<std::string> kDegreeSections = {"parallelism", "training", "experimental"};
@@ -129,7 +168,6 @@ std::optional<ScheduleInfo> map_schedule(std::string name) {
   return std::nullopt;
 }
 
-
 // [training] batch keys (train.py): global_batch_size = -1 means local x dp degree; gradient
 // accumulation = global / (local x dp degree), asserted to divide. Under PP the local batch is
 // cut into local / pipeline_parallel_microbatch_size pipeline micro-batches.
@@ -154,8 +192,8 @@ core::Result<nlohmann::ordered_json> read_training(TomlReader& r, const Degrees&
   if (!local) b.note("local_batch_size not set: torchtitan default 8");
   for (const auto* v : {&local, &*seq_r, &*mbs_r, &*nmb_r}) {
     if (v->has_value() && (*v)->value < 1) {
-      return b.error((*v)->line, "[" + (*v)->section + "] " + (*v)->key + " = " + std::to_string((*v)->value) +
-                                     " must be >= 1");
+      return b.error((*v)->line,
+                     "[" + (*v)->section + "] " + (*v)->key + " = " + std::to_string((*v)->value) + " must be >= 1");
     }
   }
   std::int64_t accum = 1;
@@ -170,8 +208,8 @@ core::Result<nlohmann::ordered_json> read_training(TomlReader& r, const Degrees&
     if (!per_step) return b.error(0, "local_batch_size x data-parallel degree overflows a 64-bit integer");
     if (!global_r->has_value() || (*global_r)->value < 0) {
       global = *per_step;
-      b.note("global batch = local_batch_size " + std::to_string(local_bs) + " x dp degree " +
-             std::to_string(*dp) + " = " + std::to_string(*global) + " (global_batch_size unset or -1)");
+      b.note("global batch = local_batch_size " + std::to_string(local_bs) + " x dp degree " + std::to_string(*dp) +
+             " = " + std::to_string(*global) + " (global_batch_size unset or -1)");
     } else {
       global = (*global_r)->value;
       if (*global % *per_step == 0) {
@@ -218,7 +256,8 @@ core::Result<nlohmann::ordered_json> read_training(TomlReader& r, const Degrees&
     // train.py's train_step runs forward_backward_step per micro-batch without disabling
     // gradient sync, so FSDP/DDP reduce on every micro-batch.
     t["grad_sync"] = accum > 1 ? "every_microbatch" : "last_microbatch";
-    if (accum > 1) b.note("grad_sync = every_microbatch: torchtitan's train_step does not disable gradient sync while accumulating");
+    if (accum > 1)
+      b.note("grad_sync = every_microbatch: torchtitan's train_step does not disable gradient sync while accumulating");
   }
   t["seq_len"] = seq_r->has_value() ? (*seq_r)->value : 2048;
   if (!seq_r->has_value()) b.note("seq_len not set: torchtitan default 2048");
@@ -235,8 +274,10 @@ core::Result<nlohmann::ordered_json> read_training(TomlReader& r, const Degrees&
   if (!opt) return opt.status();
   if (opt->has_value()) {
     std::string o = lower((*opt)->value);
-    if (o == "adamw" || o == "adam") t["optimizer"] = o;
-    else b.note("optimizer " + (*opt)->value + " is not one planck models; left at its default");
+    if (o == "adamw" || o == "adam")
+      t["optimizer"] = o;
+    else
+      b.note("optimizer " + (*opt)->value + " is not one planck models; left at its default");
   }
   auto ac = r.string_in("activation_checkpoint", "mode");
   if (!ac) return ac.status();
@@ -280,10 +321,9 @@ core::Result<ImportResult> import_torchtitan(std::string_view text, const std::s
     std::int64_t q = world.size / *others;
     if (q >= 1 && q * *others == world.size) {
       dps_written = dps_used = q;
-      b.note("data_parallel_shard_degree = -1 inferred as world " + std::to_string(world.size) +
-             " // (dp_replicate " + std::to_string(d.dpr) + " x cp " + std::to_string(d.cp) + " x tp " +
-             std::to_string(d.tp) + " x pp " + std::to_string(d.pp) + ") = " + std::to_string(q) +
-             " (torchtitan ParallelDims._validate)");
+      b.note("data_parallel_shard_degree = -1 inferred as world " + std::to_string(world.size) + " // (dp_replicate " +
+             std::to_string(d.dpr) + " x cp " + std::to_string(d.cp) + " x tp " + std::to_string(d.tp) + " x pp " +
+             std::to_string(d.pp) + ") = " + std::to_string(q) + " (torchtitan ParallelDims._validate)");
     } else {
       dps_used = std::max<std::int64_t>(q, 1);
       b.warn("data_parallel_shard_degree = -1 cannot be inferred: world " + std::to_string(world.size) +
@@ -315,9 +355,10 @@ core::Result<ImportResult> import_torchtitan(std::string_view text, const std::s
       }
       bool ok = d.etp == d.tp ? (d.ep % d.cp == 0 && (dps_used * d.cp) % d.ep == 0)
                               : (d.ep % (d.cp * d.tp) == 0 && (dps_used * d.cp * d.tp) % d.ep == 0);
-      if (!ok) return b.error(0, "torchtitan rejects " + nums + ", etp=" + std::to_string(d.etp) +
-                                     ": ep must divide dp_shard x cp" + (d.etp == 1 ? " x tp" : "") +
-                                     " and be a multiple of cp" + (d.etp == 1 ? " x tp" : ""));
+      if (!ok)
+        return b.error(0, "torchtitan rejects " + nums + ", etp=" + std::to_string(d.etp) +
+                              ": ep must divide dp_shard x cp" + (d.etp == 1 ? " x tp" : "") +
+                              " and be a multiple of cp" + (d.etp == 1 ? " x tp" : ""));
     } else if ((dps_used * d.cp * d.tp) % d.ep != 0) {
       return b.error(0, "torchtitan rejects " + nums + ": (dp_shard x cp x tp) % ep != 0 (ParallelDims)");
     }
@@ -361,9 +402,11 @@ core::Result<ImportResult> import_torchtitan(std::string_view text, const std::s
   if (policy == "always" || policy == "never") {
     par["reshard_after_forward"] = policy == "always";
   } else {
-    if (policy != "default") b.warn("fsdp_reshard_after_forward = '" + policy + "' is not default|always|never; used default");
+    if (policy != "default")
+      b.warn("fsdp_reshard_after_forward = '" + policy + "' is not default|always|never; used default");
     par["reshard_after_forward"] = d.pp == 1;
-    if (d.pp > 1) b.note("reshard_after_forward = false: torchtitan's 'default' policy keeps parameters unsharded under PP");
+    if (d.pp > 1)
+      b.note("reshard_after_forward = false: torchtitan's 'default' policy keeps parameters unsharded under PP");
   }
   par["sequence_parallel"] = d.tp > 1;
   if (d.tp > 1) b.note("sequence_parallel = true: torchtitan applies SequenceParallel to the norms whenever tp > 1");
@@ -381,7 +424,8 @@ core::Result<ImportResult> import_torchtitan(std::string_view text, const std::s
       par["pipeline_schedule"] = info->planck_name;
       if (info->multi_stage) {
         virtual_stages = 2;
-        b.note("schedule " + sched + " is multi-stage: 2 stages per rank (torchtitan default without "
+        b.note("schedule " + sched +
+               " is multi-stage: 2 stages per rank (torchtitan default without "
                "pipeline_parallel_layers_per_stage)");
       }
     }

@@ -2,12 +2,12 @@
 // Typed, line-aware reads from a YAML config (yaml-cpp 0.7) for the Lingua importer: wrong types
 // become errors naming file:line, unknown keys become warnings.
 
+#include <yaml-cpp/yaml.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "core/status.h"
 #include "import/plan_builder.h"

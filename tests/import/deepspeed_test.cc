@@ -79,8 +79,8 @@ TEST_CASE("import_deepspeed_batch_arithmetic") {
   CHECK(only.plan["training"]["micro_batch"] == 64 / 8);
   CHECK(only.plan["training"]["grad_accumulation"] == 1);
   // train + micro: accumulation = 64 / 2 / 8.
-  ImportResult two = import_ok(&import_deepspeed, cfg("\"train_batch_size\": 64, \"train_micro_batch_size_per_gpu\": 2"),
-                               world(1, 8));
+  ImportResult two =
+      import_ok(&import_deepspeed, cfg("\"train_batch_size\": 64, \"train_micro_batch_size_per_gpu\": 2"), world(1, 8));
   CHECK(two.plan["training"]["grad_accumulation"] == 64 / 2 / 8);
   // All three given and inconsistent (2 * 3 * 8 = 48 != 100): DeepSpeed asserts; verify reports it.
   ImportResult bad = import_ok(&import_deepspeed,
@@ -92,11 +92,12 @@ TEST_CASE("import_deepspeed_batch_arithmetic") {
 }
 
 TEST_CASE("import_deepspeed_refusals_and_warnings_name_the_place") {
-  const std::string broken = import_error(&import_deepspeed, "{\n  \"zero_optimization\": {\"stage\": 3,,}\n}", world(1, 8));
+  const std::string broken =
+      import_error(&import_deepspeed, "{\n  \"zero_optimization\": {\"stage\": 3,,}\n}", world(1, 8));
   CHECK(broken.find("config:2:") != std::string::npos);
   CHECK(broken.find("not valid JSON") != std::string::npos);
-  CHECK(import_error(&import_deepspeed, "{\"zero_optimization\": {\"stage\": 1}}", world(1, 8)).find("train_batch_size") !=
-        std::string::npos);
+  CHECK(import_error(&import_deepspeed, "{\"zero_optimization\": {\"stage\": 1}}", world(1, 8))
+            .find("train_batch_size") != std::string::npos);
   CHECK(import_error(&import_deepspeed, "{\"train_batch_size\": 8, \"zero_optimization\": {\"stage\": 5}}", world(1, 8))
             .find("stage 5") != std::string::npos);
   CHECK(import_error(&import_deepspeed, "{\"train_batch_size\": \"lots\"}", world(1, 8)).find("/train_batch_size") !=

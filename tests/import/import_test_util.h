@@ -51,8 +51,9 @@ inline std::string import_error(ImportFn fn, const std::string& text, const Impo
 inline core::Diagnostics verify(const ImportResult& r) {
   core::LoadedPlan lp = core::load_plan_text(r.plan.dump(2), "imported.json");
   core::Diagnostics out = lp.diagnostics;
-  REQUIRE_MESSAGE(lp.plan.has_value(), "importer wrote a plan core rejects: " << r.plan.dump(2) << "\n"
-                                                                              << (out.items().empty() ? "" : out.items()[0].message));
+  REQUIRE_MESSAGE(lp.plan.has_value(),
+                  "importer wrote a plan core rejects: " << r.plan.dump(2) << "\n"
+                                                         << (out.items().empty() ? "" : out.items()[0].message));
   core::Diagnostics mesh_diags;
   auto mesh = core::plan_mesh(*lp.plan, &mesh_diags);
   core::CheckRegistry registry;

@@ -12,7 +12,8 @@ namespace {
 
 std::string dist(const std::string& keys) {
   return "name: t\ngrad_acc_steps: 2\ndata:\n  batch_size: 4\n  seq_len: 1024\nmodel:\n  dim: 512\n  n_layers: 4\n"
-         "  n_heads: 8\ndistributed:\n  fsdp_type: full_shard\n" + keys;
+         "  n_heads: 8\ndistributed:\n  fsdp_type: full_shard\n" +
+         keys;
 }
 
 ImportOptions with_formula(std::int64_t nodes, std::int64_t gpn, LinguaFormula f) {
@@ -92,7 +93,8 @@ TEST_CASE("import_lingua_no_shard_is_ddp_and_its_assertions_refuse") {
   ImportResult r = import_ok(&import_lingua, "distributed:\n  fsdp_type: no_shard\n", world(1, 4));
   CHECK(r.plan["parallelism"]["data_parallel"] == "ddp");
   CHECK(shape_of(r) == Shape{4, 1, 1});
-  const std::string e = import_error(&import_lingua, "distributed:\n  fsdp_type: no_shard\n  dp_shard: 2\n", world(1, 4));
+  const std::string e =
+      import_error(&import_lingua, "distributed:\n  fsdp_type: no_shard\n  dp_shard: 2\n", world(1, 4));
   CHECK(e.find("no_shard") != std::string::npos);
   CHECK(e.find("dp_shard 2") != std::string::npos);
 }
@@ -107,14 +109,16 @@ TEST_CASE("import_lingua_tp_needs_full_shard_and_sets_sequence_parallel") {
   ImportResult r = import_ok(&import_lingua, dist("  tp_size: 2\n"), world(1, 8));
   CHECK(shape_of(r) == Shape{4, 1, 2});
   CHECK(r.plan["parallelism"]["sequence_parallel"] == true);
-  CHECK(import_error(&import_lingua, "distributed:\n  fsdp_type: full_shard\n  tp_size: 2\n  compile: true\n", world(1, 8))
+  CHECK(import_error(&import_lingua, "distributed:\n  fsdp_type: full_shard\n  tp_size: 2\n  compile: true\n",
+                     world(1, 8))
             .find("compile") != std::string::npos);
 }
 
 TEST_CASE("import_lingua_unknown_keys_warn_and_garbage_refuses") {
   ImportResult r = import_ok(&import_lingua, dist("  dp_shrad: 2\n"), world(1, 8));
   CHECK(any_contains(r.warnings, "config:12: unknown key distributed.dp_shrad"));
-  CHECK(import_error(&import_lingua, "distributed: [unclosed\n", world(1, 8)).find("not valid YAML") != std::string::npos);
+  CHECK(import_error(&import_lingua, "distributed: [unclosed\n", world(1, 8)).find("not valid YAML") !=
+        std::string::npos);
   CHECK(import_error(&import_lingua, "- a list\n- not a mapping\n", world(1, 8)).find("mapping") != std::string::npos);
   CHECK(import_error(&import_lingua, dist("  dp_shard: 99999999999999999999\n"), world(1, 8)).find("64-bit") !=
         std::string::npos);

@@ -29,7 +29,7 @@ TEST_CASE("import_megatron_fsdp_example_script") {
   // Order tp-cp-ep-dp-pp, fastest first -> mesh (pp, dp, cp, tp); dp = 8 / (1 * 1 * 1).
   CHECK(dims_of(r) == Dims{"pp", "dp", "cp", "tp"});
   CHECK(shape_of(r) == Shape{1, 8, 1, 1});
-  CHECK(r.plan["parallelism"]["data_parallel"] == "fsdp");  // optim_grads_params
+  CHECK(r.plan["parallelism"]["data_parallel"] == "fsdp");     // optim_grads_params
   CHECK(r.plan["parallelism"]["sequence_parallel"] == false);  // tp == 1 disables it
   // 32 layers, 4096 hidden, 14336 ffn, 32 heads, 8 query groups, vocab 128256 (already a
   // multiple of 128 x tp 1), untied: Llama 3 8B.
@@ -92,13 +92,22 @@ TEST_CASE("import_megatron_args_file_matches_the_parallel_state_docstring") {
 TEST_CASE("import_megatron_order_virtual_pipeline_and_distributed_optimizer") {
   ImportResult r = import_ok(&import_megatron,
                              "--pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 2 "
-                             "--use-distributed-optimizer --use-tp-pp-dp-mapping " + kModel,
+                             "--use-distributed-optimizer --use-tp-pp-dp-mapping " +
+                                 kModel,
                              world(1, 8));
   CHECK(dims_of(r) == Dims{"dp", "pp", "cp", "tp"});  // order tp-cp-ep-pp-dp
   CHECK(shape_of(r) == Shape{2, 4, 1, 1});
   CHECK(r.plan["parallelism"]["data_parallel"] == "zero1");
   CHECK(r.plan["parallelism"]["virtual_stages"] == (32 / 4) / 2);
   CHECK(r.plan["parallelism"]["pipeline_schedule"] == "interleaved_1f1b");
+  ImportResult fsdp_no_shard = import_ok(&import_megatron,
+                                         "--use-custom-fsdp --data-parallel-sharding-strategy=no_shard "
+                                         "--use-distributed-optimizer",
+                                         world(1, 8));
+  CHECK(fsdp_no_shard.plan["parallelism"]["data_parallel"] == "zero1");
+  ImportResult fsdp_optim =
+      import_ok(&import_megatron, "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads", world(1, 8));
+  CHECK(fsdp_optim.plan["parallelism"]["data_parallel"] == "zero2");
   CHECK(import_error(&import_megatron, "--num-layers-per-virtual-pipeline-stage 2 " + kModel, world(1, 8))
             .find("pipeline-model-parallel-size > 1") != std::string::npos);
 }
@@ -106,8 +115,8 @@ TEST_CASE("import_megatron_order_virtual_pipeline_and_distributed_optimizer") {
 TEST_CASE("import_megatron_sizes_the_world_cannot_hold") {
   for (std::int64_t tp : {1, 2, 3, 7, 8, 16}) {
     CAPTURE(tp);
-    ImportResult r = import_ok(&import_megatron, "--tensor-model-parallel-size " + std::to_string(tp) + " " + kModel,
-                               world(1, 8));
+    ImportResult r =
+        import_ok(&import_megatron, "--tensor-model-parallel-size " + std::to_string(tp) + " " + kModel, world(1, 8));
     if (8 % tp == 0) {
       CHECK(shape_of(r) == Shape{1, 8 / tp, 1, tp});
     } else {
@@ -115,11 +124,11 @@ TEST_CASE("import_megatron_sizes_the_world_cannot_hold") {
       CHECK(verify(r).has_rule("mesh-world-mismatch"));
     }
   }
-  const std::string e = import_error(&import_megatron,
-                                     "--use-distributed-optimizer --num-distributed-optimizer-instances 3", world(1, 8));
+  const std::string e = import_error(
+      &import_megatron, "--use-distributed-optimizer --num-distributed-optimizer-instances 3", world(1, 8));
   CHECK(e.find("dp 8 x cp 1 = 8, instances 3") != std::string::npos);
-  CHECK(import_error(&import_megatron, "--expert-model-parallel-size 3", world(1, 8)).find("expert_model_parallel_size 3") !=
-        std::string::npos);
+  CHECK(import_error(&import_megatron, "--expert-model-parallel-size 3", world(1, 8))
+            .find("expert_model_parallel_size 3") != std::string::npos);
   ImportResult bad_batch = import_ok(&import_megatron, kModel + "--global-batch-size 100", world(1, 8));
   CHECK(verify(bad_batch).has_rule("batch-indivisible"));
 }
@@ -129,6 +138,9 @@ TEST_CASE("import_megatron_bad_values_and_unknown_flags") {
   CHECK(e.find("config:2: --tensor-model-parallel-size needs an integer, got 'two'") != std::string::npos);
   CHECK(import_error(&import_megatron, "--tensor-model-parallel-size 0", world(1, 8)).find("must be >= 1") !=
         std::string::npos);
+  CHECK(
+      import_error(&import_megatron, "TP=\npython pretrain_gpt.py --tensor-model-parallel-size $TP --bf16", world(1, 8))
+          .find("config:2: --tensor-model-parallel-size has no value") != std::string::npos);
   CHECK(import_error(&import_megatron, "echo hello\n", world(1, 8)).find("no Megatron launch command") !=
         std::string::npos);
   CHECK(import_error(&import_megatron, "ARGS=(--tp \"2)\n", world(1, 8)).find("unterminated") != std::string::npos);

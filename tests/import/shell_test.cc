@@ -47,7 +47,8 @@ TEST_CASE("import_shell_defaults_arithmetic_and_quoting") {
 TEST_CASE("import_shell_arrays_append_and_word_splitting") {
   ShellScript s = run_ok(
       "TP=2\nARGS=(\n  --tp $TP   # a comment\n  \"--fp8-format hybrid\"\n  # --commented 3\n)\n"
-      "ARGS+=(--x)\nMORE=( \"${ARGS[@]}\" --y )\npython pretrain_gpt.py ${MORE[@]} \\\n   --z \"a b\" 2>&1 | tee log\n");
+      "ARGS+=(--x)\nMORE=( \"${ARGS[@]}\" --y )\npython pretrain_gpt.py ${MORE[@]} \\\n   --z \"a b\" 2>&1 | tee "
+      "log\n");
   CHECK(var(s, "ARGS") == "--tp|2|--fp8-format hybrid|--x");
   CHECK(var(s, "MORE") == "--tp|2|--fp8-format hybrid|--x|--y");
   REQUIRE(s.commands.size() == 2);
@@ -71,7 +72,8 @@ TEST_CASE("import_shell_conditions_take_the_right_branch") {
 }
 
 TEST_CASE("import_shell_hostile_input_is_an_error_value") {
-  CHECK(run_shell("A=\"unterminated\n", "s.sh").message().find("s.sh:1: unterminated double quote") != std::string::npos);
+  CHECK(run_shell("A=\"unterminated\n", "s.sh").message().find("s.sh:1: unterminated double quote") !=
+        std::string::npos);
   CHECK(run_shell("A=(a b\n", "s.sh").message().find("unterminated array") != std::string::npos);
   CHECK(run_shell("A=${B:-x\n", "s.sh").message().find("unterminated '{'") != std::string::npos);
   // Doubling a variable 40 times would need a terabyte; the expansion cap stops it.

@@ -17,7 +17,8 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 }
 
 // A minimal modern config; degrees appended by the tests.
-std::string config(const std::string& parallelism, const std::string& training = "local_batch_size = 1\nseq_len = 8192\n") {
+std::string config(const std::string& parallelism,
+                   const std::string& training = "local_batch_size = 1\nseq_len = 8192\n") {
   return "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\n" + training + "[parallelism]\n" + parallelism;
 }
 
@@ -57,8 +58,8 @@ TEST_CASE("import_torchtitan_legacy_2024_keys_under_training_and_issue_711_hsdp"
   CHECK(shape_of(h) == Shape{1, 2, 8, 1, 1});
   CHECK(h.plan["parallelism"]["data_parallel"] == "hsdp");
   CHECK(h.plan["parallelism"]["replicate_dims"] == nlohmann::json{"dp_replicate"});
-  CHECK(groups(h, {"dp_shard"}) == std::vector<std::vector<std::int64_t>>{{0, 1, 2, 3, 4, 5, 6, 7},
-                                                                          {8, 9, 10, 11, 12, 13, 14, 15}});
+  CHECK(groups(h, {"dp_shard"}) ==
+        std::vector<std::vector<std::int64_t>>{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}});
   CHECK(groups(h, {"dp_replicate"}).front() == std::vector<std::int64_t>{0, 8});
   core::Diagnostics d = verify(h);
   CHECK_MESSAGE(!d.has_errors(), error_rules(d));
@@ -68,9 +69,9 @@ TEST_CASE("import_torchtitan_minus_one_sweep_over_awkward_tp") {
   const std::int64_t w = 16;
   for (std::int64_t tp : {1, 2, 3, 7, 8, 16}) {
     CAPTURE(tp);
-    ImportResult r = import_ok(&import_torchtitan,
-                               config("data_parallel_shard_degree = -1\ntensor_parallel_degree = " + std::to_string(tp) + "\n"),
-                               world(2, 8));
+    ImportResult r = import_ok(
+        &import_torchtitan,
+        config("data_parallel_shard_degree = -1\ntensor_parallel_degree = " + std::to_string(tp) + "\n"), world(2, 8));
     core::Diagnostics d = verify(r);
     if (w % tp == 0) {
       CHECK(shape_of(r)[2] == w / tp);
@@ -102,11 +103,23 @@ TEST_CASE("import_torchtitan_integration_matrix_layouts") {
   const Case cases[] = {
       {"data_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 4\n", 4, "ddp", {1, 4, 1, 1, 1}},
       {"data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 2\n", 4, "hsdp", {1, 2, 2, 1, 1}},
-      {"data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 2\ntensor_parallel_degree = 2\n", 8, "hsdp", {1, 2, 2, 1, 2}},
+      {"data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 2\ntensor_parallel_degree = 2\n",
+       8,
+       "hsdp",
+       {1, 2, 2, 1, 2}},
       {"data_parallel_shard_degree = 2\ncontext_parallel_degree = 2\n", 4, "fsdp", {1, 1, 2, 2, 1}},
-      {"data_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 2\ncontext_parallel_degree = 2\n", 4, "hsdp", {1, 2, 1, 2, 1}},
-      {"data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 2\ncontext_parallel_degree = 2\n", 8, "hsdp", {1, 2, 2, 2, 1}},
-      {"data_parallel_shard_degree = 2\ntensor_parallel_degree = 2\ncontext_parallel_degree = 2\n", 8, "fsdp", {1, 1, 2, 2, 2}},
+      {"data_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 2\ncontext_parallel_degree = 2\n",
+       4,
+       "hsdp",
+       {1, 2, 1, 2, 1}},
+      {"data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 2\ncontext_parallel_degree = 2\n",
+       8,
+       "hsdp",
+       {1, 2, 2, 2, 1}},
+      {"data_parallel_shard_degree = 2\ntensor_parallel_degree = 2\ncontext_parallel_degree = 2\n",
+       8,
+       "fsdp",
+       {1, 1, 2, 2, 2}},
       {"context_parallel_degree = 4\n", 4, "fsdp", {1, 1, 1, 4, 1}},
   };
   for (const Case& c : cases) {
@@ -125,12 +138,11 @@ TEST_CASE("import_torchtitan_integration_matrix_layouts") {
 TEST_CASE("import_torchtitan_pipeline_microbatches_and_reshard_default") {
   // pp 2 x dp_shard 4 on 8 GPUs; local batch 8 in micro-batches of 2 -> 4 pipeline micro-batches;
   // global 64 = 8 x dp 4 x 2 accumulation steps -> 8 micro-batches per step.
-  ImportResult r = import_ok(
-      &import_torchtitan,
-      config("pipeline_parallel_degree = 2\npipeline_parallel_schedule = \"Interleaved1F1B\"\n"
-             "pipeline_parallel_microbatch_size = 2\n",
-             "local_batch_size = 8\nglobal_batch_size = 64\nseq_len = 4096\n"),
-      world(1, 8));
+  ImportResult r = import_ok(&import_torchtitan,
+                             config("pipeline_parallel_degree = 2\npipeline_parallel_schedule = \"Interleaved1F1B\"\n"
+                                    "pipeline_parallel_microbatch_size = 2\n",
+                                    "local_batch_size = 8\nglobal_batch_size = 64\nseq_len = 4096\n"),
+                             world(1, 8));
   CHECK(shape_of(r) == Shape{2, 1, 4, 1, 1});
   CHECK(r.plan["parallelism"]["pipeline_schedule"] == "interleaved_1f1b");
   CHECK(r.plan["parallelism"]["virtual_stages"] == 2);
@@ -142,15 +154,16 @@ TEST_CASE("import_torchtitan_pipeline_microbatches_and_reshard_default") {
 }
 
 TEST_CASE("import_torchtitan_global_batch_that_does_not_factor_reaches_verify") {
-  ImportResult r = import_ok(&import_torchtitan, config("", "local_batch_size = 2\nglobal_batch_size = 20\n"), world(1, 8));
+  ImportResult r =
+      import_ok(&import_torchtitan, config("", "local_batch_size = 2\nglobal_batch_size = 20\n"), world(1, 8));
   CHECK(r.plan["training"]["global_batch"] == 20);
   CHECK(!r.plan["training"].contains("grad_accumulation"));
   CHECK(verify(r).has_rule("batch-indivisible"));
 }
 
 TEST_CASE("import_torchtitan_unknown_keys_warn_and_missing_sections_default") {
-  ImportResult r = import_ok(&import_torchtitan,
-                             "[parallelism]\ntensor_paralel_degree = 2\n[mystery]\nx = 1\n", world(1, 8));
+  ImportResult r =
+      import_ok(&import_torchtitan, "[parallelism]\ntensor_paralel_degree = 2\n[mystery]\nx = 1\n", world(1, 8));
   CHECK(any_contains(r.warnings, "config:2: unknown key [parallelism] tensor_paralel_degree"));
   CHECK(any_contains(r.warnings, "unknown section or key 'mystery'"));
   CHECK(any_contains(r.warnings, "no planck preset"));  // default llama3 debugmodel
@@ -179,9 +192,10 @@ TEST_CASE("import_torchtitan_refuses_bad_degrees_with_file_and_line") {
 
 TEST_CASE("import_torchtitan_expert_parallel_follows_paralleldims") {
   // HEAD rule: (dp_shard * cp * tp) % ep == 0. dp_shard 2, ep 3 -> ValueError.
-  CHECK(import_error(&import_torchtitan,
-                     config("data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 4\nexpert_parallel_degree = 3\n"),
-                     world(1, 8))
+  CHECK(import_error(
+            &import_torchtitan,
+            config("data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 4\nexpert_parallel_degree = 3\n"),
+            world(1, 8))
             .find("(dp_shard x cp x tp) % ep") != std::string::npos);
   ImportResult ok = import_ok(&import_torchtitan, config("expert_parallel_degree = 4\n"), world(1, 8));
   CHECK(any_contains(ok.notes, "expert parallel ep=4"));
