@@ -1,0 +1,122 @@
+// planck groups PLAN [--dim NAME[,NAME...]]... [--format text|json]
+
+#include <charconv>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "core/mesh.h"
+#include "core/plan_load.h"
+#include "core/report.h"
+
+namespace planck::cli {
+namespace {
+
+struct GroupsOptions {
+  std::string plan;
+  std::vector<std::string> dims;
+  std::string format = "text";
+  std::string output = "-";
+};
+
+void append_int(std::string& out, std::int64_t v) {
+  char buf[24];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, res.ptr);
+}
+
+// Prints a load/mesh failure the way verify would, and returns exit 2.
+int cannot_load(const std::string& path, const core::Diagnostics& diags) {
+  core::VerifyReport r;
+  r.plan_path = path;
+  r.diagnostics = diags;
+  r.ok = false;
+  std::string text = core::render_report(r, core::ReportFormat::kText);
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  return kExitCannotRun;
+}
+
+int run_groups(const GroupsOptions& o) {
+  core::LoadedPlan loaded = core::load_plan_file(o.plan);
+  if (!loaded.plan) return cannot_load(o.plan, loaded.diagnostics);
+  core::Diagnostics mesh_diags;
+  auto mesh = core::plan_mesh(*loaded.plan, &mesh_diags);
+  if (!mesh) return cannot_load(o.plan, mesh_diags);
+
+  // One result per --dim occurrence (default: every mesh dim), keyed in mesh order.
+  std::vector<std::vector<std::string>> sets;
+  if (o.dims.empty()) {
+    for (const auto& d : mesh->dims()) sets.push_back({d});
+  }
+  for (const auto& spec : o.dims) {
+    auto dims = core::resolve_dim_spec(*mesh, spec);
+    if (!dims) {
+      print_error("--dim " + spec + ": " + dims.message());
+      return kExitCannotRun;
+    }
+    sets.push_back(*dims);
+  }
+
+  std::string out;
+  if (o.format == "json") {
+    // Built as text: a 2^20-rank mesh has millions of entries and a json tree of them is slow.
+    out = "{\"format\": \"planck-groups/1\", \"plan\": " + nlohmann::json(o.plan).dump() +
+          ", \"mesh\": " + nlohmann::json(mesh->to_string()).dump() + ", \"world\": ";
+    append_int(out, mesh->world());
+    out += ", \"groups\": {";
+  }
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    core::GroupSet gs = mesh->groups(sets[s]);
+    std::string key = gs.key().empty() ? "world" : gs.key();
+    if (sets[s].empty()) key = "(none)";
+    if (o.format == "json") {
+      out += (s ? ", " : "") + nlohmann::json(key).dump() + ": [";
+      for (std::int64_t g = 0; g < gs.num_groups(); ++g) {
+        out += g ? ", [" : "[";
+        for (std::int64_t i = 0; i < gs.group_size(); ++i) {
+          if (i) out += ", ";
+          append_int(out, gs.member(g, i));
+        }
+        out += "]";
+      }
+      out += "]";
+    } else {
+      for (std::int64_t g = 0; g < gs.num_groups(); ++g) {
+        out += key;
+        out += ':';
+        for (std::int64_t i = 0; i < gs.group_size(); ++i) {
+          out += ' ';
+          append_int(out, gs.member(g, i));
+        }
+        out += '\n';
+      }
+    }
+  }
+  if (o.format == "json") out += "}}\n";
+  return write_output(o.output, out) ? kExitOk : kExitCannotRun;
+}
+
+void setup_groups(CLI::App& app, Action& action) {
+  auto o = std::make_shared<GroupsOptions>();
+  app.description(
+      "List the communicators of each mesh dim, or of a flattened set of dims, as global rank lists (exactly "
+      "what init_device_mesh / DeviceMesh._flatten create). Text: one line per group, 'KEY: r0 r1 ...'.\n"
+      "Exit 2 when the plan cannot be loaded or its mesh is invalid, else 0.");
+  app.add_option("plan", o->plan, "plan file (planck/1 JSON)")->required();
+  app.add_option("--dim", o->dims,
+                 "dim or comma-joined dims (one result per occurrence; default: every mesh dim); torchtitan's "
+                 "flattened names dp, dp_shard_cp and dp_cp are accepted")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}))->default_str("text");
+  app.add_option("-o,--output", o->output, "write here ('-' = stdout), atomically")->default_str("-");
+  action = [o] { return run_groups(*o); };
+}
+
+}  // namespace
+
+PLANCK_COMMAND(groups, "the communicators of each dim or flattened set of dims, as rank lists", setup_groups);
+
+}  // namespace planck::cli

@@ -1,0 +1,113 @@
+// planck verify PLAN [--observed FILE]... [--format text|json|sarif|junit] [-o FILE] [--strict]
+
+#include <unistd.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "cli/verify_registry.h"
+#include "core/observed/observed_io.h"
+#include "core/plan_load.h"
+#include "core/report.h"
+
+namespace planck::cli {
+namespace {
+
+struct VerifyOptions {
+  std::string plan;
+  std::vector<std::string> observed;
+  std::string format = "text";
+  std::string output = "-";
+  bool strict = false;
+  std::string color = "auto";
+};
+
+// Rules that mean "could not run" (SPEC.md §2): exit 2 even though the report is printed.
+bool is_cannot_run(const std::string& rule) {
+  return rule == "plan-syntax" || rule == "plan-schema" || rule == "rank-program-invalid" ||
+         rule == "observed-unreadable";
+}
+
+int run_verify(const VerifyOptions& o) {
+  core::ReportFormat fmt = core::ReportFormat::kText;
+  if (o.format == "json") fmt = core::ReportFormat::kJson;
+  else if (o.format == "sarif") fmt = core::ReportFormat::kSarif;
+  else if (o.format == "junit") fmt = core::ReportFormat::kJunit;
+
+  core::CheckRegistry registry = verify_registry();
+  core::VerifyReport report;
+  report.plan_path = o.plan;
+  report.rules_ran = registry.rules();
+  report.rules_ran.insert(report.rules_ran.begin(),
+                          {{"plan-syntax", core::Severity::kError, "not valid JSON"},
+                           {"plan-schema", core::Severity::kError, "missing field, wrong type, unknown key or preset"}});
+
+  core::LoadedPlan loaded = core::load_plan_file(o.plan);
+  if (loaded.plan) {
+    std::vector<core::Observed> observed;
+    for (const auto& path : o.observed) {
+      auto obs = core::observed::read_observed_file(path);
+      if (!obs) {
+        core::Diagnostic d;
+        d.rule = "observed-unreadable";
+        d.severity = core::Severity::kError;
+        d.message = obs.message();
+        d.file = path;
+        d.hint = "pass a planck-observed JSON, an NCCL_DEBUG=INFO log or a PyTorch flight-recorder dump";
+        report.diagnostics.add(std::move(d));
+        continue;
+      }
+      observed.push_back(std::move(*obs));
+    }
+    std::optional<core::Mesh> mesh = core::plan_mesh(*loaded.plan, nullptr);
+    core::CheckContext ctx{*loaded.plan, mesh ? &*mesh : nullptr, &observed};
+    report.diagnostics.append(core::run_checks(registry, ctx));
+  } else {
+    report.diagnostics = loaded.diagnostics;
+  }
+
+  int code = kExitOk;
+  for (const auto& d : report.diagnostics.items()) {
+    if (is_cannot_run(d.rule)) code = kExitCannotRun;
+  }
+  if (code == kExitOk) {
+    if (report.diagnostics.has_errors()) code = kExitFindings;
+    else if (o.strict && report.diagnostics.count(core::Severity::kWarning) > 0) code = kExitFindings;
+  }
+  report.ok = code == kExitOk;
+  bool color = o.color == "always" ||
+               (o.color == "auto" && fmt == core::ReportFormat::kText && (o.output == "-" || o.output.empty()) &&
+                ::isatty(1));
+  if (!write_output(o.output, core::render_report(report, fmt, color))) return kExitCannotRun;
+  return code;
+}
+
+void setup_verify(CLI::App& app, Action& action) {
+  auto o = std::make_shared<VerifyOptions>();
+  app.description(
+      "Run every check on a plan: mesh and world size, declared and observed communicators, HSDP shape, "
+      "placement, rank arithmetic, batch/heads/layers/sequence/expert divisibility, memory and gradient sync.\n"
+      "Exit 0: no error (warnings allowed unless --strict); 1: the plan breaks a rule; 2: could not run "
+      "(unreadable file, plan-syntax, plan-schema, rank-program-invalid, bad usage).");
+  app.add_option("plan", o->plan, "plan file (planck/1 JSON; see plans/)")->required();
+  app.add_option("--observed", o->observed,
+                 "what a real run created: planck-observed JSON, NCCL_DEBUG=INFO log or PyTorch flight-recorder "
+                 "dump (auto-detected; repeat for several files)");
+  app.add_option("--format", o->format, "output format")
+      ->check(CLI::IsMember({"text", "json", "sarif", "junit"}))
+      ->default_str("text");
+  app.add_option("-o,--output", o->output, "write the report here ('-' = stdout), atomically")->default_str("-");
+  app.add_flag("--strict", o->strict, "warnings fail too (exit 1)");
+  app.add_option("--color", o->color, "colour text output: auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->default_str("auto");
+  action = [o] { return run_verify(*o); };
+}
+
+}  // namespace
+
+PLANCK_COMMAND(verify, "check a plan against every rule (text, json, sarif, junit)", setup_verify);
+
+}  // namespace planck::cli
