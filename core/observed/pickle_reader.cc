@@ -34,6 +34,9 @@ class Unpickler {
       if (!step(op, at)) return core::Status::error(error_);
     }
     if (stack_.size() != 1) return fail("STOP with " + std::to_string(stack_.size()) + " values on the stack");
+    // Size first (shared references counted once per use), so a memo bomb costs no allocation.
+    std::vector<long> sizes(nodes_.size(), -1);
+    if (!expanded_size(stack_.back(), 0, sizes)) return core::Status::error(error_);
     nlohmann::json out;
     long budget = kMaxPickleNodes;
     if (!to_json(stack_.back(), 0, budget, out)) return core::Status::error(error_);
@@ -66,7 +69,7 @@ class Unpickler {
     return static_cast<int>(nodes_.size()) - 1;
   }
   bool push(Node n) {
-    if (nodes_.size() >= static_cast<std::size_t>(kMaxPickleNodes)) return bad("more than 20000000 values");
+    if (nodes_.size() >= static_cast<std::size_t>(kMaxPickleNodes)) return bad("more than " + std::to_string(kMaxPickleNodes) + " values");
     stack_.push_back(make(std::move(n)));
     return true;
   }
@@ -150,6 +153,7 @@ class Unpickler {
     return true;
   }
   bool step(unsigned char op, std::size_t at);
+  bool expanded_size(int n, int depth, std::vector<long>& sizes);
   bool to_json(int n, int depth, long& budget, nlohmann::json& out);
 
   std::string_view in_;
@@ -271,9 +275,30 @@ bool Unpickler::step(unsigned char op, std::size_t at) {
   }
 }
 
+bool Unpickler::expanded_size(int n, int depth, std::vector<long>& sizes) {
+  if (depth > kMaxPickleDepth) return bad("nesting deeper than " + std::to_string(kMaxPickleDepth) + " (or a cycle)");
+  if (sizes[n] >= 0) return true;
+  long total = 1;
+  const Node& v = nodes_[n];
+  auto add = [&](int child) {
+    if (!expanded_size(child, depth + 1, sizes)) return false;
+    total += sizes[child];
+    if (total > kMaxPickleNodes) return bad("more than " + std::to_string(kMaxPickleNodes) + " values once shared references are expanded");
+    return true;
+  };
+  for (int item : v.items) {
+    if (!add(item)) return false;
+  }
+  for (const auto& [k, val] : v.entries) {
+    if (!add(k) || !add(val)) return false;
+  }
+  sizes[n] = total;
+  return true;
+}
+
 bool Unpickler::to_json(int n, int depth, long& budget, nlohmann::json& out) {
   if (depth > kMaxPickleDepth) return bad("nesting deeper than " + std::to_string(kMaxPickleDepth) + " (or a cycle)");
-  if (--budget < 0) return bad("more than 20000000 values once shared references are expanded");
+  if (--budget < 0) return bad("more than " + std::to_string(kMaxPickleNodes) + " values once shared references are expanded");
   const Node& v = nodes_[n];
   switch (v.kind) {
     case Node::kNone: out = nullptr; return true;

@@ -16,7 +16,7 @@
 namespace planck::core::observed {
 
 inline constexpr int kMaxPickleDepth = 256;
-inline constexpr long kMaxPickleNodes = 20'000'000;  // values after expanding shared references
+inline constexpr long kMaxPickleNodes = 5'000'000;  // values after expanding shared references
 
 // Tuples become arrays; dict keys must be str or int (ints become decimal keys).
 core::Result<nlohmann::json> read_pickle(std::string_view bytes);

@@ -90,7 +90,7 @@ TEST_CASE("observed_pickle_reader_values_and_limits") {
   bomb += unhex("68002e");
   auto b = read_pickle(bomb);
   REQUIRE_FALSE(b.is_ok());
-  CHECK_MESSAGE(b.message().find("20000000") != std::string::npos, b.message());
+  CHECK_MESSAGE(b.message().find("5000000 values") != std::string::npos, b.message());
   CHECK_FALSE(read_pickle(std::string("\x80\x09.", 3)).is_ok());  // protocol 9
 }
 
