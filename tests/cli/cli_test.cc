@@ -1,0 +1,133 @@
+// planck verify / groups end to end: exit codes (SPEC.md §2), output formats, atomic -o.
+
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out;
+};
+
+// Runs planck with `args` (shell words), capturing stdout; stderr goes to stdout too when `merge`.
+Run planck(const std::string& args, bool merge = false) {
+  std::string cmd = std::string(PLANCK_BIN) + " " + args + (merge ? " 2>&1" : " 2>/dev/null");
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string plans(const char* name) { return std::string(PLANCK_PLANS_DIR) + "/" + name; }
+
+fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / ("planck-cli-test-" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("cli_verify exit 1 on the flattened HSDP plan, 0 on the fixed one") {
+  Run bad = planck("verify " + plans("torchtitan-hsdp-2x8-flattened.json"));
+  CHECK(bad.code == 1);
+  CHECK(bad.out.find("error[hsdp-flattened]") != std::string::npos);
+  CHECK(bad.out.find("1 group of 16: [0..15]") != std::string::npos);
+  CHECK(bad.out.find("2 groups of 8: [0..7], [8..15]") != std::string::npos);
+  Run good = planck("verify " + plans("torchtitan-hsdp-2x8.json"));
+  CHECK(good.code == 0);
+}
+
+TEST_CASE("cli_verify exit 2 with a report for syntax errors, missing files and directories") {
+  fs::path d = temp_dir();
+  std::ofstream(d / "broken.json") << "{\"format\": \"planck/1\",\n  \"cluster\": {\"nodes\": 2,,}";
+  Run syntax = planck("verify --format json " + (d / "broken.json").string());
+  CHECK(syntax.code == 2);
+  auto j = nlohmann::json::parse(syntax.out);
+  CHECK(j["ok"] == false);
+  CHECK(j["diagnostics"][0]["rule"] == "plan-syntax");
+  CHECK(j["diagnostics"][0]["line"] == 2);
+  CHECK(j["diagnostics"][0]["column"] == 26);
+
+  Run missing = planck("verify " + (d / "nope.json").string());
+  CHECK(missing.code == 2);
+  CHECK(missing.out.find("nope.json") != std::string::npos);
+  Run dir = planck("verify " + d.string());
+  CHECK(dir.code == 2);
+  CHECK(dir.out.find("is a directory") != std::string::npos);
+  Run usage = planck("verify", true);
+  CHECK(usage.code == 2);
+  Run badfmt = planck("verify --format xml " + plans("ddp-8.json"), true);
+  CHECK(badfmt.code == 2);
+  fs::remove_all(d);
+}
+
+TEST_CASE("cli_verify --strict fails on warnings; -o writes the file atomically") {
+  Run loose = planck("verify " + plans("lingua-4x4-before.json"));
+  CHECK(loose.code == 0);
+  CHECK(loose.out.find("warning[") != std::string::npos);
+  Run strict = planck("verify --strict " + plans("lingua-4x4-before.json"));
+  CHECK(strict.code == 1);
+
+  fs::path d = temp_dir();
+  Run sarif = planck("verify --format sarif -o " + (d / "out.sarif").string() + " " +
+                     plans("torchtitan-hsdp-2x8-flattened.json"));
+  CHECK(sarif.code == 1);
+  CHECK(sarif.out.empty());
+  std::ifstream in(d / "out.sarif");
+  auto j = nlohmann::json::parse(in);
+  CHECK(j["version"] == "2.1.0");
+  CHECK(j["runs"][0]["results"][0]["ruleId"] == "hsdp-flattened");
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(d)) entries += e.is_regular_file();
+  CHECK(entries == 1);  // no temporary file left behind
+  Run unwritable = planck("verify -o /nonexistent-dir/x.json " + plans("ddp-8.json"), true);
+  CHECK(unwritable.code == 2);
+  CHECK(unwritable.out.find("cannot write /nonexistent-dir/x.json") != std::string::npos);
+  fs::remove_all(d);
+}
+
+TEST_CASE("cli_groups lists DeviceMesh groups; flattened names; unknown dims exit 2") {
+  Run r = planck("groups " + plans("torchtitan-hsdp-2x8.json") + " --dim dp_shard --dim dp_replicate --dim dp");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("dp_shard: 0 1 2 3 4 5 6 7\ndp_shard: 8 9 10 11 12 13 14 15\n") != std::string::npos);
+  CHECK(r.out.find("dp_replicate: 0 8\ndp_replicate: 1 9\n") != std::string::npos);
+  CHECK(r.out.find("dp_replicate,dp_shard: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n") != std::string::npos);
+  Run j = planck("groups --format json " + plans("megatron-tp2-pp4-dp2.json") + " --dim tp,pp");
+  CHECK(j.code == 0);
+  auto doc = nlohmann::json::parse(j.out);
+  // Megatron docstring M1 (W=16, tp=2, pp=4): model-parallel groups [0,1,4,5,...] and [2,3,6,7,...].
+  CHECK(doc["groups"]["pp,tp"][0] == nlohmann::json({0, 1, 4, 5, 8, 9, 12, 13}));
+  CHECK(doc["groups"]["pp,tp"][1] == nlohmann::json({2, 3, 6, 7, 10, 11, 14, 15}));
+  Run bad = planck("groups " + plans("ddp-8.json") + " --dim dp_sahrd", true);
+  CHECK(bad.code == 2);
+  CHECK(bad.out.find("unknown dim 'dp_sahrd'") != std::string::npos);
+}
+
+TEST_CASE("cli_version and help") {
+  Run v = planck("--version");
+  CHECK(v.code == 0);
+  CHECK(v.out.rfind("planck ", 0) == 0);
+  Run h = planck("--help");
+  CHECK(h.code == 0);
+  for (const char* cmd : {"verify", "groups", "observe", "simulate", "enumerate", "render", "import", "exec", "calibrate"}) {
+    CHECK(h.out.find(cmd) != std::string::npos);
+  }
+}
