@@ -153,6 +153,15 @@ std::vector<const ObservedGroup*> distinct_groups(const std::vector<Usable>& fil
   return out;
 }
 
+// ProcessGroupNCCL opens a 2-rank communicator per send/recv peer pair (pipeline stages, ring
+// attention): two ranks that differ along one mesh dim only are such a pair, not a mismatch.
+bool point_to_point(const Mesh& mesh, const ObservedGroup& g) {
+  if (!g.complete || g.size != 2 || g.ranks.size() != 2) return false;
+  int differ = 0;
+  for (int d = 0; d < mesh.ndims(); ++d) differ += mesh.coord(g.ranks[0], d) != mesh.coord(g.ranks[1], d) ? 1 : 0;
+  return differ == 1;
+}
+
 void check_groups(const CheckContext& ctx, const Mesh& mesh, const std::vector<Usable>& files, Diagnostics& out) {
   for (const ObservedGroup* g : distinct_groups(files)) {
     const auto named = observed::dims_from_name(mesh, g->name);
@@ -171,7 +180,7 @@ void check_groups(const CheckContext& ctx, const Mesh& mesh, const std::vector<U
       out.add(std::move(d));
       continue;
     }
-    if (!observed::matching_dims(mesh, *g).empty()) continue;
+    if (!observed::matching_dims(mesh, *g).empty() || point_to_point(mesh, *g)) continue;
     const observed::Closest near = observed::closest_expected(ctx.plan, mesh, *g);
     std::string msg = group_text(*g) + " is not a group of any set of dims of the plan's " + mesh.to_string();
     if (!near.label.empty()) {

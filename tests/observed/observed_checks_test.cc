@@ -154,6 +154,15 @@ TEST_CASE("observed_check_groups_mismatch_names_the_closest_role") {
   CHECK(x.message.find("closest expected: fsdp (dims dp_shard) group [0..7], sharing 4") != std::string::npos);
 }
 
+TEST_CASE("observed_check_point_to_point_pairs") {
+  // mesh [pp=4, dp=2]: ranks 0 and 2 are adjacent pipeline stages (pp stride 2), a send/recv pair
+  // torch gives its own 2-rank communicator; 0 and 3 differ in pp and dp: no such pair.
+  const std::string plan = plan_text(1, 8, R"(["pp", "dp"])", "[4, 2]");
+  const std::string head = R"({"format": "planck-observed/1", "world": 8, "ranks_seen": [0,1,2,3,4,5,6,7], "groups": [)";
+  CHECK(rules(verify(plan, {json(head + R"({"ranks": [0, 2]}]})")})).empty());
+  CHECK(rules(verify(plan, {json(head + R"({"ranks": [0, 3]}]})")})) == std::vector<std::string>{"groups-mismatch"});
+}
+
 TEST_CASE("observed_check_partial_group_only_errs_when_impossible") {
   const std::string head = R"({"format": "planck-observed/1", "world": 16, "ranks_seen": [0, 3, 9], "groups": [)";
   // 0 and 3 may share an 8-rank dp_shard group: fine. 0 and 9 cannot: a true mismatch.
