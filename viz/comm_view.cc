@@ -31,7 +31,7 @@ std::pair<std::string, std::string> crossing_headline(const Scene& scene) {
       h.cross += one.cross;
     }
     if (h.cross == 0) continue;
-    text += (text.empty() ? "" : "; ") + describe_set(set) + " rings cross nodes: " + std::to_string(h.cross) + " of " +
+    text += (text.empty() ? "" : "; ") + describe_set(set) + (is_chain(set) ? " pipelines" : " rings") + " cross nodes: " + std::to_string(h.cross) + " of " +
             std::to_string(h.cross + h.intra) + " hops on the network";
     alarming = alarming || set.role == "fsdp" || set.role == "tp";
   }
@@ -66,13 +66,20 @@ core::Result<std::string> build_comm_view(const Scene& scene) {
       std::int64_t b = bytes_per_hop(traffic, set.dims);
       if (b > 0) bytes_label = format_bytes(b);
     }
+    // Every hop of a ring carries the same bytes: label the first hop of each link class per
+    // ring, not all of them, so the numbers stay readable.
+    bool labelled[2] = {false, false};
     EdgeStyle style = [&](bool cross_node) {
       Attrs a = link_style(cross_node, intra, cross);
-      if (!bytes_label.empty()) a.push_back({"xlabel", bytes_label});
+      if (!bytes_label.empty() && !labelled[cross_node]) {
+        a.push_back({"xlabel", bytes_label});
+        labelled[cross_node] = true;
+      }
       return a;
     };
     HopCounts total;
     for (std::int64_t g = 0; g < gs.num_groups(); ++g) {
+      labelled[0] = labelled[1] = false;
       std::vector<std::int64_t> members = gs.members(g);
       std::vector<std::string> ids;
       for (std::int64_t r : members) ids.push_back(rank_id(r));
@@ -81,10 +88,12 @@ core::Result<std::string> build_comm_view(const Scene& scene) {
       total.cross += h.cross;
     }
     legend.heading(describe_set(set) + ": " + describe_groups(gs) + (chain ? ", drawn as pipelines" : ", drawn as rings"));
-    std::string per_hop = bytes_label.empty() ? std::string() : " (" + bytes_label + " per hop per step)";
-    auto hops = [](std::int64_t n) { return std::to_string(n) + (n == 1 ? " hop" : " hops"); };
-    legend.line(intra, kIntraStyle, kIntraWidth, hops(total.intra) + " inside a node" + per_hop);
-    legend.line(cross, kCrossStyle, kCrossWidth, hops(total.cross) + " across nodes" + per_hop);
+    auto hops = [&](std::int64_t n, const char* where) {
+      std::string per_hop = bytes_label.empty() || n == 0 ? std::string() : " (" + bytes_label + " per hop per step)";
+      return std::to_string(n) + (n == 1 ? " hop " : " hops ") + where + per_hop;
+    };
+    legend.line(intra, kIntraStyle, kIntraWidth, hops(total.intra, "inside a node"));
+    legend.line(cross, kCrossStyle, kCrossWidth, hops(total.cross, "across nodes"));
     if (gs.group_size() == 1) legend.text("each rank is its own group: nothing to connect");
   }
   add_traffic_legend(legend, scene);

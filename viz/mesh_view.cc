@@ -49,7 +49,7 @@ void add_traffic_legend(Legend& legend, const Scene& scene) {
   for (const HopTraffic& t : traffic) {
     std::string dims;
     for (const auto& d : t.dims) dims += (dims.empty() ? "" : ",") + d;
-    legend.text(t.role + " (" + dims + ") " + core::op_name(t.op) + " " + core::phase_name(t.phase) + ": " +
+    legend.text((t.role == dims ? t.role : t.role + " (" + dims + ")") + " " + core::op_name(t.op) + " " + core::phase_name(t.phase) + ": " +
                 std::to_string(t.calls_per_step) + " \u00d7 " + format_bytes(t.bytes_per_call) + " in groups of " +
                 std::to_string(t.group_size) + " \u2192 " + format_bytes(t.bytes_per_hop_per_step) + " per hop, " +
                 (t.crosses_nodes ? "crosses nodes" : "inside a node"));

@@ -100,7 +100,11 @@ Comparison compare_with_observed(const core::Mesh& mesh, const DimSet& set, cons
     ++listed;
   }
   std::map<std::string, std::int64_t> other;
+  std::set<std::pair<std::vector<std::int64_t>, std::int64_t>> judged;
   for (const core::ObservedGroup* o : rest) {
+    // Two communicators over the same ranks (e.g. NCCL comms of two process groups) are one
+    // finding, not two.
+    if (!judged.insert({o->ranks, o->size}).second) continue;
     std::optional<std::vector<std::string>> dims = in_world(mesh, *o) ? dims_of(mesh, *o) : std::nullopt;
     const core::RoleGroups* role = nullptr;
     for (const auto& r : roles) {

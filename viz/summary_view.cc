@@ -135,8 +135,24 @@ core::Result<std::string> mesh_summary(const Scene& scene) {
   return graph.str();
 }
 
+// The summary's verdict from group shapes alone (O(1) per dim set): which sets leave a node.
+std::pair<std::string, std::string> span_headline(const Scene& scene) {
+  std::string text;
+  bool alarming = false;
+  for (std::size_t i = 0; i < scene.sets.size(); ++i) {
+    std::int64_t span = scene.sets[i].max_nodes_spanned(scene.gpus_per_node);
+    if (span <= 1) continue;
+    const DimSet& set = scene.input->dim_sets[i];
+    text += (text.empty() ? "" : "; ") + describe_set(set) + " groups span up to " + std::to_string(span) + " nodes";
+    alarming = alarming || set.role == "fsdp" || set.role == "tp";
+  }
+  if (text.empty()) return {"every group stays inside one node", kMatchedColour};
+  return {text, alarming ? kCrossColour : "#444444"};
+}
+
 core::Result<std::string> comm_summary(const Scene& scene) {
-  DotGraph graph = start_graph(scene, "communicator view (collapsed per node segment)");
+  auto [headline, colour] = span_headline(scene);
+  DotGraph graph = start_graph(scene, "communicator view (collapsed per node segment)", headline, colour);
   Legend legend;
   legend.heading("Communicator view, rings over node segments");
   legend.text(collapse_note(scene));

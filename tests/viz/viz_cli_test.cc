@@ -51,6 +51,13 @@ TEST_CASE("viz_cli_renders_bundled_hsdp_plans") {
   fs::path png = d / "mesh.png";
   REQUIRE(render(kPlans + "/megatron-tp2-pp4-dp2.json --view mesh --dim tp --dim pp -o " + png.string()) == 0);
   CHECK(png_size(read_file_or_empty(png.string())).first > 100);
+
+  // Two runs, identical bytes (SVG and PNG).
+  fs::path svg2 = d / "hsdp2.svg", png2 = d / "mesh2.png";
+  REQUIRE(render(kPlans + "/torchtitan-hsdp-2x8.json -o " + svg2.string()) == 0);
+  REQUIRE(render(kPlans + "/megatron-tp2-pp4-dp2.json --view mesh --dim tp --dim pp -o " + png2.string()) == 0);
+  CHECK(read_file_or_empty(svg2.string()) == text);
+  CHECK(read_file_or_empty(png2.string()) == read_file_or_empty(png.string()));
   fs::remove_all(d);
 }
 

@@ -81,6 +81,15 @@ TEST_CASE("viz_observed_wrong_order_and_out_of_world") {
   CHECK(c.groups[4].note.find("rank 9 is outside the plan's world of 8") != std::string::npos);
 }
 
+TEST_CASE("viz_observed_same_ranks_twice_is_one_finding") {
+  core::Mesh mesh = make_mesh({"dp_replicate", "dp_shard"}, {2, 8});
+  core::ObservedGroup a = group(iota(0, 16), 0, "pg1"), b = group(iota(0, 16), 0, "pg2");
+  a.id = "0x1";
+  b.id = "0x2";
+  Comparison c = compare_with_observed(mesh, kFsdp, kHsdpRoles, true, {a, b}, 100);
+  CHECK(c.unexpected == 1);
+}
+
 TEST_CASE("viz_observed_partial_group_matches_its_group") {
   // An NCCL log that saw 3 of an 8-rank communicator's members.
   core::Mesh mesh = make_mesh({"dp_replicate", "dp_shard"}, {2, 8});

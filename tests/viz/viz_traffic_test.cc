@@ -49,8 +49,10 @@ TEST_CASE("viz_traffic_bytes_per_hop") {
   in.schedule = &s;
   auto dot = build_dot(in);
   REQUIRE(dot.is_ok());
-  // 462 MB on each of the 16 ring hops, and in the legend per link class.
-  CHECK(count(*dot, "xlabel=\"" + format_bytes(2 * 7'000'000 * 33) + "\"") == 16);
+  // 462 MB per ring hop: labelled once per ring (both rings stay in a node), and in the legend.
+  CHECK(count(*dot, "xlabel=\"" + format_bytes(2 * 7'000'000 * 33) + "\"") == 2);
+  CHECK(dot->find("16 hops inside a node (462 MB per hop per step)") != std::string::npos);
+  CHECK(dot->find("0 hops across nodes</TD>") != std::string::npos);  // no per-hop figure for no hops
   CHECK(dot->find("inside a node (NVLink): 462 MB per rank per step") != std::string::npos);
   CHECK(dot->find("groups crossing nodes (network-bound): 4.00 MB per rank per step") != std::string::npos);
 }
