@@ -199,7 +199,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   dense.units.push_back({rp.dense_layer, rp.dense_layers, false, "transformer block"});
   dense.units.push_back({rp.moe_layer_dense, rp.moe_layers, false, "MoE block, non-expert part"});
   dense.units.push_back({rp.root, 1, true, "root (embedding, head, final norm)"});
-  ParamClass experts{"experts", {{rp.moe_layer_experts, rp.moe_layers, false, "routed experts of an MoE block"}}};
+  ParamClass experts{"expert", {{rp.moe_layer_experts, rp.moe_layers, false, "routed experts of an MoE block"}}};
 
   // --- data-parallel family -------------------------------------------------------------
   const DataParallel dp = s.data_parallel;

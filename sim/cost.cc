@@ -164,7 +164,10 @@ CallCost predict_time(const core::ScheduledCollective& c, const Placement& place
                       const Topology* topology, const CostOptions& options) {
   CallCost one = predict_call(c.op, c.group_size, c.bytes_per_call, place, gpu, topology, options);
   one.time_s *= static_cast<double>(c.calls_per_step);
-  one.wire_bytes *= c.calls_per_step;
+  // Saturate rather than wrap on absurd plans (bytes x calls past 2^63).
+  if (__builtin_mul_overflow(one.wire_bytes, c.calls_per_step, &one.wire_bytes)) {
+    one.wire_bytes = std::numeric_limits<std::int64_t>::max();
+  }
   return one;
 }
 
