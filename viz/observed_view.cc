@@ -102,10 +102,12 @@ core::Result<std::string> build_observed_view(const Scene& scene) {
         ids.push_back(rank_id(r));
         nodes.push_back(scene.node_of(r));
       }
+      // The mark goes on a hop across nodes when there is one: long edges leave room for it.
       bool labelled = false;
+      const bool any_cross = count_hops(nodes, is_chain(set)).cross > 0;
       add_ring(graph, ids, nodes, is_chain(set), [&](bool cross) {
         Attrs a = status_style(g.status, cross);
-        if (!labelled && g.status != GroupStatus::kMatched) {
+        if (!labelled && g.status != GroupStatus::kMatched && cross == any_cross) {
           a.push_back({"xlabel", g.status == GroupStatus::kMissing ? "missing" : "UNEXPECTED"});
           a.push_back({"fontcolor", g.status == GroupStatus::kMissing ? kMissingColour : kUnexpectedColour});
           labelled = true;
