@@ -161,7 +161,19 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
     t["micro_batch"] = mb;
   }
   if (seq) t["seq_len"] = *seq;
-  t["grad_sync"] = "last_microbatch";  // schedules.py: no_sync for all but the last micro-batch
+  // schedules.py wraps all but the last micro-batch in no_sync. Megatron-FSDP with sharded
+  // gradients (optim_grads, optim_grads_params) keeps only each rank's gradient shard in its
+  // ParamAndGradBuffer, so every micro-batch's gradients are reduce-scattered into it: no_sync
+  // cannot defer that reduction (modelled as every_microbatch; the unsharded alternative would
+  // need full fp32 gradients on every GPU).
+  const bool fsdp = f.has("use-megatron-fsdp") || f.has("use-custom-fsdp");
+  const std::string strategy = f.string("data-parallel-sharding-strategy").value_or("no_shard");
+  const bool sharded_grads = fsdp && (strategy == "optim_grads" || strategy == "optim_grads_params");
+  t["grad_sync"] = sharded_grads ? "every_microbatch" : "last_microbatch";
+  if (sharded_grads) {
+    b.note("grad_sync = every_microbatch: Megatron-FSDP " + strategy +
+           " keeps gradients sharded, so each micro-batch is reduce-scattered");
+  }
   std::string param = f.has("bf16") ? "bf16" : f.has("fp16") ? "fp16" : "fp32";
   std::string reduce = param == "bf16" ? (f.has("grad-reduce-in-bf16") ? "bf16" : "fp32")
                                        : (f.has("accumulate-allreduce-grads-in-fp32") ? "fp32" : param);

@@ -41,6 +41,7 @@ TEST_CASE("import_megatron_fsdp_example_script") {
   CHECK(r.plan["training"]["seq_len"] == 8192);
   CHECK(r.plan["training"]["param_dtype"] == "bf16");
   CHECK(r.plan["training"]["reduce_dtype"] == "fp32");
+  CHECK(r.plan["training"]["grad_sync"] == "every_microbatch");  // sharded Megatron-FSDP gradients
   CHECK(any_contains(r.hints, "line 128: commented out, not applied: --num-distributed-optimizer-instances 2"));
   CHECK(any_contains(r.hints, "contiguous shard groups of 4"));
   core::Diagnostics d = verify(r);
