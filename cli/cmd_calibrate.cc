@@ -38,7 +38,7 @@ sim::LinkFit to_link_fit(const exec::CalibrationFit& f, const std::vector<std::i
            {"group_sizes", group_sizes},
            {"min_bytes", co.min_bytes},
            {"max_bytes", co.max_bytes},
-           {"method", "least squares of time / measured - 1, non-negative terms"}};
+           {"method", "least squares of (line - time)^2 / time, non-negative terms"}};
   // The measured points, [group_size, bytes, seconds], so a fit can be judged or redone.
   nlohmann::json points = nlohmann::json::array();
   for (const auto& s : samples) {

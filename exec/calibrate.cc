@@ -137,12 +137,15 @@ std::optional<CalibrationFit> fit_line(const std::vector<CalibrationSample>& sam
     for (int c = 0; c < 3; ++c) {
       if (mask & (1 << c)) cols.push_back(c);
     }
-    // Normal equations of min sum ((x . f_i - t_i) / t_i)^2.
+    // Normal equations of min sum (x . f_i - t_i)^2 / t_i: timing noise grows with the time,
+    // so each sample counts with the inverse of its time (a variance proportional to t). Pure
+    // relative error (1 / t^2) let the many small calls drown the large ones a training step
+    // is made of; plain absolute error ignored the small ones.
     const std::size_t k = cols.size();
     std::vector<std::vector<double>> a(k, std::vector<double>(k, 0));
     std::vector<double> b(k, 0), x;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const double w = 1.0 / (times[i] * times[i]);
+      const double w = 1.0 / times[i];
       for (std::size_t p = 0; p < k; ++p) {
         b[p] += w * rows[i][cols[p]] * times[i];
         for (std::size_t q = 0; q < k; ++q) a[p][q] += w * rows[i][cols[p]] * rows[i][cols[q]];
@@ -152,10 +155,11 @@ std::optional<CalibrationFit> fit_line(const std::vector<CalibrationSample>& sam
     if (std::any_of(x.begin(), x.end(), [](double v) { return v < 0; })) continue;
     double coef[3] = {0, 0, 0};
     for (std::size_t p = 0; p < k; ++p) coef[cols[p]] = x[p];
-    double err = 0;
+    double err = 0, rel = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const double pred = coef[0] + coef[1] * rows[i][1] + coef[2] * rows[i][2];
-      err += (pred / times[i] - 1) * (pred / times[i] - 1);
+      err += (pred - times[i]) * (pred - times[i]) / times[i];
+      rel += (pred / times[i] - 1) * (pred / times[i] - 1);
     }
     if (err < best_err) {
       best_err = err;
@@ -164,7 +168,7 @@ std::optional<CalibrationFit> fit_line(const std::vector<CalibrationSample>& sam
       f.latency_s = coef[0];
       f.step_latency_s = coef[1];
       f.bandwidth_gbps = coef[2] > 0 ? 1.0 / coef[2] / 1e9 : 0;
-      f.rms_relative_error = std::sqrt(err / static_cast<double>(rows.size()));
+      f.rms_relative_error = std::sqrt(rel / static_cast<double>(rows.size()));
       f.samples = static_cast<std::int64_t>(rows.size());
       best = f;
     }

@@ -47,7 +47,8 @@ std::vector<std::int64_t> calibration_group_sizes(std::int64_t world);
 // Runs the sweep on every rank; every rank returns the same samples.
 core::Result<std::vector<CalibrationSample>> calibration_sweep(Communicator& world, const CalibrateOptions& options);
 
-// Relative least squares (each sample weighted by 1 / time) with non-negative coefficients:
+// Least squares of (line - time)^2 / time (each sample weighted by 1 / time) with non-negative
+// coefficients:
 // the best of the fits over every subset of {latency, step latency, 1/bandwidth}. Samples of
 // other ops are ignored; nullopt when there are none (or every time is zero).
 std::optional<CalibrationFit> fit_line(const std::vector<CalibrationSample>& samples, std::optional<core::CollOp> op);
