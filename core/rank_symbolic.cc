@@ -122,7 +122,9 @@ std::optional<SymAffine> scale(const SymAffine& a, const Poly& k) {
 // quotient, the rest R must satisfy 0 <= R <= P - 1 for every size and coordinate.
 std::optional<SymAffine> divide(const SymAffine& e, const Poly& divisor, bool want_quotient, int ndims) {
   if (divisor.size() != 1 || divisor.begin()->second <= 0) return std::nullopt;
-  const auto& [dm, dc] = *divisor.begin();
+  // Plain references, not a structured binding: clang < 16 cannot capture bindings in a lambda.
+  const Mono& dm = divisor.begin()->first;
+  const auto& dc = divisor.begin()->second;
   auto split = [&](const Poly& p, Poly& q, Poly& r) {
     for (const auto& [m, c] : p) {
       bool divisible = c % dc == 0;
