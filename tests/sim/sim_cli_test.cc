@@ -1,0 +1,105 @@
+// planck simulate and planck enumerate as users run them (SPEC.md §2 exit codes, §5 shapes).
+
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out;
+};
+
+Run run(const std::string& args, bool merge = false) {
+  const std::string cmd = std::string(PLANCK_BIN) + " " + args + (merge ? " 2>&1" : " 2>/dev/null");
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string plan(const char* name) { return std::string(PLANCK_PLANS_DIR) + "/" + name; }
+
+std::filesystem::path scratch(const std::string& name, const std::string& content) {
+  auto d = std::filesystem::temp_directory_path() / ("planck-sim-cli-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(d);
+  std::ofstream(d / name) << content;
+  return d / name;
+}
+
+}  // namespace
+
+TEST_CASE("sim_cli_simulate_json_shape") {
+  Run r = run("simulate " + plan("hsdp-2x4.json") + " --format json");
+  REQUIRE(r.code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["format"] == "planck-sim/1");
+  CHECK(j["world"] == 8);
+  REQUIRE(!j["collectives"].empty());
+  std::int64_t sum = 0;
+  for (const auto& c : j["collectives"]) {
+    for (const char* k : {"role", "dims", "op", "phase", "group_size", "groups", "bytes_per_call", "calls_per_step",
+                          "bytes_sent_per_rank", "time_s", "link"}) {
+      CHECK_MESSAGE(c.contains(k), k);
+    }
+    sum += c["bytes_sent_per_rank"].get<std::int64_t>();
+  }
+  CHECK(j["step"]["bytes_sent_per_rank"].get<std::int64_t>() == sum);
+  for (const char* k : {"params", "grads", "optimizer", "activations", "peak", "capacity"}) CHECK(j["memory"].contains(k));
+  CHECK(run("simulate " + plan("hsdp-2x4.json")).out.find("memory per GPU") != std::string::npos);
+}
+
+TEST_CASE("sim_cli_simulate_exit_2") {
+  // No model: cannot simulate.
+  auto nomodel = scratch("nomodel.json", R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 2},
+    "mesh": {"dims": ["dp"], "shape": [2]}})");
+  Run r = run("simulate " + nomodel.string(), true);
+  CHECK(r.code == 2);
+  CHECK(r.out.find("model") != std::string::npos);
+  CHECK(run("simulate /nonexistent/plan.json").code == 2);
+  auto topo = scratch("topo.json", R"({"format": "planck-topology/1", "links": {"pcie": {}}})");
+  Run t = run("simulate " + plan("hsdp-2x4.json") + " --topology " + topo.string(), true);
+  CHECK(t.code == 2);
+  CHECK(t.out.find("/links/pcie") != std::string::npos);
+}
+
+TEST_CASE("sim_cli_enumerate_formats_and_exit_codes") {
+  Run j = run("enumerate --world 16 --gpus-per-node 8 --model llama3-8b --format json --top 3");
+  REQUIRE(j.code == 0);
+  auto doc = nlohmann::json::parse(j.out);
+  CHECK(doc["format"] == "planck-enumerate/1");
+  CHECK(doc["world"] == 16);
+  CHECK(doc["considered"] == 70);  // 16 = 2^4 into 5 factors: C(8, 4)
+  CHECK(doc["layouts"].size() == 3);
+  CHECK(doc["layouts"][0]["pareto"] == true);
+  Run csv = run("enumerate --world 16 --gpus-per-node 8 --model llama3-8b --format csv");
+  CHECK(csv.out.rfind("rank,pp,dp_replicate,dp_shard,cp,tp,", 0) == 0);
+  // 405B on 8 A100s: nothing fits -> exit 1.
+  CHECK(run("enumerate --world 8 --gpus-per-node 8 --model llama3-405b --gpu a100-80g").code == 1);
+  // Unknown preset and not a file -> exit 2 naming the presets.
+  Run bad = run("enumerate --world 8 --gpus-per-node 8 --model llama9", true);
+  CHECK(bad.code == 2);
+  CHECK(bad.out.find("llama3-8b") != std::string::npos);
+  // A model file holding a plan's "model" value.
+  auto model = scratch("model.json", R"({"preset": "llama3-8b", "layers": 8})");
+  CHECK(run("enumerate --world 8 --gpus-per-node 8 --model " + model.string()).code == 0);
+  auto badmodel = scratch("badmodel.json", R"({"preset": "llama3-8b", "layerz": 8})");
+  Run bm = run("enumerate --world 8 --gpus-per-node 8 --model " + badmodel.string(), true);
+  CHECK(bm.code == 2);
+  CHECK(bm.out.find("layerz") != std::string::npos);
+  CHECK(run("enumerate --world 12 --gpus-per-node 8 --model llama3-8b").code == 2);
+}
