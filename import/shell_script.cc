@@ -391,6 +391,7 @@ core::Status Runner::statement(std::vector<const ShellToken*> toks) {
     if (*kw == "for" || *kw == "while" || *kw == "until" || *kw == "case" || *kw == "function")
       return core::Status::ok();
     if (*kw == "if" || *kw == "elif") {
+      if (*kw == "elif" && frames_.empty()) return error(line, "'elif' without 'if'");
       std::vector<const ShellToken*> cond(toks.begin() + 1, toks.end());
       if (*kw == "if") frames_.push_back({active(), false, false});
       Frame& f = frames_.back();
