@@ -40,7 +40,7 @@ void summarize(ExecReport& r) {
     };
     r.max_bytes_error = std::max(r.max_bytes_error, rel(static_cast<double>(op.measured_bytes_sent_per_rank),
                                                         static_cast<double>(op.predicted_bytes_sent_per_rank)));
-    if (op.wire_bytes_measured && op.predicted_bytes_sent_per_rank > 0) {
+    if (op.wire_bytes_measured && op.predicted_bytes_sent_per_rank >= kWireGateBytes) {
       const double e = rel(static_cast<double>(*op.wire_bytes_measured), static_cast<double>(op.predicted_bytes_sent_per_rank));
       r.max_wire_error = std::max(r.max_wire_error.value_or(0), e);
     }
@@ -92,6 +92,7 @@ std::string report_json(const ExecReport& r) {
     e["bytes_source"] = "api";
     e["wire_bytes_measured"] = o.wire_bytes_measured ? ordered_json(*o.wire_bytes_measured) : ordered_json(nullptr);
     e["wire_source"] = o.wire_source;
+    e["wire_gated"] = o.wire_bytes_measured.has_value() && o.predicted_bytes_sent_per_rank >= kWireGateBytes;
     e["predicted_time_s"] = o.predicted_time_s ? ordered_json(*o.predicted_time_s) : ordered_json(nullptr);
     if (!o.link.empty()) e["link"] = o.link;
     e["measured_time_s"] = {{"min", o.measured_time_s.min}, {"median", o.measured_time_s.median},
