@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/plan_input.h"
 #include "core/mesh.h"
 #include "core/plan_load.h"
 #include "core/report.h"
@@ -27,23 +28,10 @@ void append_int(std::string& out, std::int64_t v) {
   out.append(buf, res.ptr);
 }
 
-// Prints a load/mesh failure the way verify would, and returns exit 2.
-int cannot_load(const std::string& path, const core::Diagnostics& diags) {
-  core::VerifyReport r;
-  r.plan_path = path;
-  r.diagnostics = diags;
-  r.ok = false;
-  std::string text = core::render_report(r, core::ReportFormat::kText);
-  std::fwrite(text.data(), 1, text.size(), stderr);
-  return kExitCannotRun;
-}
-
 int run_groups(const GroupsOptions& o) {
-  core::LoadedPlan loaded = core::load_plan_file(o.plan);
-  if (!loaded.plan) return cannot_load(o.plan, loaded.diagnostics);
-  core::Diagnostics mesh_diags;
-  auto mesh = core::plan_mesh(*loaded.plan, &mesh_diags);
-  if (!mesh) return cannot_load(o.plan, mesh_diags);
+  auto input = load_plan_input(o.plan);
+  if (!input) return kExitCannotRun;
+  const core::Mesh* mesh = &input->mesh;
 
   // One result per --dim occurrence (default: every mesh dim), keyed in mesh order.
   std::vector<std::vector<std::string>> sets;

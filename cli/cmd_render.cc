@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/plan_input.h"
 #include "core/observed/observed_io.h"
 #include "core/plan_load.h"
 #include "core/report.h"
@@ -28,16 +29,6 @@ struct RenderOptions {
   std::int64_t collapse_above = viz::kDefaultCollapseAbove;
   std::string output = "-";
 };
-
-int print_load_failure(const std::string& path, const core::Diagnostics& diags) {
-  core::VerifyReport r;
-  r.plan_path = path;
-  r.diagnostics = diags;
-  r.ok = false;
-  std::string text = core::render_report(r, core::ReportFormat::kText);
-  std::fwrite(text.data(), 1, text.size(), stderr);
-  return kExitCannotRun;
-}
 
 std::string title_of(const core::Plan& plan, const std::string& path) {
   if (!plan.name.empty()) return plan.name;
@@ -62,16 +53,14 @@ int run_render(const RenderOptions& o) {
     return kExitCannotRun;
   }
 
-  core::LoadedPlan loaded = core::load_plan_file(o.plan);
-  if (!loaded.plan) return print_load_failure(o.plan, loaded.diagnostics);
-  const core::Plan& plan = *loaded.plan;
-  core::Diagnostics mesh_diags;
-  auto mesh = core::plan_mesh(plan, &mesh_diags);
-  if (!mesh) return print_load_failure(o.plan, mesh_diags);
+  auto input = load_plan_input(o.plan);
+  if (!input) return kExitCannotRun;
+  const core::Plan& plan = input->plan;
+  const core::Mesh* mesh = &input->mesh;
 
   viz::DiagramInput in;
   in.title = title_of(plan, o.plan);
-  in.mesh = &*mesh;
+  in.mesh = mesh;
   in.gpus_per_node = plan.cluster.gpus_per_node;
   in.roles = core::plan_roles(plan, *mesh);
   in.hsdp = core::effective_data_parallel(plan, *mesh) == core::DataParallel::kHsdp;

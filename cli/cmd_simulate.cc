@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/plan_input.h"
 #include "core/plan_load.h"
 #include "core/report.h"
 #include "sim/simulate.h"
@@ -22,34 +23,23 @@ struct SimulateOptions {
   bool no_tree = false;
 };
 
-int print_load_failure(const std::string& path, const core::Diagnostics& diags) {
-  core::VerifyReport r;
-  r.plan_path = path;
-  r.diagnostics = diags;
-  r.ok = false;
-  const std::string text = core::render_report(r, core::ReportFormat::kText);
-  std::fwrite(text.data(), 1, text.size(), stderr);
-  return kExitCannotRun;
-}
-
 int run_simulate(const SimulateOptions& o) {
-  core::LoadedPlan loaded = core::load_plan_file(o.plan);
-  if (!loaded.plan) return print_load_failure(o.plan, loaded.diagnostics);
-  core::Diagnostics mesh_diags;
-  auto mesh = core::plan_mesh(*loaded.plan, &mesh_diags);
-  if (!mesh) return print_load_failure(o.plan, mesh_diags);
+  auto input = load_plan_input(o.plan);
+  if (!input) return kExitCannotRun;
+  const core::Plan* plan = &input->plan;
+  const core::Mesh* mesh = &input->mesh;
   std::optional<sim::Topology> topology;
   sim::SimOptions opts;
   if (auto st = sim::configure_sim_options(opts, topology, o.topology, o.nvls, o.no_tree); !st) {
     print_error(st.message());
     return kExitCannotRun;
   }
-  auto result = sim::simulate(*loaded.plan, *mesh, opts);
+  auto result = sim::simulate(*plan, *mesh, opts);
   if (!result) {
     print_error(o.plan + ": " + result.message());
     return kExitCannotRun;
   }
-  const std::string out = o.format == "json" ? sim::sim_to_json(*result) : sim::sim_to_text(*result, *loaded.plan, *mesh);
+  const std::string out = o.format == "json" ? sim::sim_to_json(*result) : sim::sim_to_text(*result, *plan, *mesh);
   return write_output(o.output, out) ? kExitOk : kExitCannotRun;
 }
 

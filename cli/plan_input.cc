@@ -1,0 +1,37 @@
+#include "cli/plan_input.h"
+
+#include <cstdio>
+
+#include "core/plan_load.h"
+#include "core/report.h"
+
+namespace planck::cli {
+namespace {
+
+void print_load_failure(const std::string& path, const core::Diagnostics& diags) {
+  core::VerifyReport r;
+  r.plan_path = path;
+  r.diagnostics = diags;
+  r.ok = false;
+  const std::string text = core::render_report(r, core::ReportFormat::kText);
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
+}  // namespace
+
+std::optional<PlanInput> load_plan_input(const std::string& path) {
+  core::LoadedPlan loaded = core::load_plan_file(path);
+  if (!loaded.plan) {
+    print_load_failure(path, loaded.diagnostics);
+    return std::nullopt;
+  }
+  core::Diagnostics mesh_diags;
+  auto mesh = core::plan_mesh(*loaded.plan, &mesh_diags);
+  if (!mesh) {
+    print_load_failure(path, mesh_diags);
+    return std::nullopt;
+  }
+  return PlanInput{std::move(*loaded.plan), std::move(*mesh)};
+}
+
+}  // namespace planck::cli
