@@ -1,0 +1,4 @@
+#!/bin/bash
+elif [ 1 ]; then
+  X=1
+fi
