@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs what planck needs (scripts/setup.sh), builds it and runs every test through ctest.
-# This is the README's test command and what CI runs (.ci/run).
+# Installs what planck needs (scripts/setup.sh), builds it and runs every test through ctest,
+# then runs each benchmark once (so they never rot) and a 10 s libFuzzer smoke per fuzz target
+# (clang-14 + ASan + UBSan; any crash fails). This is the README's test command and what CI runs.
+#   PLANCK_FUZZ_SECONDS=N  seconds per fuzz target (default 10; 0 skips the fuzz smoke)
+#   PLANCK_BUILD_DIR=DIR   build directory (default build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -10,4 +13,21 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPLANCK_BUILD_TESTS=ON -DPLAN
 cmake --build "$build" -j"$jobs"
 # OpenMPI refuses to start as root without these (CI runs as root); harmless otherwise.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# Benchmarks, one short pass each: they must run, their numbers live in docs/performance.md.
+for b in "$build"/bench/bench_core "$build"/bench/bench_rank "$build"/bench/bench_sim "$build"/bench/bench_render; do
+  [ -x "$b" ] || continue
+  "$b" --benchmark_min_time=0.001 >/dev/null || { echo "benchmark $b failed" >&2; exit 1; }
+done
+if [ -x "$build/bench/bench_exec" ] && command -v mpirun >/dev/null; then
+  mpirun --oversubscribe -np 2 "$build/bench/bench_exec" --benchmark_min_time=0.001 >/dev/null \
+    || { echo "benchmark bench_exec failed" >&2; exit 1; }
+fi
+
+fuzz_seconds=${PLANCK_FUZZ_SECONDS:-10}
+if [ "$fuzz_seconds" != 0 ]; then
+  bash scripts/fuzz.sh "$fuzz_seconds" "$build-fuzz" >/dev/null
+fi
+
+# Last, so CI reads ctest's summary line as the closing line.
 ctest --test-dir "$build" -j"$jobs" --output-on-failure --timeout 300
