@@ -40,19 +40,31 @@ std::optional<Mesh> plan_mesh(const Plan& plan, Diagnostics* out) {
   std::vector<std::int64_t> sizes = plan.mesh.shape;
   bool ok = true;
   std::set<std::string> seen;
+  // A hostile plan may hold 10^6 bad names: list the first few, then count the rest in one line,
+  // so the report (and memory) stays bounded.
+  constexpr std::size_t kListed = 16;
+  std::size_t bad = 0;
   for (std::size_t i = 0; i < dims.size(); ++i) {
     const std::string ptr = "/mesh/dims/" + std::to_string(i);
-    if (!is_known_dim(dims[i])) {
+    const bool unknown = !is_known_dim(dims[i]);
+    const bool twice = !seen.insert(dims[i]).second;
+    if (!unknown && !twice) continue;
+    ok = false;
+    if (++bad > kListed) continue;
+    if (unknown) {
       std::string dym = did_you_mean(dims[i], known_dims());
       report(out, plan, "mesh-invalid-dim", ptr, "unknown mesh dim '" + dims[i] + "'" + (dym.empty() ? "" : "; " + dym),
              "known dims: pp, dp_replicate, dp_shard, dp, cp, tp, ep");
-      ok = false;
-    }
-    if (!seen.insert(dims[i]).second) {
+    } else {
       report(out, plan, "mesh-invalid-dim", ptr, "mesh dim '" + dims[i] + "' appears twice",
              "each dim may appear once (init_device_mesh: \"Each mesh_dim_name must be unique\")");
-      ok = false;
     }
+  }
+  if (bad > kListed) {
+    report(out, plan, "mesh-invalid-dim", "/mesh/dims",
+           std::to_string(bad - kListed) + " more unknown or repeated mesh dims (of " + std::to_string(dims.size()) +
+               ") are not listed",
+           "known dims: pp, dp_replicate, dp_shard, dp, cp, tp, ep, each at most once");
   }
   if (seen.count("dp") && (seen.count("dp_replicate") || seen.count("dp_shard"))) {
     auto it = std::find(dims.begin(), dims.end(), "dp");

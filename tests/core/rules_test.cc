@@ -230,3 +230,14 @@ TEST_CASE("core_rule unknown groups key and unknown fsdp_dims are plan-schema") 
   auto f = check_text(plan(1, 4, R"(["dp_shard"])", "[4]", R"(, "parallelism": {"fsdp_dims": ["dp_shrad"]})"));
   CHECK(f.find("plan-schema"));
 }
+
+TEST_CASE("core_rule mesh-invalid-dim lists at most 16 bad dims, then one line counting the rest") {
+  std::string dims = "[", shape = "[";
+  for (int i = 0; i < 40; ++i) {
+    dims += std::string(i ? "," : "") + "\"x" + std::to_string(i) + "\"";
+    shape += std::string(i ? "," : "") + "1";
+  }
+  auto c = check_text(plan(1, 1, dims + "]", shape + "]"));
+  CHECK(c.count("mesh-invalid-dim") == 17);
+  CHECK(has(c.diags.items().back().message, "24 more unknown or repeated mesh dims (of 40) are not listed"));
+}
