@@ -110,9 +110,7 @@ int run_calibrate(const CalibrateOptions& o) {
       table += line;
     }
     if (auto all = exec::fit_line(*samples, std::nullopt)) t.set_default(t.intra_node, to_link_fit(*all, sizes, co, {}));
-    const bool to_stdout = o.output.empty() || o.output == "-";
-    std::fwrite(table.data(), 1, table.size(), to_stdout ? stderr : stdout);
-    if (!write_output(o.output, sim::topology_to_json(t))) code = kExitCannotRun;
+    if (!write_document_and_table(o.output, sim::topology_to_json(t), table)) code = kExitCannotRun;
   }
   exec::shutdown(L);
   return code;

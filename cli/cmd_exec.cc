@@ -144,12 +144,9 @@ int run_exec(const ExecOptions& o) {
   }
   int code = report.ok ? kExitOk : kExitFindings;
   if (me == 0) {
-    const std::string json = exec::report_json(report);
-    const std::string table = exec::report_table(report);
-    const bool to_stdout = o.output.empty() || o.output == "-";
-    std::fwrite(table.data(), 1, table.size(), to_stdout ? stderr : stdout);
-    std::fflush(to_stdout ? stderr : stdout);
-    if (!write_output(o.output, json)) code = kExitCannotRun;
+    if (!write_document_and_table(o.output, exec::report_json(report), exec::report_table(report))) {
+      code = kExitCannotRun;
+    }
   }
   exec::shutdown(L);
   return code;

@@ -31,6 +31,11 @@ inline constexpr int kExitCannotRun = 2;
 // On failure prints "planck: cannot write PATH: reason" to stderr and returns false.
 bool write_output(const std::string& path, const std::string& content);
 
+// Writes a machine-readable `document` to `path` (as write_output) and the human `table` beside
+// it: on stdout, or on stderr when the document itself goes to stdout. False when the document
+// could not be written.
+bool write_document_and_table(const std::string& path, const std::string& document, const std::string& table);
+
 // Prints "planck: <message>" to stderr.
 void print_error(const std::string& message);
 

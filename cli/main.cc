@@ -55,6 +55,13 @@ bool write_output(const std::string& path, const std::string& content) {
   return true;
 }
 
+bool write_document_and_table(const std::string& path, const std::string& document, const std::string& table) {
+  std::FILE* side = (path.empty() || path == "-") ? stderr : stdout;
+  std::fwrite(table.data(), 1, table.size(), side);
+  std::fflush(side);
+  return write_output(path, document);
+}
+
 void print_error(const std::string& message) { std::fprintf(stderr, "planck: %s\n", message.c_str()); }
 
 }  // namespace planck::cli
