@@ -1,8 +1,10 @@
 // mpirun -np N planck calibrate [--backend nccl|mpi] [--min-bytes B] [--max-bytes B] -o TOPOLOGY
-// Size sweeps of every collective over groups of several sizes, a least-squares line per op,
-// written as the planck-topology/1 profile that `planck simulate/exec --topology` read.
+// Size sweeps of every collective over groups of several sizes, a least-squares line per op and
+// the measured points, written as the planck-topology/1 profile that `planck simulate/exec --topology` read.
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 #include <memory>
 #include <string>
 
@@ -19,8 +21,8 @@ namespace {
 struct CalibrateOptions {
   std::string backend;
   std::int64_t min_bytes = 4096;
-  std::int64_t max_bytes = std::int64_t{16} << 20;
-  int iters = 3;
+  std::int64_t max_bytes = std::int64_t{64} << 20;
+  int iters = 5;
   int warmup = 1;
   std::string output = "-";
   double timeout_s = 60;
@@ -39,12 +41,14 @@ sim::LinkFit to_link_fit(const exec::CalibrationFit& f, const std::vector<std::i
            {"min_bytes", co.min_bytes},
            {"max_bytes", co.max_bytes},
            {"method", "least squares of (line - time)^2 / time, non-negative terms"}};
-  // The measured points, [group_size, bytes, seconds], so a fit can be judged or redone.
-  nlohmann::json points = nlohmann::json::array();
+  // The measurements: the simulator reads them for the group sizes swept (sim/topology.h),
+  // and they let a fit be judged or redone.
   for (const auto& s : samples) {
-    if (s.op == f.op) points.push_back({s.group_size, s.bytes, s.time_s});
+    if (s.op == f.op) l.points.push_back({s.group_size, s.bytes, s.time_s});
   }
-  l.fit["points"] = points;
+  std::sort(l.points.begin(), l.points.end(), [](const sim::MeasuredPoint& a, const sim::MeasuredPoint& b) {
+    return std::pair(a.group_size, a.bytes) < std::pair(b.group_size, b.bytes);
+  });
   return l;
 }
 
@@ -122,8 +126,10 @@ void setup_calibrate(CLI::App& app, Action& action) {
       "Measure latency and bandwidth of this machine's links under a launcher (mpirun -np N planck calibrate -o "
       "topo.json): every collective over groups of N, N/2, ... 2 ranks (all groups at once, as a plan's groups run), "
       "sizes from --min-bytes to --max-bytes in steps of 4x, median of the slowest rank; then a least-squares line "
-      "per op, time = latency + step_latency x ring steps + wire bytes per rank / bus bandwidth, written as a "
-      "planck-topology/1 profile for planck simulate --topology and planck exec --topology. Details: docs/exec.md.\n"
+      "per op, time = latency + step_latency x ring steps + wire bytes per rank / bus bandwidth, written with the "
+      "measured points as a planck-topology/1 profile for planck simulate --topology and planck exec --topology "
+      "(group sizes that were measured are predicted from the points, others from the line). More --iters steady "
+      "the points on a noisy machine. Details: docs/exec.md.\n"
       "Exit 2 when the backend is missing, fewer than 2 ranks run, or the output cannot be written.");
   app.add_option("--backend", o->backend, "nccl or mpi (default: nccl when built and a GPU is visible, else mpi)")
       ->check(CLI::IsMember({"nccl", "mpi"}));
@@ -134,8 +140,8 @@ void setup_calibrate(CLI::App& app, Action& action) {
   app.add_option("--max-bytes", o->max_bytes, "largest call (bytes; KiB/MiB/GiB suffixes)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
-      ->default_str("16MiB");
-  app.add_option("--iters", o->iters, "timed calls per point")->check(CLI::Range(1, 1000))->default_str("3");
+      ->default_str("64MiB");
+  app.add_option("--iters", o->iters, "timed calls per point")->check(CLI::Range(1, 1000))->default_str("5");
   app.add_option("--warmup", o->warmup, "untimed calls per point")->check(CLI::Range(0, 1000))->default_str("1");
   app.add_option("--timeout", o->timeout_s, "seconds any one step may take before the job is ended")
       ->check(CLI::Range(0.1, 86400.0))

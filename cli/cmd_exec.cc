@@ -112,7 +112,7 @@ int run_exec(const ExecOptions& o) {
   ro.predict = [&](const core::ScheduledCollective& s) {
     const sim::Placement place = sim::placement_of(mesh->groups(s.dims), plan.cluster.gpus_per_node);
     const sim::CallCost c = sim::predict_call(s.op, s.group_size, s.bytes_per_call, place, gpu, topo, cost);
-    return exec::Prediction{c.wire_bytes, c.time_s, sim::link_name(c.link)};
+    return exec::Prediction{c.wire_bytes, c.time_s, sim::link_name(c.link), sim::algorithm_name(c.algorithm)};
   };
   const int me = world.rank();
   exec::Watchdog watchdog(lo.timeout, [me, &o](const std::string& what) {

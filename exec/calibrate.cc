@@ -79,10 +79,13 @@ core::Result<std::vector<CalibrationSample>> calibration_sweep(Communicator& wor
     const int n = comm->size();
     for (core::CollOp op : core::kAllCollOps) {
       const DataType type = comm->exact_type(4);
+      std::int64_t previous = 0;
       for (std::int64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 4) {
         // Whole elements per rank, as the runner scales its calls.
         const std::int64_t unit = 4 * static_cast<std::int64_t>(n);
         const std::int64_t size = std::max<std::int64_t>(unit, bytes / unit * unit);
+        if (size == previous) continue;  // tiny sizes rounded up to the same call: measure it once
+        previous = size;
         auto count = count_for_bytes(op, n, size, type);
         if (!count) return count.status();
         const auto send_img = make_send(op, type, comm->rank(), n, *count, 1);

@@ -35,9 +35,9 @@ struct CalibrationFit {
 
 struct CalibrateOptions {
   std::int64_t min_bytes = 4096;
-  std::int64_t max_bytes = std::int64_t{16} << 20;
+  std::int64_t max_bytes = std::int64_t{64} << 20;
   int warmup = 1;
-  int iters = 3;
+  int iters = 5;
   Watchdog* watchdog = nullptr;
 };
 

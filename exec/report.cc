@@ -95,6 +95,7 @@ std::string report_json(const ExecReport& r) {
     e["wire_gated"] = o.wire_bytes_measured.has_value() && o.predicted_bytes_sent_per_rank >= kWireGateBytes;
     e["predicted_time_s"] = o.predicted_time_s ? ordered_json(*o.predicted_time_s) : ordered_json(nullptr);
     if (!o.link.empty()) e["link"] = o.link;
+    if (!o.model.empty()) e["model"] = o.model;
     e["measured_time_s"] = {{"min", o.measured_time_s.min}, {"median", o.measured_time_s.median},
                             {"max", o.measured_time_s.max}};
     e["algbw_GBps"] = o.algbw_gbps;

@@ -43,6 +43,7 @@ struct OpResult {
   std::string wire_source;  // "netdev:lo", or "unmeasured: <why>"
   std::optional<double> predicted_time_s;
   std::string link;  // link class of the prediction, when known
+  std::string model;  // how its time was predicted ("ring", "fitted", "measured"), when known
   TimeStats measured_time_s;
   double algbw_gbps = 0, busbw_gbps = 0;  // nccl-tests, from the median time
   std::int64_t wrong_elements = 0;

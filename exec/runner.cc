@@ -208,6 +208,7 @@ Status run_plan(Communicator& world, const core::Mesh& mesh, const core::Schedul
     r.predicted_bytes_sent_per_rank = pred.bytes_sent_per_rank;
     r.predicted_time_s = pred.time_s;
     r.link = pred.link;
+    r.model = pred.model;
 
     auto count_r = count_for_bytes(c.op, n, scaled.bytes_per_call, type);
     if (!count_r) return Status::error(label + ": " + count_r.message());

@@ -26,6 +26,7 @@ struct Prediction {
   std::int64_t bytes_sent_per_rank = 0;  // one call, busiest rank
   std::optional<double> time_s;          // one call
   std::string link;
+  std::string model;  // how the time was predicted: "ring", "fitted", "measured" (sim::algorithm_name)
 };
 // Predicts ONE call of `scaled` (its bytes_per_call already scaled, calls_per_step 1).
 using Predictor = std::function<Prediction(const core::ScheduledCollective& scaled)>;

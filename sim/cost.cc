@@ -98,6 +98,7 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::kTree: return "tree";
     case Algorithm::kNvls: return "nvls";
     case Algorithm::kFitted: return "fitted";
+    case Algorithm::kMeasured: return "measured";
   }
   return "ring";
 }
@@ -125,9 +126,10 @@ CallCost predict_call(CollOp op, std::int64_t n, std::int64_t bytes, const Place
   if (bytes <= 0) return out;
   if (topology) {
     if (const LinkFit* fit = topology->find(out.link, op)) {
-      out.algorithm = Algorithm::kFitted;
+      const LinkFit::Estimate e = fit->estimate(op, n, bytes);
+      out.algorithm = e.measured ? Algorithm::kMeasured : Algorithm::kFitted;
       out.wire_bytes = core::wire_bytes_per_rank(op, n, bytes);
-      out.time_s = fit->time_s(op, n, bytes);
+      out.time_s = e.time_s;
       return out;
     }
   }

@@ -18,8 +18,9 @@
 
 namespace planck::sim {
 
-enum class Algorithm { kRing, kTree, kNvls, kFitted };
-const char* algorithm_name(Algorithm a);  // "ring", "tree", "nvls", "fitted"
+// kFitted: a topology profile's line; kMeasured: its measured points (sim/topology.h).
+enum class Algorithm { kRing, kTree, kNvls, kFitted, kMeasured };
+const char* algorithm_name(Algorithm a);  // "ring", "tree", "nvls", "fitted", "measured"
 
 // Where the ranks of a group sit (block placement, SPEC.md §1). Every group of a mesh dim set
 // has the same shape, so this is O(1) in the world size.
@@ -53,7 +54,7 @@ struct CallCost {
 };
 
 // One call of `bytes` (nccl-tests size convention) in a group of n ranks. With a topology entry
-// for (link, op) its fitted line is used with ring bytes; otherwise the GPU preset's figures with
+// for (link, op) its measured points (group size measured) or its fitted line are used with ring bytes; otherwise the GPU preset's figures with
 // NCCL's latency constants and the cheapest allowed algorithm.
 CallCost predict_call(core::CollOp op, std::int64_t n, std::int64_t bytes, const Placement& place,
                       const core::GpuSpec& gpu, const Topology* topology, const CostOptions& options = {});

@@ -69,7 +69,7 @@ std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::
     << core::to_string(r.schedule.data_parallel) << ", " << r.schedule.micro_batches << " micro-batch(es) of "
     << r.schedule.micro_batch << " x " << r.schedule.seq_len << " tokens\n\n";
   o << pad("role", 10) << pad("dims", 18) << pad("op", 15) << pad("phase", 10) << pad("n x groups", 12)
-    << pad("bytes/call", 12) << pad("calls", 8) << pad("sent/rank", 12) << pad("time", 11) << pad("link", 9)
+    << pad("bytes/call", 12) << pad("calls", 8) << pad("sent/rank", 12) << pad("time", 11) << pad("link", 18)
     << "what\n";
   for (const auto& t : r.collectives) {
     const auto& c = t.entry;
@@ -77,7 +77,7 @@ std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::
       << pad(core::phase_name(c.phase), 10) << pad(std::to_string(c.group_size) + " x " + std::to_string(c.groups), 12)
       << pad(human_bytes(c.bytes_per_call), 12) << pad(std::to_string(c.calls_per_step), 8)
       << pad(human_bytes(t.bytes_sent_per_rank), 12) << pad(human_seconds(t.time_s), 11)
-      << pad(std::string(link_name(t.link)) + (t.algorithm == Algorithm::kRing ? "" : "/" + std::string(algorithm_name(t.algorithm))), 9)
+      << pad(std::string(link_name(t.link)) + (t.algorithm == Algorithm::kRing ? "" : "/" + std::string(algorithm_name(t.algorithm))), 18)
       << c.what << (t.overlapped ? " [overlapped]" : "") << "\n";
   }
   if (r.collectives.empty()) o << "(no collectives: every group has one rank)\n";

@@ -1,6 +1,8 @@
 #include "sim/topology.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "core/atomic_file.h"
 #include "core/json_doc.h"
@@ -32,13 +34,56 @@ core::Result<double> number(const nlohmann::json& obj, const char* key, double f
   return v;
 }
 
+// "points": [[group_size, bytes, seconds], ...], returned sorted by (group_size, bytes).
+core::Result<std::vector<MeasuredPoint>> parse_points(const nlohmann::json& j, const std::string& path,
+                                                      const std::string& ptr) {
+  constexpr const char* kShape = "expected [group_size, bytes, seconds]";
+  if (!j.is_array()) return err(path, ptr, std::string("expected an array of [group_size, bytes, seconds], got ") + j.type_name());
+  std::vector<MeasuredPoint> out;
+  out.reserve(j.size());
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string p = ptr + "/" + std::to_string(i);
+    const nlohmann::json& e = j[i];
+    if (!e.is_array() || e.size() != 3) return err(path, p, std::string(kShape) + ", got " + e.dump().substr(0, 80));
+    MeasuredPoint m;
+    for (int c = 0; c < 2; ++c) {
+      const nlohmann::json& v = e[static_cast<std::size_t>(c)];
+      const char* what = c == 0 ? "group_size" : "bytes";
+      constexpr std::int64_t kMax = std::int64_t{1} << 62;
+      const bool ok = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMax)
+                                             : v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= kMax;
+      if (!ok || (v.is_number_unsigned() && v.get<std::uint64_t>() == 0)) {
+        return err(path, p + "/" + std::to_string(c),
+                   std::string(what) + " must be an integer from 1 to 2^62, got " + v.dump().substr(0, 40));
+      }
+      (c == 0 ? m.group_size : m.bytes) = v.get<std::int64_t>();
+    }
+    const nlohmann::json& t = e[2];
+    if (!t.is_number() || !std::isfinite(t.get<double>()) || t.get<double>() <= 0) {
+      return err(path, p + "/2", "seconds must be a finite number > 0, got " + t.dump().substr(0, 40));
+    }
+    m.time_s = t.get<double>();
+    out.push_back(m);
+  }
+  auto key = [](const MeasuredPoint& m) { return std::pair(m.group_size, m.bytes); };
+  std::sort(out.begin(), out.end(), [&](const MeasuredPoint& a, const MeasuredPoint& b) { return key(a) < key(b); });
+  for (std::size_t i = 1; i < out.size(); ++i) {
+    if (key(out[i]) == key(out[i - 1])) {
+      return err(path, ptr,
+                 "two points for group size " + std::to_string(out[i].group_size) + " and " +
+                     std::to_string(out[i].bytes) + " bytes: keep one (calibrate writes the median)");
+    }
+  }
+  return out;
+}
+
 core::Result<LinkFit> parse_fit(const nlohmann::json& j, const std::string& path, const std::string& ptr) {
   if (!j.is_object()) return err(path, ptr, std::string("expected an object, got ") + j.type_name());
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& k = it.key();
-    if (k != "latency_s" && k != "step_latency_s" && k != "bandwidth_GBps" && k != "fit") {
+    if (k != "latency_s" && k != "step_latency_s" && k != "bandwidth_GBps" && k != "points" && k != "fit") {
       return err(path, ptr + "/" + k,
-                 "unknown key '" + k + "' (known: latency_s, step_latency_s, bandwidth_GBps, fit)");
+                 "unknown key '" + k + "' (known: latency_s, step_latency_s, bandwidth_GBps, points, fit)");
     }
   }
   if (!j.contains("bandwidth_GBps")) {
@@ -55,6 +100,11 @@ core::Result<LinkFit> parse_fit(const nlohmann::json& j, const std::string& path
   f.latency_s = *lat;
   f.step_latency_s = *step;
   f.bandwidth_gbps = *bw;
+  if (auto it = j.find("points"); it != j.end()) {
+    auto points = parse_points(*it, path, ptr + "/points");
+    if (!points) return points.status();
+    f.points = std::move(*points);
+  }
   if (auto it = j.find("fit"); it != j.end()) f.fit = *it;
   return f;
 }
@@ -69,6 +119,11 @@ core::Result<LinkClass> link_at(const nlohmann::json& j, const std::string& path
 nlohmann::json fit_json(const LinkFit& f) {
   nlohmann::json j = {{"latency_s", f.latency_s}, {"step_latency_s", f.step_latency_s},
                       {"bandwidth_GBps", f.bandwidth_gbps}};
+  if (!f.points.empty()) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& m : f.points) points.push_back({m.group_size, m.bytes, m.time_s});
+    j["points"] = std::move(points);
+  }
   if (!f.fit.is_null()) j["fit"] = f.fit;
   return j;
 }
@@ -93,12 +148,33 @@ std::optional<LinkClass> parse_link(std::string_view name) {
   return std::nullopt;
 }
 
-double LinkFit::time_s(core::CollOp op, std::int64_t n, std::int64_t bytes) const {
+double LinkFit::line_time_s(core::CollOp op, std::int64_t n, std::int64_t bytes) const {
   const double wire = static_cast<double>(core::wire_bytes_per_rank(op, n, bytes));
   const double steps = static_cast<double>(core::ring_steps(op, n));
   // A group of one rank moves nothing and launches nothing worth timing.
   if (wire == 0 && steps == 0) return 0;
   return latency_s + step_latency_s * steps + wire / (bandwidth_gbps * 1e9);
+}
+
+LinkFit::Estimate LinkFit::estimate(core::CollOp op, std::int64_t n, std::int64_t bytes) const {
+  const double line = line_time_s(op, n, bytes);
+  auto first = std::lower_bound(points.begin(), points.end(), n,
+                                [](const MeasuredPoint& m, std::int64_t g) { return m.group_size < g; });
+  auto last = std::find_if(first, points.end(), [n](const MeasuredPoint& m) { return m.group_size != n; });
+  if (first == last || line == 0) return {line, false};
+  auto hi = std::lower_bound(first, last, bytes, [](const MeasuredPoint& m, std::int64_t b) { return m.bytes < b; });
+  if (hi != last && hi->bytes == bytes) return {hi->time_s, true};
+  if (hi == first || hi == last) {
+    // Outside the sweep: the nearest measurement, scaled as the line scales.
+    const MeasuredPoint& end = hi == first ? *first : *(last - 1);
+    const double line_end = line_time_s(op, n, end.bytes);
+    return {line_end > 0 ? end.time_s * line / line_end : end.time_s, true};
+  }
+  // Between two measured sizes: a power law through both (a straight line in log-log).
+  const MeasuredPoint& lo = *(hi - 1);
+  const double x = std::log(static_cast<double>(bytes) / static_cast<double>(lo.bytes)) /
+                   std::log(static_cast<double>(hi->bytes) / static_cast<double>(lo.bytes));
+  return {lo.time_s * std::pow(hi->time_s / lo.time_s, x), true};
 }
 
 const LinkFit* Topology::find(LinkClass link, core::CollOp op) const {

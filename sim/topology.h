@@ -9,6 +9,7 @@
 //     "links": {
 //       "loopback": {
 //         "all_reduce": { "latency_s": 2.1e-05, "step_latency_s": 0.0, "bandwidth_GBps": 3.2,
+//                         "points": [[8, 4096, 3.1e-04], [8, 16384, 3.6e-04], ...],  (optional)
 //                         "fit": { ...anything calibrate wants to record... } },
 //         "default":    { "latency_s": 2.0e-05, "bandwidth_GBps": 3.0 } } } }
 //
@@ -17,6 +18,11 @@
 //            / (bandwidth_GBps x 1e9)
 // i.e. bandwidth_GBps is nccl-tests' *bus* bandwidth (bytes each rank puts on the wire per
 // second, sim-anchors.md §1.1 identity), so one fitted figure holds across group sizes.
+// `points` are calibrate's measurements, [group_size, bytes, seconds]. When the call's group
+// size was measured, its time comes from them instead: a power law between the two measured
+// sizes around `bytes` (straight line in log-log), and beyond the measured range the nearest
+// point scaled by the line, t(end) x line(bytes) / line(end). One line per op cannot follow a
+// link whose bandwidth changes with size (TCP loopback: 0.6 GB/s at 4 MiB, 0.14 at 64 MiB).
 // Link classes: nvlink (GPUs inside a node), net (a group spanning nodes, bound by its NICs),
 // shm (CPU ranks on one host through shared memory), loopback (CPU ranks over TCP loopback).
 // GB = 1e9 bytes.
@@ -26,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -41,15 +48,31 @@ inline constexpr int kCollOpCount = 6;  // core::kAllCollOps
 const char* link_name(LinkClass link);  // "nvlink", "net", "shm", "loopback"
 std::optional<LinkClass> parse_link(std::string_view name);
 
-// One fitted line: per-call latency, per-ring-step latency, bus bandwidth.
+// One measured call: `bytes` (nccl-tests size convention) in groups of `group_size`.
+struct MeasuredPoint {
+  std::int64_t group_size = 0;
+  std::int64_t bytes = 0;
+  double time_s = 0;
+};
+
+// One fitted line: per-call latency, per-ring-step latency, bus bandwidth; and optionally the
+// measurements it was fitted to.
 struct LinkFit {
   double latency_s = 0;
   double step_latency_s = 0;
   double bandwidth_gbps = 0;  // GB/s of bytes on the wire per rank ("bandwidth_GBps")
-  nlohmann::json fit;         // calibrate's record of the sweep (kept as written, not interpreted)
+  std::vector<MeasuredPoint> points;  // sorted by (group_size, bytes), no duplicates
+  nlohmann::json fit;                 // calibrate's record of the sweep (kept as written, not interpreted)
 
-  // Seconds for one call of `bytes` in a group of n (formula above).
-  double time_s(core::CollOp op, std::int64_t n, std::int64_t bytes) const;
+  struct Estimate {
+    double time_s = 0;
+    bool measured = false;  // from `points` (group size measured), else the line
+  };
+  // One call of `bytes` in a group of n (rules above).
+  Estimate estimate(core::CollOp op, std::int64_t n, std::int64_t bytes) const;
+  double time_s(core::CollOp op, std::int64_t n, std::int64_t bytes) const { return estimate(op, n, bytes).time_s; }
+  // The line alone.
+  double line_time_s(core::CollOp op, std::int64_t n, std::int64_t bytes) const;
 };
 
 struct Topology {

@@ -153,3 +153,36 @@ TEST_CASE("exec_mpi_killed_rank_ends_the_job") {
   CHECK(r.output.find("rank 3") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(out));
 }
+
+TEST_CASE("exec_mpi_calibrate_then_exec_uses_the_measured_points") {
+  // A small sweep on 8 ranks (groups of 8, 4, 2; 4 KiB to 64 KiB), then exec of HSDP 2x4 with
+  // it: every op's group size was swept, so every prediction comes from the points.
+  const std::string topo = tmp_path("topo.json"), out = tmp_path("calibrated.json");
+  std::filesystem::remove(topo);
+  std::filesystem::remove(out);
+  Run c = sh(mpirun(8) + PLANCK_BIN + " calibrate --backend mpi --max-bytes 64KiB --iters 1 --timeout 60 -o " + topo);
+  INFO(c.output);
+  REQUIRE(c.code == 0);
+  auto t = nlohmann::json::parse(std::ifstream(topo));
+  CHECK(t["format"] == "planck-topology/1");
+  const auto& ar = t["links"]["loopback"]["all_reduce"];
+  // Sizes 4, 16, 64 KiB (rounded down to whole 4-byte elements per rank) x group sizes 8, 4, 2.
+  REQUIRE(ar["points"].size() == 9);
+  for (const auto& p : ar["points"]) {
+    CHECK(p[0].get<int>() % 2 == 0);
+    CHECK(p[2].get<double>() > 0);
+  }
+  CHECK(ar["bandwidth_GBps"].get<double>() > 0);
+  Run e = sh(mpirun(8) + PLANCK_BIN + " exec " + plan("hsdp-2x4.json") +
+             " --backend mpi --max-bytes 64KiB --warmup 1 --iters 2 --timeout 60 --topology " + topo + " -o " + out);
+  INFO(e.output);
+  REQUIRE(e.code == 0);
+  auto j = nlohmann::json::parse(std::ifstream(out));
+  CHECK(j["prediction"]["basis"] == "topology");
+  for (const auto& op : j["ops"]) {
+    CAPTURE(op.dump());
+    CHECK(op["model"] == "measured");
+    CHECK(op["predicted_time_s"].get<double>() > 0);
+  }
+  CHECK(j["summary"]["time_ratio_median"].get<double>() > 0);
+}

@@ -90,6 +90,41 @@ TEST_CASE("sim_topology_profile_parse_and_predict") {
   CHECK(again->find(LinkClass::kNvlink, CollOp::kAllReduce) == nullptr);
 }
 
+TEST_CASE("sim_topology_measured_points_interpolate_in_log_log") {
+  // Line: 1e-4 s + wire / 1 GB/s. Points for groups of 4: 1 KB -> 1 ms, 4 KB -> 16 ms (t ~ S^2
+  // between them), 16 KB -> 32 ms. Groups of 2 have no points and use the line.
+  const auto doc = nlohmann::json::parse(R"({"format": "planck-topology/1",
+    "placement": {"intra_node": "loopback", "inter_node": "loopback"},
+    "links": {"loopback": {"all_gather": {"latency_s": 1e-4, "bandwidth_GBps": 1.0,
+        "points": [[4, 16000, 0.032], [4, 1000, 0.001], [4, 4000, 0.016]]}}}})");
+  auto topo = planck::sim::parse_topology(doc, "t.json");
+  REQUIRE(topo.is_ok());
+  const planck::sim::LinkFit* f = topo->find(LinkClass::kLoopback, CollOp::kAllGather);
+  REQUIRE(f != nullptr);
+  REQUIRE(f->points.size() == 3);
+  CHECK(f->points.front().bytes == 1000);  // sorted on load
+  auto at = [&](std::int64_t n, std::int64_t bytes) { return f->estimate(CollOp::kAllGather, n, bytes); };
+  CHECK(at(4, 4000).time_s == 0.016);                          // a measured size: the measurement
+  CHECK(at(4, 2000).time_s == doctest::Approx(0.004));         // 1 ms x 2^2
+  CHECK(at(4, 8000).time_s == doctest::Approx(0.016 * std::sqrt(2.0)));  // 16 ms x 2^(1/2)
+  CHECK(at(4, 8000).measured);
+  // Outside the sweep: the end point scaled by the line (wire = 3/4 S for all-gather of 4).
+  auto line = [](double s) { return 1e-4 + 0.75 * s / 1e9; };
+  CHECK(at(4, 64000).time_s == doctest::Approx(0.032 * line(64000) / line(16000)));
+  CHECK(at(4, 100).time_s == doctest::Approx(0.001 * line(100) / line(1000)));
+  // A group size that was not measured: the line alone.
+  CHECK_FALSE(at(2, 4000).measured);
+  CHECK(at(2, 4000).time_s == doctest::Approx(1e-4 + 0.5 * 4000 / 1e9));
+  auto c = planck::sim::predict_call(CollOp::kAllGather, 4, 2000, {1, 4}, h100(), &*topo);
+  CHECK(c.algorithm == planck::sim::Algorithm::kMeasured);
+  CHECK(c.time_s == doctest::Approx(0.004));
+  // Round trip keeps the points.
+  auto again = planck::sim::parse_topology(nlohmann::json::parse(planck::sim::topology_to_json(*topo)), "t2.json");
+  REQUIRE(again.is_ok());
+  CHECK(again->find(LinkClass::kLoopback, CollOp::kAllGather)->estimate(CollOp::kAllGather, 4, 2000).time_s ==
+        doctest::Approx(0.004));
+}
+
 TEST_CASE("sim_topology_errors_name_the_pointer") {
   struct Bad {
     const char* json;
@@ -105,6 +140,18 @@ TEST_CASE("sim_topology_errors_name_the_pointer") {
       {R"({"format": "planck-topology/1", "links": {"net": {"default": {"bandwidth_GBps": -3}}}})", "/links/net/default/bandwidth_GBps"},
       {R"({"format": "planck-topology/1", "placement": {"intra_node": "pcie"}})", "/placement/intra_node"},
       {R"([1, 2])", "expected a JSON object"},
+      {R"({"format": "planck-topology/1", "links": {"net": {"default": {"bandwidth_GBps": 1, "points": [[4, 0, 1]]}}}})",
+       "/links/net/default/points/0/1"},
+      {R"({"format": "planck-topology/1", "links": {"net": {"default": {"bandwidth_GBps": 1, "points": [[4, 8, -1]]}}}})",
+       "seconds must be a finite number > 0"},
+      {R"({"format": "planck-topology/1", "links": {"net": {"default": {"bandwidth_GBps": 1, "points": [[4, 8]]}}}})",
+       "expected [group_size, bytes, seconds]"},
+      {R"({"format": "planck-topology/1", "links": {"net": {"default": {"bandwidth_GBps": 1, "points": [[2.5, 8, 1]]}}}})",
+       "group_size must be an integer"},
+      {R"({"format": "planck-topology/1", "links": {"net": {"default": {"bandwidth_GBps": 1, "points": [[2, 8, 1], [2, 8, 2]]}}}})",
+       "two points for group size 2 and 8 bytes"},
+      {R"({"format": "planck-topology/1", "links": {"net": {"default": {"bandwidth_GBps": 1, "points": [[2, 18446744073709551615, 1]]}}}})",
+       "bytes must be an integer from 1 to 2^62"},
   };
   for (const auto& c : cases) {
     auto t = planck::sim::parse_topology(nlohmann::json::parse(c.json), "bad.json");
