@@ -9,6 +9,7 @@
 // fp32), megatron/core/num_microbatches_calculator.py (global % (micro x dp) == 0),
 // megatron/core/pipeline_parallel/schedules.py (no_sync until the last micro-batch).
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -277,13 +278,16 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   if (auto st = megatron_model_and_training(f, b, d); !st) return st;
 
   for (const ShellField& c : script.commented_flags) {
-    std::string name = c.text.substr(
-        2, c.text.find_first_of(" \t=") == std::string::npos ? std::string::npos : c.text.find_first_of(" \t=") - 2);
+    if (c.text.size() < 2) continue;
+    // "--name value" or "--name=value"; a bare "--name" has no value.
+    const std::size_t sep = c.text.find_first_of(" \t=");
+    const std::string name = c.text.substr(2, sep == std::string::npos ? std::string::npos : sep - 2);
+    const std::string value = sep == std::string::npos ? std::string() : c.text.substr(sep + 1);
     if (!contains(kInterpreted, name)) continue;
     std::string h = "line " + str(c.line) + ": commented out, not applied: " + c.text;
     if (name == "num-distributed-optimizer-instances" && d.dp > 0) {
-      const std::int64_t k = std::max<std::int64_t>(1, std::atoll(c.text.c_str() + c.text.find_first_of(" =\t") + 1));
-      if ((d.dp * d.cp) % k == 0) {
+      const std::int64_t k = std::strtoll(value.c_str(), nullptr, 10);  // 0 for a bare flag
+      if (k >= 2 && (d.dp * d.cp) % k == 0) {
         h += " (enabled, it splits each dp x cp group of " + str(d.dp * d.cp) + " ranks into " + str(k) +
              " contiguous shard groups of " + str(d.dp * d.cp / k) + " and replicate groups of " + str(k) +
              ": HFSDP; see mesh-anchors §3 M7)";
