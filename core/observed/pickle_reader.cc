@@ -121,7 +121,13 @@ class Unpickler {
   }
   bool memo_put(std::uint64_t idx) {
     if (stack_.empty()) return bad("memo put with an empty stack");
-    if (idx > 100'000'000) return bad("memo index " + std::to_string(idx) + " out of range");
+    // Python's pickler numbers memo entries 0, 1, 2, ... and every PUT/MEMOIZE costs at least
+    // one input byte, so a real index is below the input's size. A larger one would only make
+    // the dense memo allocate (LONG_BINPUT 100,000,000 = 400 MB, found by fuzz_flight_recorder).
+    if (idx >= in_.size()) {
+      return bad("memo index " + std::to_string(idx) + " out of range for a pickle of " + std::to_string(in_.size()) +
+                 " bytes");
+    }
     if (memo_.size() <= idx) memo_.resize(idx + 1, -1);
     memo_[idx] = stack_.back();
     return true;
