@@ -33,7 +33,7 @@ Affine constant(const RankSpace& s, std::int64_t v) {
   return a;
 }
 
-std::vector<int> all_live(const RankSpace& s) { return live_dims(s, ~0u); }
+const std::vector<int>& all_live(const RankSpace& s) { return s.live; }
 
 // e = c*A + B with B's range inside [0, c) means e // c = A and e % c = B exactly: the terms
 // whose coefficients c divides go to A, the rest (and c0 mod c) to B. This is what makes
@@ -47,8 +47,8 @@ std::optional<std::pair<Affine, Affine>> split(const Affine& e, std::int64_t c, 
     else
       r.coef[d] = e.coef[d];
   }
-  const auto ext = affine_extremes(r, s, all_live(s));
-  if (!ext || ext->range.lo < 0 || ext->range.hi >= c) return std::nullopt;
+  const auto range = affine_range(r, s, all_live(s));
+  if (!range || range->lo < 0 || range->hi >= c) return std::nullopt;
   return std::make_pair(q, r);
 }
 
@@ -78,10 +78,10 @@ std::optional<Interval> corners(RankOp op, Interval a, Interval b) {
 NodeFacts from_affine(std::optional<Affine> a, const RankSpace& s) {
   NodeFacts f;
   if (!a) return f;
-  const auto ext = affine_extremes(*a, s, all_live(s));
-  if (!ext) return f;
+  const auto range = affine_range(*a, s, all_live(s));
+  if (!range) return f;
   f.safe = true;
-  f.range = ext->range;
+  f.range = *range;
   f.affine = std::move(a);
   return f;
 }
@@ -120,22 +120,25 @@ bool Affine::is_const() const {
   return std::all_of(coef.begin(), coef.end(), [](std::int64_t c) { return c == 0; });
 }
 
-std::optional<AffineExtremes> affine_extremes(const Affine& f, const RankSpace& space, const std::vector<int>& dims) {
-  AffineExtremes e;
-  e.range = {f.c0, f.c0};
-  e.argmin.assign(space.dims.size(), 0);
-  e.argmax.assign(space.dims.size(), 0);
+std::optional<Interval> affine_range(const Affine& f, const RankSpace& space, const std::vector<int>& dims) {
+  Interval r{f.c0, f.c0};
   for (int d : dims) {
     std::int64_t span = 0;
     if (__builtin_mul_overflow(f.coef[d], space.sizes[d] - 1, &span)) return std::nullopt;
-    if (span >= 0) {
-      if (!add_to(e.range.hi, span)) return std::nullopt;
-      e.argmax[d] = space.sizes[d] - 1;
-    } else {
-      if (!add_to(e.range.lo, span)) return std::nullopt;
-      e.argmin[d] = space.sizes[d] - 1;
-    }
+    if (!add_to(span >= 0 ? r.hi : r.lo, span)) return std::nullopt;
   }
+  return r;
+}
+
+std::optional<AffineExtremes> affine_extremes(const Affine& f, const RankSpace& space, const std::vector<int>& dims) {
+  const auto range = affine_range(f, space, dims);
+  if (!range) return std::nullopt;
+  AffineExtremes e;
+  e.range = *range;
+  e.argmin.assign(space.dims.size(), 0);
+  e.argmax.assign(space.dims.size(), 0);
+  // Each dim at its top coordinate where it raises the value (max) or lowers it (min).
+  for (int d : dims) (f.coef[d] >= 0 ? e.argmax : e.argmin)[d] = space.sizes[d] - 1;
   return e;
 }
 

@@ -38,6 +38,8 @@ struct AffineExtremes {
   std::vector<std::int64_t> argmin, argmax;
 };
 std::optional<AffineExtremes> affine_extremes(const Affine& f, const RankSpace& space, const std::vector<int>& dims);
+// The range alone (no allocation): what the per-node facts need.
+std::optional<Interval> affine_range(const Affine& f, const RankSpace& space, const std::vector<int>& dims);
 
 // Whether x -> f(x) over the box of `dims` (coordinates of other dims 0) is a bijection onto
 // [0, product of sizes): after sorting the live dims by |a_d|, |a| must be 1, n_1, n_1 n_2, ...

@@ -198,7 +198,7 @@ OutputVerdict analyze_output(const RankProgram& program, const RankSpace& space,
   std::uint32_t out_mask = 0;
   for (int d : dims) out_mask |= 1u << d;
   const auto out_live = live_dims(space, out_mask);
-  const auto nondp = minus_dims(live_dims(space, ~0u), out_live);
+  const auto nondp = minus_dims(space.live, out_live);
   std::optional<RankSample> sym_range;
   std::optional<std::pair<RankSample, RankSample>> sym_depends;
   int sym_depends_dim = -1;
@@ -210,7 +210,7 @@ OutputVerdict analyze_output(const RankProgram& program, const RankSpace& space,
         sym_depends_dim = d;
         break;
       }
-    const auto ext = affine_extremes(*f, space, live_dims(space, ~0u));  // cannot fail: facts are safe
+    const auto ext = affine_extremes(*f, space, space.live);  // cannot fail: facts are safe
     if (ext->range.hi >= v.degree) sym_range = RankSample{space.rank_of(ext->argmax), ext->range.hi};
     else if (ext->range.lo < 0) sym_range = RankSample{space.rank_of(ext->argmin), ext->range.lo};
     const bool bijection = affine_is_bijection(*f, space, out_live);

@@ -37,6 +37,7 @@ std::optional<RankSpace> RankSpace::make(std::vector<std::string> dims, std::vec
     }
     s.operand_dims.push_back(std::move(spans));
   }
+  s.live = live_dims(s, ~0u);
   return s;
 }
 

@@ -23,6 +23,9 @@ struct RankSpace {
   // rank_dim_names() index -> the dims it spans, ascending: {d} for a mesh dim, the present
   // members for a flattened name, {} for an absent dim (size 1, rank 0).
   std::vector<std::vector<int>> operand_dims;
+  // The dims of size > 1, ascending (live_dims(space, ~0u)), computed once: the symbolic pass
+  // asks for them at every node.
+  std::vector<int> live;
 
   // Sizes must be >= 1 and multiply to at most Mesh::kMaxWorld; nullopt otherwise.
   static std::optional<RankSpace> make(std::vector<std::string> dims, std::vector<std::int64_t> sizes,
