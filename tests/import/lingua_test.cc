@@ -31,7 +31,7 @@ TEST_CASE("import_lingua_debug_yaml_is_fsdp_over_the_1d_dp_replicate_mesh") {
     CHECK(dims_of(r) == Dims{"dp_replicate", "dp_shard", "tp"});
     CHECK(shape_of(r) == Shape{w, 1, 1});
     CHECK(r.plan["parallelism"]["data_parallel"] == "fsdp");
-    CHECK(r.plan["parallelism"]["fsdp_dims"] == nlohmann::json{"dp_replicate"});
+    CHECK(r.plan["parallelism"]["fsdp_dims"] == nlohmann::ordered_json{"dp_replicate"});
     // data.batch_size 32 per GPU, grad_acc_steps default 1.
     CHECK(r.plan["training"]["micro_batch"] == 32);
     CHECK(r.plan["training"]["grad_accumulation"] == 1);
@@ -85,7 +85,7 @@ TEST_CASE("import_lingua_dp_shard_without_replicate_is_fsdp_over_dp_shard") {
   ImportResult r = import_ok(&import_lingua, dist("  dp_shard: 8\n  dp_replicate: 1\n"), world(1, 8));
   CHECK(shape_of(r) == Shape{1, 8, 1});
   CHECK(r.plan["parallelism"]["data_parallel"] == "fsdp");
-  CHECK(r.plan["parallelism"]["fsdp_dims"] == nlohmann::json{"dp_shard"});
+  CHECK(r.plan["parallelism"]["fsdp_dims"] == nlohmann::ordered_json{"dp_shard"});
   CHECK(r.plan["training"]["global_batch"] == 4 * 2 * 8);
 }
 

@@ -31,7 +31,7 @@ TEST_CASE("import_torchtitan_llama3_8b_shipped_config_is_fsdp_over_the_inferred_
     CHECK(dims_of(r) == Dims{"pp", "dp_replicate", "dp_shard", "cp", "tp"});
     CHECK(shape_of(r) == Shape{1, 1, w, 1, 1});
     CHECK(r.plan["parallelism"]["data_parallel"] == "fsdp");
-    CHECK(r.plan["parallelism"]["fsdp_dims"] == nlohmann::json{"dp_shard"});
+    CHECK(r.plan["parallelism"]["fsdp_dims"] == nlohmann::ordered_json{"dp_shard"});
     CHECK(r.plan["model"] == "llama3-8b");
     // global = local_batch_size 1 x dp degree w (global_batch_size unset), accumulation 1.
     CHECK(r.plan["training"]["global_batch"] == w);
@@ -57,7 +57,7 @@ TEST_CASE("import_torchtitan_legacy_2024_keys_under_training_and_issue_711_hsdp"
   ImportResult h = import_ok(&import_torchtitan, hsdp, world(2, 8));
   CHECK(shape_of(h) == Shape{1, 2, 8, 1, 1});
   CHECK(h.plan["parallelism"]["data_parallel"] == "hsdp");
-  CHECK(h.plan["parallelism"]["replicate_dims"] == nlohmann::json{"dp_replicate"});
+  CHECK(h.plan["parallelism"]["replicate_dims"] == nlohmann::ordered_json{"dp_replicate"});
   CHECK(groups(h, {"dp_shard"}) ==
         std::vector<std::vector<std::int64_t>>{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}});
   CHECK(groups(h, {"dp_replicate"}).front() == std::vector<std::int64_t>{0, 8});
@@ -128,7 +128,7 @@ TEST_CASE("import_torchtitan_integration_matrix_layouts") {
     CHECK(shape_of(r) == c.shape);
     CHECK(r.plan["parallelism"]["data_parallel"] == c.dp);
     if (c.shape[3] > 1 && std::string(c.dp) != "ddp") {
-      CHECK(r.plan["parallelism"]["fsdp_dims"] == nlohmann::json{"dp_shard", "cp"});
+      CHECK(r.plan["parallelism"]["fsdp_dims"] == nlohmann::ordered_json{"dp_shard", "cp"});
     }
     core::Diagnostics d = verify(r);
     CHECK_MESSAGE(!d.has_errors(), error_rules(d));
