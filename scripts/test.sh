@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what planck needs (scripts/setup.sh), builds it and runs every test through ctest,
-# then runs each benchmark once (so they never rot) and a 10 s libFuzzer smoke per fuzz target
-# (clang-14 + ASan + UBSan; any crash fails). This is the README's test command and what CI runs.
+# then runs each benchmark once (so they never rot), a 10 s libFuzzer smoke per fuzz target and
+# the unit tests once more under ASan + UBSan (clang-14; any report fails), and ctest last.
+# This is the README's test command and what CI runs.
 #   PLANCK_FUZZ_SECONDS=N  seconds per fuzz target (default 10; 0 skips the fuzz smoke)
+#   PLANCK_SANITIZE_TESTS=0  skips the sanitizer pass of the unit tests
 #   PLANCK_BUILD_DIR=DIR   build directory (default build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,9 +26,16 @@ if [ -x "$build/bench/bench_exec" ] && command -v mpirun >/dev/null; then
     || { echo "benchmark bench_exec failed" >&2; exit 1; }
 fi
 
+# The sanitizer tree (clang-14, ASan + UBSan): the fuzz smoke, then the unit tests under the
+# sanitizers. Both use $build-san, so its libraries compile once.
 fuzz_seconds=${PLANCK_FUZZ_SECONDS:-10}
 if [ "$fuzz_seconds" != 0 ]; then
-  bash scripts/fuzz.sh "$fuzz_seconds" "$build-fuzz" >/dev/null
+  bash scripts/fuzz.sh "$fuzz_seconds" "$build-san" >/dev/null
+fi
+if [ "${PLANCK_SANITIZE_TESTS:-1}" != 0 ]; then
+  bash scripts/sanitize.sh "$build-san" >"$build-san.log" 2>&1 \
+    || { tail -n 60 "$build-san.log" >&2; echo "sanitizer tests failed; full log $build-san.log" >&2; exit 1; }
+  tail -n 3 "$build-san.log"
 fi
 
 # Last, so CI reads ctest's summary line as the closing line.
