@@ -38,7 +38,7 @@ std::int64_t sat_mul(std::int64_t a, std::int64_t b) {
 
 class Lowering {
  public:
-  Lowering(const Plan& plan, const Mesh& mesh, Schedule& out) : plan_(plan), mesh_(mesh), out_(out) {}
+  Lowering(const Mesh& mesh, Schedule& out) : mesh_(mesh), out_(out) {}
 
   void add(const std::string& role, const std::vector<std::string>& dims, CollOp op, Phase phase,
            std::int64_t bytes, std::int64_t calls, int dtype, std::string what) {
@@ -70,7 +70,6 @@ class Lowering {
   }
 
  private:
-  const Plan& plan_;
   const Mesh& mesh_;
   Schedule& out_;
 };
@@ -191,7 +190,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   const bool every = grad_sync == GradSync::kEveryMicrobatch;
   const bool rs_every = every || grad_sync == GradSync::kLastMicrobatchReplicate;
   const bool full_ckpt = tr.activation_checkpointing == Checkpointing::kFull;
-  Lowering lo(plan, mesh, s);
+  Lowering lo(mesh, s);
 
   const RankParams rp = rank_params(m, d.pp, d.tp, d.ep);
   const std::int64_t layers = rp.layers();
