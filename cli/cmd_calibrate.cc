@@ -2,9 +2,7 @@
 // Size sweeps of every collective over groups of several sizes, a least-squares line per op and
 // the measured points, written as the planck-topology/1 profile that `planck simulate/exec --topology` read.
 
-#include <algorithm>
 #include <cstdio>
-#include <utility>
 #include <memory>
 #include <string>
 
@@ -46,9 +44,7 @@ sim::LinkFit to_link_fit(const exec::CalibrationFit& f, const std::vector<std::i
   for (const auto& s : samples) {
     if (s.op == f.op) l.points.push_back({s.group_size, s.bytes, s.time_s});
   }
-  std::sort(l.points.begin(), l.points.end(), [](const sim::MeasuredPoint& a, const sim::MeasuredPoint& b) {
-    return std::pair(a.group_size, a.bytes) < std::pair(b.group_size, b.bytes);
-  });
+  sim::sort_points(l.points);
   return l;
 }
 

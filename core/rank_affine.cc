@@ -33,8 +33,6 @@ Affine constant(const RankSpace& s, std::int64_t v) {
   return a;
 }
 
-const std::vector<int>& all_live(const RankSpace& s) { return s.live; }
-
 // e = c*A + B with B's range inside [0, c) means e // c = A and e % c = B exactly: the terms
 // whose coefficients c divides go to A, the rest (and c0 mod c) to B. This is what makes
 // `world.rank // tp.size` affine when tp is the innermost dim.
@@ -47,7 +45,7 @@ std::optional<std::pair<Affine, Affine>> split(const Affine& e, std::int64_t c, 
     else
       r.coef[d] = e.coef[d];
   }
-  const auto range = affine_range(r, s, all_live(s));
+  const auto range = affine_range(r, s, s.live);
   if (!range || range->lo < 0 || range->hi >= c) return std::nullopt;
   return std::make_pair(q, r);
 }
@@ -78,7 +76,7 @@ std::optional<Interval> corners(RankOp op, Interval a, Interval b) {
 NodeFacts from_affine(std::optional<Affine> a, const RankSpace& s) {
   NodeFacts f;
   if (!a) return f;
-  const auto range = affine_range(*a, s, all_live(s));
+  const auto range = affine_range(*a, s, s.live);
   if (!range) return f;
   f.safe = true;
   f.range = *range;

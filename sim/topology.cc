@@ -49,10 +49,12 @@ core::Result<std::vector<MeasuredPoint>> parse_points(const nlohmann::json& j, c
     for (int c = 0; c < 2; ++c) {
       const nlohmann::json& v = e[static_cast<std::size_t>(c)];
       const char* what = c == 0 ? "group_size" : "bytes";
-      constexpr std::int64_t kMax = std::int64_t{1} << 62;
-      const bool ok = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMax)
-                                             : v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= kMax;
-      if (!ok || (v.is_number_unsigned() && v.get<std::uint64_t>() == 0)) {
+      // Unsigned first: a value past 2^63 does not fit get<std::int64_t>().
+      constexpr std::uint64_t kMax = std::uint64_t{1} << 62;
+      const bool ok = v.is_number_unsigned() ? v.get<std::uint64_t>() >= 1 && v.get<std::uint64_t>() <= kMax
+                                             : v.is_number_integer() && v.get<std::int64_t>() >= 1 &&
+                                                   static_cast<std::uint64_t>(v.get<std::int64_t>()) <= kMax;
+      if (!ok) {
         return err(path, p + "/" + std::to_string(c),
                    std::string(what) + " must be an integer from 1 to 2^62, got " + v.dump().substr(0, 40));
       }
@@ -65,10 +67,9 @@ core::Result<std::vector<MeasuredPoint>> parse_points(const nlohmann::json& j, c
     m.time_s = t.get<double>();
     out.push_back(m);
   }
-  auto key = [](const MeasuredPoint& m) { return std::pair(m.group_size, m.bytes); };
-  std::sort(out.begin(), out.end(), [&](const MeasuredPoint& a, const MeasuredPoint& b) { return key(a) < key(b); });
+  sort_points(out);
   for (std::size_t i = 1; i < out.size(); ++i) {
-    if (key(out[i]) == key(out[i - 1])) {
+    if (out[i].group_size == out[i - 1].group_size && out[i].bytes == out[i - 1].bytes) {
       return err(path, ptr,
                  "two points for group size " + std::to_string(out[i].group_size) + " and " +
                      std::to_string(out[i].bytes) + " bytes: keep one (calibrate writes the median)");
@@ -146,6 +147,12 @@ std::optional<LinkClass> parse_link(std::string_view name) {
   }
   if (name == "nic") return LinkClass::kNet;  // the brief's other name for the network class
   return std::nullopt;
+}
+
+void sort_points(std::vector<MeasuredPoint>& points) {
+  std::sort(points.begin(), points.end(), [](const MeasuredPoint& a, const MeasuredPoint& b) {
+    return std::pair(a.group_size, a.bytes) < std::pair(b.group_size, b.bytes);
+  });
 }
 
 double LinkFit::line_time_s(core::CollOp op, std::int64_t n, std::int64_t bytes) const {

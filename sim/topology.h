@@ -55,6 +55,9 @@ struct MeasuredPoint {
   double time_s = 0;
 };
 
+// Puts points in the order LinkFit::points keeps: by (group_size, bytes).
+void sort_points(std::vector<MeasuredPoint>& points);
+
 // One fitted line: per-call latency, per-ring-step latency, bus bandwidth; and optionally the
 // measurements it was fitted to.
 struct LinkFit {
