@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/launcher_flags.h"
 #include "exec/calibrate.h"
 #include "exec/launch/launch.h"
 #include "sim/topology.h"
@@ -17,14 +18,12 @@ namespace planck::cli {
 namespace {
 
 struct CalibrateOptions {
-  std::string backend;
+  LauncherFlags launcher{"", 60, "tcp"};  // --backend, --timeout (60 s: a sweep step is long), --mpi-transport
   std::int64_t min_bytes = 4096;
   std::int64_t max_bytes = std::int64_t{64} << 20;
   int iters = 5;
   int warmup = 1;
   std::string output = "-";
-  double timeout_s = 60;
-  std::string mpi_transport = "tcp";
 };
 
 sim::LinkFit to_link_fit(const exec::CalibrationFit& f, const std::vector<std::int64_t>& group_sizes,
@@ -54,11 +53,7 @@ int run_calibrate(const CalibrateOptions& o) {
     if (root) print_error("--min-bytes " + std::to_string(o.min_bytes) + " exceeds --max-bytes " + std::to_string(o.max_bytes));
     return kExitCannotRun;
   }
-  exec::LaunchOptions lo;
-  lo.backend = o.backend;
-  lo.force_tcp = o.mpi_transport == "tcp";
-  lo.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000));
-  auto launched = exec::launch(lo);
+  auto launched = exec::launch(o.launcher.launch_options());
   if (!launched) {
     if (root) print_error(launched.message());
     return kExitCannotRun;
@@ -71,18 +66,13 @@ int run_calibrate(const CalibrateOptions& o) {
     return kExitCannotRun;
   }
   const int me = world.rank();
-  exec::Watchdog watchdog(lo.timeout, [me, &o](const std::string& what) {
-    std::fprintf(stderr, "planck: rank %d: %s did not complete within %.0f s: a peer rank died or hangs; ending the job\n",
-                 me, what.c_str(), o.timeout_s);
-    std::fflush(stderr);
-    std::_Exit(kExitCannotRun);
-  });
+  const auto watchdog = exit_on_hang(me, o.launcher.timeout_s);
   exec::CalibrateOptions co;
   co.min_bytes = o.min_bytes;
   co.max_bytes = o.max_bytes;
   co.iters = o.iters;
   co.warmup = o.warmup;
-  co.watchdog = &watchdog;
+  co.watchdog = watchdog.get();
   auto samples = exec::calibration_sweep(world, co);
   if (!samples) {
     world.abort("rank " + std::to_string(me) + ": " + samples.message());
@@ -127,8 +117,7 @@ void setup_calibrate(CLI::App& app, Action& action) {
       "(group sizes that were measured are predicted from the points, others from the line). More --iters steady "
       "the points on a noisy machine. Details: docs/exec.md.\n"
       "Exit 2 when the backend is missing, fewer than 2 ranks run, or the output cannot be written.");
-  app.add_option("--backend", o->backend, "nccl or mpi (default: nccl when built and a GPU is visible, else mpi)")
-      ->check(CLI::IsMember({"nccl", "mpi"}));
+  add_launcher_flags(app, o->launcher);
   app.add_option("--min-bytes", o->min_bytes, "smallest call (bytes; KiB/MiB/GiB suffixes)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
@@ -139,13 +128,6 @@ void setup_calibrate(CLI::App& app, Action& action) {
       ->default_str("64MiB");
   app.add_option("--iters", o->iters, "timed calls per point")->check(CLI::Range(1, 1000))->default_str("5");
   app.add_option("--warmup", o->warmup, "untimed calls per point")->check(CLI::Range(0, 1000))->default_str("1");
-  app.add_option("--timeout", o->timeout_s, "seconds any one step may take before the job is ended")
-      ->check(CLI::Range(0.1, 86400.0))
-      ->default_str("60");
-  app.add_option("--mpi-transport", o->mpi_transport,
-                 "tcp (default, the transport planck exec measures) or auto (OpenMPI's choice)")
-      ->check(CLI::IsMember({"tcp", "auto"}))
-      ->default_str("tcp");
   app.add_option("-o,--output", o->output, "planck-topology/1 profile ('-' = stdout), written atomically by rank 0")
       ->default_str("-");
   action = [o] { return run_calibrate(*o); };

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/launcher_flags.h"
 #include "core/plan_load.h"
 #include "core/presets.h"
 #include "core/report.h"
@@ -22,15 +23,13 @@ namespace {
 
 struct ExecOptions {
   std::string plan;
-  std::string backend;
+  LauncherFlags launcher;  // --backend, --timeout (30 s), --mpi-transport
   int warmup = 2;
   int iters = 5;
   std::int64_t max_bytes = std::int64_t{64} << 20;
   bool check = false;
   std::string topology;
   std::string output = "-";
-  double timeout_s = 30;
-  std::string mpi_transport = "tcp";
   int kill_rank = -1;
 };
 
@@ -73,11 +72,7 @@ int run_exec(const ExecOptions& o) {
     topology = std::move(*t);
   }
 
-  exec::LaunchOptions lo;
-  lo.backend = o.backend;
-  lo.force_tcp = o.mpi_transport == "tcp";
-  lo.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000));
-  auto launched = exec::launch(lo);
+  auto launched = exec::launch(o.launcher.launch_options());
   if (!launched) {
     say(root, launched.message());
     return kExitCannotRun;
@@ -115,16 +110,8 @@ int run_exec(const ExecOptions& o) {
     return exec::Prediction{c.wire_bytes, c.time_s, sim::link_name(c.link), sim::algorithm_name(c.algorithm)};
   };
   const int me = world.rank();
-  exec::Watchdog watchdog(lo.timeout, [me, &o](const std::string& what) {
-    // A rank that died is normally reported by the launcher first; this catches hangs too.
-    std::fprintf(stderr,
-                 "planck: rank %d: %s did not complete within %.0f s: a peer rank died or hangs; ending the job "
-                 "(raise --timeout for slow links)\n",
-                 me, what.c_str(), o.timeout_s);
-    std::fflush(stderr);
-    std::_Exit(kExitCannotRun);
-  });
-  ro.watchdog = &watchdog;
+  const auto watchdog = exit_on_hang(me, o.launcher.timeout_s);
+  ro.watchdog = watchdog.get();
 
   exec::ExecReport report;
   report.backend = L.backend;
@@ -169,8 +156,7 @@ void setup_exec(CLI::App& app, Action& action) {
       "number of ranks different from the plan's world. A rank that dies or hangs ends the whole job with an "
       "error naming it; the report is then not written.");
   app.add_option("plan", o->plan, "plan file (planck/1 JSON)")->required();
-  app.add_option("--backend", o->backend, "nccl or mpi (default: nccl when built and a GPU is visible, else mpi)")
-      ->check(CLI::IsMember({"nccl", "mpi"}));
+  add_launcher_flags(app, o->launcher);
   app.add_option("--warmup", o->warmup, "untimed calls per collective")->check(CLI::Range(0, 1000))->default_str("2");
   app.add_option("--iters", o->iters, "timed calls per collective")->check(CLI::Range(1, 100000))->default_str("5");
   app.add_option("--max-bytes", o->max_bytes,
@@ -183,15 +169,6 @@ void setup_exec(CLI::App& app, Action& action) {
   app.add_option("--topology", o->topology,
                  "planck-topology/1 profile (from planck calibrate) for the predicted times; default: the plan's GPU "
                  "preset, 'cpu' for the MPI backend");
-  app.add_option("--timeout", o->timeout_s,
-                 "seconds any one step may take before the job is ended with an error naming the rank")
-      ->check(CLI::Range(0.1, 86400.0))
-      ->default_str("30");
-  app.add_option("--mpi-transport", o->mpi_transport,
-                 "tcp: force OpenMPI onto TCP (loopback on one host) so interface counters measure wire bytes; "
-                 "auto: OpenMPI's own choice (shared memory on one host: wire bytes unmeasured)")
-      ->check(CLI::IsMember({"tcp", "auto"}))
-      ->default_str("tcp");
   app.add_option("--kill-rank", o->kill_rank,
                  "testing aid: this rank kills itself (SIGKILL) after the communicators are built, to check that the "
                  "job ends with an error naming it");
