@@ -2,7 +2,6 @@
 
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,27 +11,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/run_command.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out;
-};
+using Run = planck_test::CommandRun;
 
 // Runs planck with `args` (shell words), capturing stdout; stderr goes to stdout too when `merge`.
 Run planck(const std::string& args, bool merge = false) {
-  std::string cmd = std::string(PLANCK_BIN) + " " + args + (merge ? " 2>&1" : " 2>/dev/null");
-  Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return planck_test::run_command(std::string(PLANCK_BIN) + " " + args + (merge ? " 2>&1" : " 2>/dev/null"));
 }
 
 std::string plans(const char* name) { return std::string(PLANCK_PLANS_DIR) + "/" + name; }

@@ -3,9 +3,7 @@
 // Expected bytes come from the ring formulas written here (sim-anchors.md §1.2).
 
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,27 +12,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/run_command.h"
+
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string output;
-  double seconds = 0;
-};
+using Run = planck_test::CommandRun;
 
+// stdout and stderr of `cmd`, with OpenMPI allowed to start as root (CI runs as root).
 Run sh(const std::string& cmd) {
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  Run r;
-  const auto t0 = std::chrono::steady_clock::now();
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
+  return planck_test::run_command(cmd + " 2>&1");
 }
 
 std::string tmp_path(const std::string& name) {
@@ -60,7 +48,7 @@ nlohmann::json run_ok(const std::string& plan_name) {
   std::filesystem::remove(out);
   Run r = sh(mpirun(8) + PLANCK_BIN + " exec " + plan(plan_name) +
              " --backend mpi --max-bytes 256KiB --warmup 1 --iters 2 --timeout 60 -o " + out);
-  INFO(r.output);
+  INFO(r.out);
   REQUIRE(r.code == 0);
   auto j = nlohmann::json::parse(std::ifstream(out));
   CHECK(j["format"] == "planck-exec/1");
@@ -135,10 +123,10 @@ TEST_CASE("exec_mpi_wrong_launcher_size_exits_2") {
   const std::string out = tmp_path("wrong_size.json");
   std::filesystem::remove(out);
   Run r = sh(mpirun(4) + PLANCK_BIN + " exec " + plan("hsdp-2x4.json") + " --backend mpi -o " + out);
-  INFO(r.output);
+  INFO(r.out);
   CHECK(r.code == 2);
-  CHECK(r.output.find("started 4 ranks") != std::string::npos);
-  CHECK(r.output.find("= 8 ranks") != std::string::npos);
+  CHECK(r.out.find("started 4 ranks") != std::string::npos);
+  CHECK(r.out.find("= 8 ranks") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(out));
 }
 
@@ -147,10 +135,10 @@ TEST_CASE("exec_mpi_killed_rank_ends_the_job") {
   std::filesystem::remove(out);
   Run r = sh(mpirun(8) + PLANCK_BIN + " exec " + plan("hsdp-2x4.json") +
              " --backend mpi --max-bytes 64KiB --iters 2 --timeout 20 --kill-rank 3 -o " + out);
-  INFO(r.output);
+  INFO(r.out);
   CHECK(r.code != 0);
   CHECK(r.seconds < 60);
-  CHECK(r.output.find("rank 3") != std::string::npos);
+  CHECK(r.out.find("rank 3") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(out));
 }
 
@@ -161,7 +149,7 @@ TEST_CASE("exec_mpi_calibrate_then_exec_uses_the_measured_points") {
   std::filesystem::remove(topo);
   std::filesystem::remove(out);
   Run c = sh(mpirun(8) + PLANCK_BIN + " calibrate --backend mpi --max-bytes 64KiB --iters 1 --timeout 60 -o " + topo);
-  INFO(c.output);
+  INFO(c.out);
   REQUIRE(c.code == 0);
   auto t = nlohmann::json::parse(std::ifstream(topo));
   CHECK(t["format"] == "planck-topology/1");
@@ -175,7 +163,7 @@ TEST_CASE("exec_mpi_calibrate_then_exec_uses_the_measured_points") {
   CHECK(ar["bandwidth_GBps"].get<double>() > 0);
   Run e = sh(mpirun(8) + PLANCK_BIN + " exec " + plan("hsdp-2x4.json") +
              " --backend mpi --max-bytes 64KiB --warmup 1 --iters 2 --timeout 60 --topology " + topo + " -o " + out);
-  INFO(e.output);
+  INFO(e.out);
   REQUIRE(e.code == 0);
   auto j = nlohmann::json::parse(std::ifstream(out));
   CHECK(j["prediction"]["basis"] == "topology");

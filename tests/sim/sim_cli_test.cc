@@ -2,7 +2,6 @@
 
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,24 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/run_command.h"
+
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out;
-};
+using Run = planck_test::CommandRun;
 
 Run run(const std::string& args, bool merge = false) {
-  const std::string cmd = std::string(PLANCK_BIN) + " " + args + (merge ? " 2>&1" : " 2>/dev/null");
-  Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return planck_test::run_command(std::string(PLANCK_BIN) + " " + args + (merge ? " 2>&1" : " 2>/dev/null"));
 }
 
 std::string plan(const char* name) { return std::string(PLANCK_PLANS_DIR) + "/" + name; }
