@@ -9,11 +9,6 @@ namespace {
 
 using core::CollOp;
 
-// Ops whose nccl-tests size covers all n ranks' chunks.
-bool per_rank_chunks(CollOp op) {
-  return op == CollOp::kAllGather || op == CollOp::kReduceScatter || op == CollOp::kAllToAll;
-}
-
 std::uint64_t wrap(DataType type, std::uint64_t v) {
   switch (type) {
     case DataType::kUint8: return v & 0xffu;
@@ -45,16 +40,8 @@ constexpr std::uint64_t kPoison = 0xA5A5A5A5A5A5A5A5ull;
 
 }  // namespace
 
-std::int64_t send_elements(CollOp op, int n, std::int64_t count) {
-  return (op == CollOp::kReduceScatter || op == CollOp::kAllToAll) ? count * n : count;
-}
-
-std::int64_t recv_elements(CollOp op, int n, std::int64_t count) {
-  return (op == CollOp::kAllGather || op == CollOp::kAllToAll) ? count * n : count;
-}
-
 core::Result<std::int64_t> count_for_bytes(CollOp op, int n, std::int64_t bytes, DataType type) {
-  const std::int64_t unit = dtype_size(type) * (per_rank_chunks(op) ? n : 1);
+  const std::int64_t unit = dtype_size(type) * (core::collective(op).size_n_chunks() ? n : 1);
   if (bytes < 0 || n < 1 || bytes % unit != 0) {
     return core::Status::error(std::string(core::op_name(op)) + " of " + std::to_string(bytes) + " bytes over " +
                                std::to_string(n) + " ranks does not split into whole " + dtype_name(type) +
@@ -64,7 +51,7 @@ core::Result<std::int64_t> count_for_bytes(CollOp op, int n, std::int64_t bytes,
 }
 
 std::int64_t bytes_for_count(CollOp op, int n, std::int64_t count, DataType type) {
-  return count * dtype_size(type) * (per_rank_chunks(op) ? n : 1);
+  return count * dtype_size(type) * (core::collective(op).size_n_chunks() ? n : 1);
 }
 
 core::Status run_collective(Communicator& comm, CollOp op, const void* send, void* recv, std::int64_t count,

@@ -12,10 +12,11 @@
 
 namespace planck::exec {
 
-// Element counts of one call. `count` is what the Communicator call takes: the buffer for
-// all_reduce/broadcast/send_recv, the per-rank chunk for all_gather/reduce_scatter/all_to_all.
-std::int64_t send_elements(core::CollOp op, int n, std::int64_t count);
-std::int64_t recv_elements(core::CollOp op, int n, std::int64_t count);
+// Element counts of one call, from the collective's row (core/schedule/collectives.h). `count` is
+// what the Communicator call takes: the buffer for all_reduce/broadcast/send_recv, the per-rank
+// chunk for all_gather/reduce_scatter/all_to_all.
+using core::recv_elements;
+using core::send_elements;
 
 // The `count` for a call of `bytes` in nccl-tests' size convention (core/schedule/collectives.h) in a
 // group of n: an error when the bytes do not split into whole elements per rank.

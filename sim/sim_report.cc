@@ -84,11 +84,13 @@ std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::
     << "what\n";
   for (const auto& t : r.collectives) {
     const auto& c = t.entry;
+    std::string link = link_name(t.link);
+    if (t.algorithm != Algorithm::kRing) link.append("/").append(algorithm_name(t.algorithm));
     o << pad(c.role, 10) << pad(core::join(c.dims, ","), 18) << pad(core::op_name(c.op), 15)
       << pad(core::phase_name(c.phase), 10) << pad(std::to_string(c.group_size) + " x " + std::to_string(c.groups), 12)
       << pad(core::format_bytes(c.bytes_per_call), 12) << pad(std::to_string(c.calls_per_step), 8)
       << pad(core::format_bytes(t.bytes_sent_per_rank), 12) << pad(human_seconds(t.time_s), 11)
-      << pad(std::string(link_name(t.link)) + (t.algorithm == Algorithm::kRing ? "" : "/" + std::string(algorithm_name(t.algorithm))), 18)
+      << pad(link, 18)
       << c.what << (t.overlapped ? " [overlapped]" : "") << "\n";
   }
   if (r.collectives.empty()) o << "(no collectives: every group has one rank)\n";

@@ -44,7 +44,7 @@ namespace planck::sim {
 
 enum class LinkClass { kNvlink, kNet, kShm, kLoopback };
 inline constexpr int kLinkClassCount = 4;
-inline constexpr int kCollOpCount = 6;  // core::kAllCollOps
+inline constexpr int kCollOpCount = static_cast<int>(sizeof(core::kCollectives) / sizeof(core::kCollectives[0]));
 
 const char* link_name(LinkClass link);  // "nvlink", "net", "shm", "loopback"
 std::optional<LinkClass> parse_link(std::string_view name);

@@ -5,7 +5,6 @@
 
 #include <set>
 
-#include "io/observed_io.h"
 #include "core/observed/observed_merge.h"
 #include "viz/observed_match.h"
 #include "viz/scene.h"

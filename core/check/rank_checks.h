@@ -5,7 +5,6 @@
 // `rank_program` against its mesh exactly: symbolically where the arithmetic is affine in the
 // mesh coordinates, by exhaustive evaluation (with a budget) where it is not.
 
-#include "core/base/invariant.h"
 #include "core/check/checks.h"
 
 namespace planck::core {

@@ -11,8 +11,40 @@
 namespace planck::core {
 
 enum class CollOp { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kBroadcast, kSendRecv };
+
+// One row of facts per collective (nccl-tests src/common.h testColl: name, bus factor, buffer
+// sizes). Adding a collective is one row here plus its dispatch in exec/collective.cc; sim/,
+// exec/ and bench/ read every size and cost fact from the row.
+struct CollectiveRow {
+  CollOp op;
+  const char* name;
+  // Passes of (n-1)/n of the buffer around a ring: 2 for all-reduce (reduce-scatter then
+  // all-gather), 1 for all-gather / reduce-scatter / all-to-all, 0 when every sending rank sends
+  // the whole buffer (broadcast's pipelined chain, send_recv).
+  int ring_passes;
+  bool point_to_point;  // send_recv: one step to one peer, whatever the group size
+  bool send_n_chunks;   // the send buffer holds n chunks of the API's count (reduce_scatter, all_to_all)
+  bool recv_n_chunks;   // the receive buffer holds n chunks (all_gather, all_to_all)
+  // nccl-tests' size covers all n chunks (all_gather's output, reduce_scatter's input, all_to_all's
+  // per-rank send buffer); else it is the buffer of `count` elements.
+  bool size_n_chunks() const { return send_n_chunks || recv_n_chunks; }
+};
+
+inline constexpr CollectiveRow kCollectives[] = {
+    {CollOp::kAllReduce, "all_reduce", 2, false, false, false},
+    {CollOp::kAllGather, "all_gather", 1, false, false, true},
+    {CollOp::kReduceScatter, "reduce_scatter", 1, false, true, false},
+    {CollOp::kAllToAll, "all_to_all", 1, false, true, true},
+    {CollOp::kBroadcast, "broadcast", 0, false, false, false},
+    {CollOp::kSendRecv, "send_recv", 0, true, false, false},
+};
 inline constexpr CollOp kAllCollOps[] = {CollOp::kAllReduce, CollOp::kAllGather, CollOp::kReduceScatter,
                                          CollOp::kAllToAll,  CollOp::kBroadcast, CollOp::kSendRecv};
+
+static_assert(sizeof(kCollectives) / sizeof(kCollectives[0]) == sizeof(kAllCollOps) / sizeof(kAllCollOps[0]),
+              "one row per collective");
+
+const CollectiveRow& collective(CollOp op);
 
 const char* op_name(CollOp op);  // "all_reduce", ...
 std::optional<CollOp> parse_op(std::string_view name);
@@ -32,5 +64,10 @@ std::int64_t wire_bytes_per_rank(CollOp op, std::int64_t n, std::int64_t bytes);
 // Sequential steps of the ring algorithm (latency terms): all-reduce 2(n-1), all-gather and
 // reduce-scatter n-1, all-to-all n-1, broadcast n-1 (pipeline fill), send_recv 1.
 std::int64_t ring_steps(CollOp op, std::int64_t n);
+
+// Elements in the send / receive buffer of one call whose API count is `count` in a group of n
+// (nccl-tests getCollByteCount).
+std::int64_t send_elements(CollOp op, std::int64_t n, std::int64_t count);
+std::int64_t recv_elements(CollOp op, std::int64_t n, std::int64_t count);
 
 }  // namespace planck::core
