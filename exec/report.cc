@@ -6,16 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/format.h"
+
 namespace planck::exec {
 namespace {
 
 using nlohmann::ordered_json;
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -182,7 +178,7 @@ std::string report_table(const ExecReport& r) {
   out += line;
   for (const auto& m : r.membership) {
     std::snprintf(line, sizeof line, "# membership %-10s %lld group(s) of %lld over [%s]: %s\n", m.role.c_str(),
-                  static_cast<long long>(m.groups), static_cast<long long>(m.group_size), join(m.dims, ",").c_str(),
+                  static_cast<long long>(m.groups), static_cast<long long>(m.group_size), core::join(m.dims, ",").c_str(),
                   m.ok ? "ok" : "WRONG");
     out += line;
   }
