@@ -1,4 +1,4 @@
-// planck import FRAMEWORK CONFIG: a SPEC §1 plan from a torchtitan, Lingua, Megatron-LM or
+// planck import FRAMEWORK CONFIG: a docs/plan-format.md plan from a torchtitan, Lingua, Megatron-LM or
 // DeepSpeed config, with the framework's own semantics (import/importer.h, docs/import.md).
 
 #include <cstdint>
@@ -6,7 +6,9 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/launcher_flags.h"
 #include "cli/plan_input.h"
+#include "core/plan/plan.h"
 #include "import/importer.h"
 
 namespace planck::cli {
@@ -68,19 +70,21 @@ void setup_import(CLI::App& app, Action& action) {
       "is written as configured so `planck verify` reports it, or refused with exit 2 naming the numbers.\n"
       "Examples:\n"
       "  planck import torchtitan llama3_8b.toml --nodes 2 --gpus-per-node 8 -o plan.json\n"
+      "  planck import torchtitan torchtitan/models/llama3/config_registry.py:llama3_70b --nodes 8 -o plan.json\n"
       "  planck import megatron train_llama3_8b.sh --explain -o plan.json && planck verify plan.json\n"
       "See docs/import.md.");
   app.add_option("framework", a->framework, "torchtitan | lingua | megatron | deepspeed")
       ->required()
       ->check(CLI::IsMember(planck::import::framework_names()));
   app.add_option("config", a->config,
-                 "the framework's config: torchtitan TOML, Lingua YAML, Megatron launch script or args file, "
+                 "the framework's config: torchtitan TOML or Python registry (config_registry.py:FUNCTION, "
+                 "read with python3's parser, never run), Lingua YAML, Megatron launch script or args file, "
                  "DeepSpeed JSON")
       ->required();
   app.add_option("--nodes", a->nodes, "nodes of the cluster (default: the config's, else 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, core::kMaxWorld));
   app.add_option("--gpus-per-node", a->gpus_per_node, "GPUs per node (default: the config's, else 8)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, core::kMaxWorld));
   app.add_flag("--explain", a->explain, "print every inference and hint to stderr");
   app.add_option("--model", a->model,
                  "the model, when the config does not name one planck knows: a preset name, a JSON file holding "

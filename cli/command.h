@@ -6,7 +6,7 @@
 //   PLANCK_COMMAND(render, "mesh / communicator diagram through Graphviz", setup_render);
 //
 // main() parses, then runs the chosen command's action; its int is the exit code
-// (0 ok, 1 rule/measurement failure, 2 could not run; SPEC.md §2).
+// (0 ok, 1 rule/measurement failure, 2 could not run; README.md).
 
 #include <functional>
 #include <string>
@@ -27,7 +27,8 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;
 inline constexpr int kExitCannotRun = 2;
 
-// Writes `content` to `path` ("-" or "" = stdout) atomically: temporary file + rename.
+// Writes `content` to `path` ("-" or "" = stdout) by core::write_output_file (docs/files.md:
+// temporary file + rename for files, written through for devices and FIFOs; --force as given).
 // On failure prints "planck: cannot write PATH: reason" to stderr and returns false.
 bool write_output(const std::string& path, const std::string& content);
 
@@ -35,6 +36,9 @@ bool write_output(const std::string& path, const std::string& content);
 // it: on stdout, or on stderr when the document itself goes to stdout. False when the document
 // could not be written.
 bool write_document_and_table(const std::string& path, const std::string& document, const std::string& table);
+
+// --force, added by main() to every command with -o.
+bool& force_output();
 
 // Prints "planck: <message>" to stderr.
 void print_error(const std::string& message);

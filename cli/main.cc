@@ -9,6 +9,7 @@
 
 #include "cli/command.h"
 #include "core/base/atomic_file.h"
+#include "exec/launch/launch.h"
 #include "planck/config.h"
 
 namespace planck::cli {
@@ -25,7 +26,7 @@ std::vector<Entry>& registry() {
   return entries;
 }
 
-// The order `planck --help` lists commands in (SPEC.md §2); unknown ones follow alphabetically.
+// The order `planck --help` lists commands in (README.md); unknown ones follow alphabetically.
 int command_rank(const std::string& name) {
   static const char* kOrder[] = {"verify", "groups", "observe", "simulate", "enumerate",
                                  "render", "import", "exec",    "calibrate"};
@@ -42,12 +43,7 @@ CommandRegistrar::CommandRegistrar(const char* name, const char* description, Co
 }
 
 bool write_output(const std::string& path, const std::string& content) {
-  if (path.empty() || path == "-") {
-    std::fwrite(content.data(), 1, content.size(), stdout);
-    std::fflush(stdout);
-    return true;
-  }
-  core::Status st = core::write_file_atomic(path, content);
+  core::Status st = core::write_output_file(path, content, force_output());
   if (!st) {
     print_error(st.message());
     return false;
@@ -56,10 +52,32 @@ bool write_output(const std::string& path, const std::string& content) {
 }
 
 bool write_document_and_table(const std::string& path, const std::string& document, const std::string& table) {
-  std::FILE* side = (path.empty() || path == "-") ? stderr : stdout;
+  std::FILE* side = core::output_is_stdout(path) ? stderr : stdout;
   std::fwrite(table.data(), 1, table.size(), side);
   std::fflush(side);
   return write_output(path, document);
+}
+
+bool& force_output() {
+  static bool force = false;
+  return force;
+}
+
+// Every -o is checked before the command does any work (docs/files.md): every other argument
+// value is an input that the output must not be. Under a launcher only world rank 0 writes, so
+// only it checks (another host may lack the directory).
+bool output_ok_before_work(const CLI::App& sub) {
+  const CLI::Option* out = sub.get_option_no_throw("--output");
+  if (!out || out->count() == 0 || exec::launcher_rank() != 0) return true;
+  const std::string path = out->as<std::string>();
+  std::vector<std::string> inputs;
+  for (const CLI::Option* opt : sub.get_options()) {
+    if (opt == out) continue;
+    for (const std::string& v : opt->results()) inputs.push_back(v);
+  }
+  core::Status st = core::check_output(path, inputs, force_output());
+  if (!st) print_error(st.message());
+  return st.is_ok();
 }
 
 void print_error(const std::string& message) { std::fprintf(stderr, "planck: %s\n", message.c_str()); }
@@ -86,6 +104,10 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(e.name, e.description);
     actions.push_back(std::make_unique<Action>());
     e.setup(*sub, *actions.back());
+    if (sub->get_option_no_throw("--output")) {
+      sub->add_flag("--force", planck::cli::force_output(),
+                    "let -o replace a read-only file (it keeps its mode); see docs/files.md");
+    }
     subs.push_back(sub);
   }
   try {
@@ -97,13 +119,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // Bad usage is exit 2 (SPEC.md §2); CLI11 prints the reason and a --help pointer.
+    // Bad usage is exit 2 (README.md); CLI11 prints the reason and a --help pointer.
     app.exit(e);
     return planck::cli::kExitCannotRun;
   }
   for (std::size_t i = 0; i < subs.size(); ++i) {
     if (subs[i]->parsed() && *actions[i]) {
       try {
+        if (!planck::cli::output_ok_before_work(*subs[i])) return planck::cli::kExitCannotRun;
         return (*actions[i])();
       } catch (const std::exception& e) {
         planck::cli::print_error(std::string("internal error: ") + e.what());

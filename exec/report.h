@@ -1,5 +1,5 @@
 #pragma once
-// The execution report (SPEC.md §6, "planck-exec/1") and its nccl-tests-like text table.
+// The execution report (docs/exec.md, "planck-exec/1") and its nccl-tests-like text table.
 // Every op entry describes ONE call of the scaled buffer; bytes are integers, GB = 1e9 bytes.
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 
 #include "core/schedule/collectives.h"
 #include "core/schedule/schedule.h"
+#include "exec/traffic.h"
 
 namespace planck::exec {
 
@@ -31,6 +32,7 @@ struct OpResult {
   std::vector<std::string> dims;
   core::CollOp op = core::CollOp::kAllReduce;
   core::Phase phase = core::Phase::kStep;
+  std::string what;  // the schedule's description of the op
   std::int64_t group_size = 1;
   std::int64_t groups = 1;
   std::int64_t bytes_per_call = 0;           // scaled, nccl-tests size convention
@@ -38,7 +40,12 @@ struct OpResult {
   std::int64_t calls_per_step = 0;
   std::string dtype;
   std::int64_t predicted_bytes_sent_per_rank = 0;
-  std::int64_t measured_bytes_sent_per_rank = 0;  // from the arguments the API was handed
+  // Busiest rank's bytes of one call: from the transport (bytes_source names it), or, where no
+  // per-peer source exists, from the arguments the API was handed (bytes_source "api").
+  std::int64_t measured_bytes_sent_per_rank = 0;
+  std::string bytes_source = "api";
+  TrafficCheck traffic;  // per-peer bytes, predicted vs measured
+  std::string expected;  // --expect: the intended op that predicted this one
   std::optional<std::int64_t> wire_bytes_measured;
   std::string wire_source;  // "netdev:lo", or "unmeasured: <why>"
   std::optional<double> predicted_time_s;
@@ -60,6 +67,8 @@ struct ExecReport {
   std::int64_t world = 0;
   std::string plan;
   std::string prediction_basis = "preset";  // "topology" with --topology
+  std::string expect;                       // --expect: the intended plan
+  std::int64_t gpus_per_node = 0;           // the plan's node blocks, to name pairs that cross nodes
   std::string gpu;
   std::int64_t max_bytes = 0;
   double scale_factor = 1;
@@ -69,15 +78,21 @@ struct ExecReport {
   int warmup = 0, iters = 0;
   std::vector<std::string> notes;
 
-  // SPEC §6 summary, computed by summarize().
+  // docs/exec.md summary, computed by summarize().
   bool membership_ok = true;
   bool ok = true;
   double max_bytes_error = 0;
   std::optional<double> max_wire_error;
+  bool traffic_ok = true;        // no op's per-peer traffic broke a rule (unmeasured ops pass: see traffic_measured)
+  std::int64_t traffic_measured = 0;  // ops whose per-peer traffic the transport measured
+  double max_peer_error = 0;
+  // Median measured / predicted time; only a verdict with a calibrated prediction
+  // (prediction_basis "topology"), otherwise left empty and the run is "uncalibrated".
   std::optional<double> time_ratio_median;
+  bool calibrated() const { return prediction_basis == "topology"; }
 };
 
-// Largest tolerated |wire / predicted - 1| (SPEC §6).
+// Largest tolerated |wire / predicted - 1| (docs/exec.md).
 inline constexpr double kWireTolerance = 0.03;
 // Calls smaller than this per rank are measured but not gated: fixed per-message protocol
 // bytes (66 B of Ethernet/IPv4/TCP headers per loopback packet, OpenMPI's fragment headers,
@@ -90,5 +105,7 @@ void summarize(ExecReport& report);
 std::string report_json(const ExecReport& report);
 // nccl-tests-style table, one row per op, plus membership and summary lines.
 std::string report_table(const ExecReport& report);
+// "rank 7 (node 0) -> rank 8 (node 1)": a pair, with nodes when the report knows them.
+std::string pair_name(const ExecReport& report, const PeerBytes& p);
 
 }  // namespace planck::exec

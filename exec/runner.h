@@ -19,6 +19,7 @@
 #include "exec/communicator.h"
 #include "exec/counters.h"
 #include "exec/report.h"
+#include "exec/traffic.h"
 
 namespace planck::exec {
 
@@ -33,10 +34,14 @@ using Predictor = std::function<Prediction(const core::ScheduledCollective& scal
 // The core/schedule/collectives.h ring bytes and no time: what the runner uses without a predictor.
 Prediction ring_prediction(const core::ScheduledCollective& scaled);
 
-// Arms a deadline around each blocking step; `on_expiry(what)` runs on a watchdog thread.
+class Heartbeats;  // exec/heartbeat.h
+
+// Arms a deadline around each blocking step; `on_expiry(what)` runs on a watchdog thread. With
+// `heartbeats`, the same thread stamps this rank's heartbeat and counts its steps (exec/watchdog.cc).
 class Watchdog {
  public:
-  Watchdog(std::chrono::milliseconds timeout, std::function<void(const std::string& what)> on_expiry);
+  Watchdog(std::chrono::milliseconds timeout, std::function<void(const std::string& what)> on_expiry,
+           Heartbeats* heartbeats = nullptr);
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
@@ -48,16 +53,40 @@ class Watchdog {
   std::unique_ptr<State> state_;
 };
 
+// Faults a test injects to see each check fail (cli: --inject).
+struct Fault {
+  enum class Kind { kNone, kKill, kWrongData, kWrongColour, kPerturbPrediction };
+  Kind kind = Kind::kNone;
+  int rank = -1;        // the faulty rank (kKill, kWrongData, kWrongColour)
+  double factor = 0;    // kPerturbPrediction: predicted per-peer bytes x (1 + factor)
+};
+
+// What the intended plan predicts for one op that ran.
+struct ExpectedOp {
+  core::GroupSet groups;
+  std::int64_t bytes = 0;  // one call, scaled like the run
+  std::string label;       // the intended op, for messages
+};
+
 struct RunOptions {
   int warmup = 2;
   int iters = 5;
   std::int64_t max_bytes = std::int64_t{64} << 20;
+  // The scale factor to use instead of scale_factor(schedule, max_bytes): bench runs every
+  // layout with one factor so their times compare.
+  std::optional<double> factor;
   bool check_every_iteration = false;  // --check: verify data after every call, not only the last
   Predictor predict;                   // empty: ring_prediction
   WireCounter* wire = nullptr;         // null: wire bytes unmeasured
   std::string wire_unavailable;        // why, when wire is null
   Watchdog* watchdog = nullptr;        // optional
-  int kill_rank = -1;                  // fault injection: this rank SIGKILLs itself before the ops
+  Fault fault;                         // testing aid: a fault to inject (none by default)
+  PeerTrafficSource* traffic = nullptr;  // null: per-peer traffic unmeasured
+  std::string traffic_unavailable;       // why, when traffic is null
+  // --expect: per-peer traffic predicted from another plan's mesh and schedule. The op run as
+  // schedule entry k is predicted by expect(k): the intended group set and scaled bytes, or
+  // nothing when the intended plan has no such op (then any traffic is unpredicted).
+  std::function<std::optional<ExpectedOp>(const core::ScheduledCollective& run)> expect;
   // Wire measurement repeats a call until at least this many bytes crossed the wire in total,
   // so per-packet headers and background traffic stay small against the payload.
   std::int64_t wire_min_total_bytes = std::int64_t{32} << 20;

@@ -2,6 +2,7 @@
 
 #include "import/importer.h"
 
+#include <filesystem>
 #include <utility>
 
 #include "core/base/input_file.h"
@@ -22,6 +23,10 @@ constexpr Entry kImporters[] = {
     {"deepspeed", &import_deepspeed},
 };
 
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 }  // namespace
 
 const std::vector<std::string>& framework_names() {
@@ -40,20 +45,91 @@ ImportFn find_importer(std::string_view framework) {
   return nullptr;
 }
 
-core::Result<ImportResult> import_file(std::string_view framework, const std::string& path,
-                                       const ImportOptions& options) {
+std::string spec_file(const std::string& spec) {
+  std::error_code ec;
+  if (std::filesystem::exists(spec, ec)) return spec;
+  const std::size_t colon = spec.rfind(':');
+  if (colon == std::string::npos || colon < 3 || spec.compare(colon - 3, 3, ".py") != 0) return spec;
+  return spec.substr(0, colon);
+}
+
+core::Result<std::vector<NamedImport>> import_all(std::string_view framework, const std::string& spec,
+                                                  const ImportOptions& options) {
   ImportFn fn = find_importer(framework);
   if (!fn) {
     std::string known;
     for (const std::string& n : framework_names()) known += (known.empty() ? "" : ", ") + n;
     return core::Status::error("unknown framework '" + std::string(framework) + "' (known: " + known + ")");
   }
+  const std::string path = spec_file(spec);
+  const std::string function = path.size() < spec.size() ? spec.substr(path.size() + 1) : "";
+  if (framework == "torchtitan" && ends_with(path, ".py")) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return core::Status::error(path + ": no such file");
+    return import_torchtitan_registry(path, function, options);
+  }
   auto text = core::read_input(path);
   if (!text) return text.status();
   if (text->find('\0') != std::string::npos) {
     return core::Status::error(path + ": contains a NUL byte; not a text config");
   }
-  return fn(*text, path, options);
+  auto one = fn(*text, path, options);
+  if (!one) return one.status();
+  std::vector<NamedImport> out;
+  out.push_back({"", std::move(*one)});
+  return out;
+}
+
+core::Result<ImportResult> import_file(std::string_view framework, const std::string& path,
+                                       const ImportOptions& options) {
+  auto all = import_all(framework, path, options);
+  if (!all) return all.status();
+  if (all->size() > 1) {
+    std::string names;
+    for (const NamedImport& n : *all) names += (names.empty() ? "" : ", ") + n.name;
+    return core::Status::error(path + " defines " + std::to_string(all->size()) + " configs (" + names +
+                               "); name one as " + path + ":FUNCTION (`planck verify` checks them all)");
+  }
+  return std::move(all->front().result);
+}
+
+std::string detect_framework(const std::string& path, std::string_view text) {
+  if (ends_with(spec_file(path), ".py")) return "torchtitan";
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return "";
+  if (text[first] == '{') {
+    // DeepSpeed's own keys (deepspeed/runtime/constants.py); any other JSON is read as a plan.
+    for (const char* key : {"\"train_batch_size\"", "\"train_micro_batch_size_per_gpu\"", "\"zero_optimization\"",
+                            "\"gradient_accumulation_steps\""}) {
+      if (text.find(key) != std::string_view::npos && text.find("\"planck/") == std::string_view::npos)
+        return "deepspeed";
+    }
+    return "plan";
+  }
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    const std::size_t b = line.find_first_not_of(" \t");
+    if (b == std::string_view::npos) continue;
+    line.remove_prefix(b);
+    for (const char* section : {"[parallelism]", "[training]", "[job]", "[model]", "[activation_checkpoint]",
+                                "[experimental]"}) {
+      if (line.rfind(section, 0) == 0) return "torchtitan";
+    }
+    if (line.rfind("distributed:", 0) == 0) return "lingua";
+  }
+  for (const char* marker : {"pretrain_gpt.py", "pretrain_mamba.py", "pretrain_bert.py", "pretrain_t5.py",
+                             "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--micro-batch-size",
+                             "--num-layers"}) {
+    if (text.find(marker) != std::string_view::npos) return "megatron";
+  }
+  // A shell script whose launch is in files it sources (the SC21 scripts): the only shell
+  // format planck reads is Megatron's.
+  if (text.substr(first, 2) == "#!" && text.find("sh", first) < text.find('\n', first)) return "megatron";
+  return "";
 }
 
 }  // namespace planck::import

@@ -1,6 +1,6 @@
 #pragma once
-// Importers: a planck plan (SPEC.md §1) from a framework's own config, with the framework's
-// semantics (sources cited in each importer, facts in shared/reference/mesh-anchors.md §2-5).
+// Importers: a planck plan (docs/plan-format.md) from a framework's own config, with the framework's
+// semantics (sources cited in each importer, facts in docs/sources/mesh.md §2-5).
 //
 // Every inference lands in `notes` (written into the plan's "notes" and printed by
 // `planck import --explain`); unknown keys and doubtful values are `warnings` (stderr and notes).
@@ -9,6 +9,7 @@
 // Status naming the numbers and the file:line. Nothing is silently fixed.
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -31,10 +32,22 @@ struct ImportOptions {
 };
 
 struct ImportResult {
-  nlohmann::ordered_json plan;        // SPEC §1 plan, keys in the order SPEC lists them
+  nlohmann::ordered_json plan;        // docs/plan-format.md plan, keys in the order docs/plan-format.md lists them
   std::vector<std::string> notes;     // inferences (also in plan["notes"])
   std::vector<std::string> warnings;  // unknown keys, assumptions worth a look (also in notes)
   std::vector<std::string> hints;     // --explain only: e.g. commented-out flags in a script
+  // Where the plan's fields came from: JSON pointer into `plan` ("/mesh/shape/4") -> 1-based line
+  // of `source_path` (the config, or the script a Megatron flag was written in). `planck verify
+  // CONFIG` places each diagnostic at the line of its pointer's longest located prefix.
+  std::map<std::string, int> positions;
+  std::string source_path;
+  bool world_assumed = false;  // neither the options nor the config gave the cluster size
+};
+
+// One plan of a config that defines several (a torchtitan registry: one per function).
+struct NamedImport {
+  std::string name;  // the registry function; "" for a config that is one plan
+  ImportResult result;
 };
 
 using ImportFn = core::Result<ImportResult> (*)(std::string_view text, const std::string& path,
@@ -45,7 +58,20 @@ const std::vector<std::string>& framework_names();
 // The importer for `framework`, or nullptr when unknown.
 ImportFn find_importer(std::string_view framework);
 
-// Reads `path` and imports it. Unreadable file, unknown framework, unparseable config or a
+// Every plan `spec` defines. `spec` is a file, or for a torchtitan registry FILE.py:FUNCTION
+// (one function) or FILE.py (every function). A .py file is a torchtitan registry.
+core::Result<std::vector<NamedImport>> import_all(std::string_view framework, const std::string& spec,
+                                                  const ImportOptions& options);
+
+// The framework whose config `text` is, from its content ("plan" for a planck plan), or "" when
+// nothing identifies it. `path` only helps (a .py suffix).
+std::string detect_framework(const std::string& path, std::string_view text);
+
+// The file part of a spec: "config_registry.py:llama3_70b" -> "config_registry.py" (when the
+// whole spec is not itself a file).
+std::string spec_file(const std::string& spec);
+
+// Reads `path` and imports it (a registry defining several functions needs :FUNCTION). Unreadable file, unknown framework, unparseable config or a
 // config planck refuses: an error Status naming file, line (where the parser gives one) and numbers.
 core::Result<ImportResult> import_file(std::string_view framework, const std::string& path,
                                        const ImportOptions& options);
@@ -53,6 +79,10 @@ core::Result<ImportResult> import_file(std::string_view framework, const std::st
 core::Result<ImportResult> import_torchtitan(std::string_view text, const std::string& path,
                                              const ImportOptions& options);
 core::Result<ImportResult> import_lingua(std::string_view text, const std::string& path, const ImportOptions& options);
+// Python registries (torchtitan_registry.cc): every function, or `function` alone when not "".
+core::Result<std::vector<NamedImport>> import_torchtitan_registry(const std::string& path,
+                                                                  const std::string& function,
+                                                                  const ImportOptions& options);
 core::Result<ImportResult> import_megatron(std::string_view text, const std::string& path,
                                            const ImportOptions& options);
 core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,

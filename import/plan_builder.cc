@@ -26,18 +26,9 @@ std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> 
   return acc;
 }
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
-
 PlanBuilder::PlanBuilder(std::string framework, std::string path)
     : framework_(std::move(framework)), path_(std::move(path)) {
-  // Key order follows SPEC §1 so the written plan reads like the documented one.
+  // Key order follows docs/plan-format.md so the written plan reads like the documented one.
   plan_["format"] = "planck/1";
   std::string stem = std::filesystem::path(path_).stem().string();
   plan_["name"] = framework_ + "-" + (stem.empty() ? std::string("config") : stem);
@@ -55,6 +46,10 @@ void PlanBuilder::warn(std::string text) {
 }
 
 void PlanBuilder::hint(std::string text) { result_.hints.push_back(std::move(text)); }
+
+void PlanBuilder::locate(const std::string& pointer, int line) {
+  if (line > 0) result_.positions[pointer] = line;
+}
 
 core::Status PlanBuilder::error(int line, const std::string& message) const {
   std::string where = path_;
@@ -89,6 +84,7 @@ core::Result<World> PlanBuilder::resolve_world(const ImportOptions& options, con
     note("world size " + std::to_string(*gpn) + " from " + config.source + ", taken as 1 node");
   }
   if (!nodes && !gpn) {
+    result_.world_assumed = true;
     warn(framework_ +
          " configs do not state the world size; assumed 1 node x 8 GPUs "
          "(pass --nodes N --gpus-per-node G for the cluster you will run on)");
@@ -125,7 +121,8 @@ namespace {
 bool same_shape(const core::ModelSpec& a, const core::ModelSpec& b) {
   return a.layers == b.layers && a.hidden == b.hidden && a.ffn_hidden == b.ffn_hidden && a.heads == b.heads &&
          a.kv_heads == b.kv_heads && a.vocab == b.vocab && a.experts == b.experts &&
-         a.effective_head_dim() == b.effective_head_dim() && a.tied_embeddings == b.tied_embeddings;
+         a.effective_head_dim() == b.effective_head_dim() && a.tied_embeddings == b.tied_embeddings &&
+         a.gated_mlp == b.gated_mlp;
 }
 
 }  // namespace
@@ -143,6 +140,8 @@ void PlanBuilder::set_model(const core::ModelSpec& m, const std::string& describ
                                 {"heads", m.heads},   {"kv_heads", m.kv_heads}, {"vocab", m.vocab}};
   if (m.head_dim > 0) obj["head_dim"] = m.head_dim;
   if (m.tied_embeddings) obj["tied_embeddings"] = true;
+  if (!m.gated_mlp) obj["gated_mlp"] = false;
+  if (m.biases) obj["biases"] = true;
   if (m.experts > 0) {
     obj["experts"] = m.experts;
     if (m.experts_per_token > 0) obj["experts_per_token"] = m.experts_per_token;
@@ -157,6 +156,7 @@ void PlanBuilder::set_model(const core::ModelSpec& m, const std::string& describ
 
 ImportResult PlanBuilder::finish() {
   plan_["notes"] = result_.notes;
+  if (result_.source_path.empty()) result_.source_path = path_;
   result_.plan = std::move(plan_);
   return std::move(result_);
 }

@@ -37,6 +37,8 @@ class PlanBuilder {
   void note(std::string text);  // an inference: plan notes and --explain
   void warn(std::string text);  // stderr and plan notes
   void hint(std::string text);  // --explain only
+  // The plan field at `pointer` was set from line `line` of the config (0 = unknown, ignored).
+  void locate(const std::string& pointer, int line);
 
   const std::string& path() const { return path_; }
   // "PATH:LINE: message" (":LINE" left out when line is 0) as an error Status.
@@ -48,7 +50,7 @@ class PlanBuilder {
   nlohmann::ordered_json& plan() { return plan_; }
   void set_cluster(const World& world);
   void set_mesh(const std::vector<std::string>& dims, const std::vector<std::int64_t>& shape);
-  // A preset name when the dims match one (core/plan/presets.h), else the SPEC §1 model object.
+  // A preset name when the dims match one (core/plan/presets.h), else the docs/plan-format.md model object.
   void set_model(const core::ModelSpec& model, const std::string& described_as);
 
   ImportResult finish();
@@ -59,9 +61,6 @@ class PlanBuilder {
   nlohmann::ordered_json plan_;
   ImportResult result_;
 };
-
-// "a=2, b=3" style list for messages.
-std::string join(const std::vector<std::string>& parts, const std::string& sep);
 
 }  // namespace planck::import
 

@@ -9,7 +9,7 @@ namespace planck::import {
 
 namespace {
 
-int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+int node_line(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
 
 const char* type_name(const toml::node& n) {
   switch (n.type()) {
@@ -49,7 +49,7 @@ void TomlReader::warn_unknown(const KnownKeys& known, const std::vector<std::str
     auto it = std::find_if(known.begin(), known.end(), [&](const auto& k) { return k.first == section; });
     if (it == known.end()) {
       if (std::find(other_sections.begin(), other_sections.end(), section) == other_sections.end()) {
-        builder_.warn(builder_.path() + ":" + std::to_string(line_of(node)) + ": unknown section or key '" + section +
+        builder_.warn(builder_.path() + ":" + std::to_string(node_line(node)) + ": unknown section or key '" + section +
                       "' (ignored)");
       }
       continue;
@@ -59,7 +59,7 @@ void TomlReader::warn_unknown(const KnownKeys& known, const std::vector<std::str
     for (const auto& [key, value] : *table) {
       const std::string k(key.str());
       if (std::find(it->second.begin(), it->second.end(), k) == it->second.end()) {
-        builder_.warn(builder_.path() + ":" + std::to_string(line_of(value)) + ": unknown key [" + section + "] " + k +
+        builder_.warn(builder_.path() + ":" + std::to_string(node_line(value)) + ": unknown key [" + section + "] " + k +
                       " (ignored)");
       }
     }
@@ -87,9 +87,17 @@ const toml::node* TomlReader::first(const std::vector<std::string>& sections, co
   return nullptr;
 }
 
+int TomlReader::line_of(const toml::node& node, const std::string& section, const std::string& key) const {
+  if (lines_) {
+    auto it = lines_->find(section + "." + key);
+    if (it != lines_->end()) return it->second;
+  }
+  return node_line(node);
+}
+
 core::Status TomlReader::type_error(const toml::node& node, const std::string& section, const std::string& key,
                                     const char* wanted) const {
-  return builder_.error(line_of(node), "[" + section + "] " + key + " must be " + wanted + ", got " + type_name(node));
+  return builder_.error(line_of(node, section, key), "[" + section + "] " + key + " must be " + wanted + ", got " + type_name(node));
 }
 
 core::Result<std::optional<TomlInt>> TomlReader::int_in(const std::string& section, const std::string& key) {
@@ -103,7 +111,7 @@ core::Result<std::optional<TomlInt>> TomlReader::first_int(const std::vector<std
   if (!n) return std::optional<TomlInt>();
   auto v = n->value<std::int64_t>();
   if (!n->is_integer() || !v) return type_error(*n, section, key, "an integer");
-  return std::optional<TomlInt>(TomlInt{*v, line_of(*n), section, key});
+  return std::optional<TomlInt>(TomlInt{*v, line_of(*n, section, key), section, key});
 }
 
 core::Result<std::optional<TomlString>> TomlReader::string_in(const std::string& section, const std::string& key) {
@@ -116,7 +124,7 @@ core::Result<std::optional<TomlString>> TomlReader::first_string(const std::vect
   const toml::node* n = first(sections, key, &section);
   if (!n) return std::optional<TomlString>();
   if (!n->is_string()) return type_error(*n, section, key, "a string");
-  return std::optional<TomlString>(TomlString{*n->value<std::string>(), line_of(*n), section, key});
+  return std::optional<TomlString>(TomlString{*n->value<std::string>(), line_of(*n, section, key), section, key});
 }
 
 core::Result<std::optional<bool>> TomlReader::bool_in(const std::string& section, const std::string& key) {

@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,9 @@ class TomlReader {
  public:
   TomlReader(const toml::table& root, PlanBuilder& builder) : root_(root), builder_(builder) {}
   PlanBuilder& builder() { return builder_; }
+  // Lines of a table built in memory rather than parsed ("section.key" -> line in the config the
+  // values came from, e.g. a torchtitan registry); parsed nodes carry their own.
+  void set_lines(const std::map<std::string, int>* lines) { lines_ = lines; }
 
   // Warns about keys of `known` sections the framework does not define, and about top-level
   // sections that are neither in `known` nor in `other_sections`.
@@ -53,12 +57,14 @@ class TomlReader {
  private:
   const toml::node* find(const std::string& section, const std::string& key) const;
   const toml::node* first(const std::vector<std::string>& sections, const std::string& key, std::string* found_in);
+  int line_of(const toml::node& node, const std::string& section, const std::string& key) const;
   core::Status type_error(const toml::node& node, const std::string& section, const std::string& key,
                           const char* wanted) const;
 
   const toml::table& root_;
   PlanBuilder& builder_;
   std::vector<std::string> noted_legacy_;
+  const std::map<std::string, int>* lines_ = nullptr;
 };
 
 }  // namespace planck::import

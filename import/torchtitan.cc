@@ -1,6 +1,6 @@
 // torchtitan TOML -> plan.
 //
-// Semantics (shared/reference/mesh-anchors.md §2): torchtitan/distributed/parallel_dims.py
+// Semantics (docs/sources/mesh.md §2): torchtitan/distributed/parallel_dims.py
 // (`_validate`, `build_mesh`, classic 64dc922fc and HEAD b5bcd76c6),
 // torchtitan/models/llama3/infra/parallelize.py (`apply_fsdp`, dp mesh after #713/#729),
 // torchtitan/train.py (global batch / gradient accumulation), torchtitan/config/job_config.py
@@ -11,6 +11,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "import/importer.h"
 #include "import/plan_builder.h"
 #include "import/toml_reader.h"
+#include "import/torchtitan_common.h"
 
 namespace planck::import {
 
@@ -103,10 +105,6 @@ const std::vector<std::string> kOtherSections = {
 // The sections a degree key may live in, newest first (#980 moved them to [parallelism]).
 const std::vector<std::string> kDegreeSections = {"parallelism", "training", "experimental"};
 
-struct Degrees {
-  std::int64_t dpr = 1, dps = -1, tp = 1, pp = 1, cp = 1, ep = 1, etp = 1;
-  bool etp_given = false;
-};
 
 core::Result<Degrees> read_degrees(TomlReader& r) {
   Degrees d;
@@ -133,15 +131,12 @@ core::Result<Degrees> read_degrees(TomlReader& r) {
                                              (k.allow_minus_one ? " or -1 (inferred)" : ""));
     }
     *k.out = got.value;
+    d.lines[k.name] = got.line;
     if (std::string(k.name) == "expert_tensor_parallel_degree") d.etp_given = true;
   }
   return d;
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::optional<std::string> preset_for(const std::string& name, const std::string& flavor) {
   std::string candidate;
@@ -173,128 +168,22 @@ std::optional<ScheduleInfo> map_schedule(std::string name) {
   return std::nullopt;
 }
 
-// [training] batch keys (train.py): global_batch_size = -1 means local x dp degree; gradient
-// accumulation = global / (local x dp degree), asserted to divide. Under PP the local batch is
-// cut into local / pipeline_parallel_microbatch_size pipeline micro-batches.
-core::Result<nlohmann::ordered_json> read_training(TomlReader& r, const Degrees& d, std::int64_t dps_known) {
-  PlanBuilder& b = r.builder();
-  nlohmann::ordered_json t;
-  auto local_new = r.int_in("training", "local_batch_size");
-  if (!local_new) return local_new.status();
-  auto local_old = r.int_in("training", "batch_size");
-  if (!local_old) return local_old.status();
-  auto global_r = r.int_in("training", "global_batch_size");
-  if (!global_r) return global_r.status();
-  auto seq_r = r.int_in("training", "seq_len");
-  if (!seq_r) return seq_r.status();
-  auto mbs_r = r.int_in("parallelism", "pipeline_parallel_microbatch_size");
-  if (!mbs_r) return mbs_r.status();
-  auto nmb_r = r.int_in("experimental", "pipeline_parallel_microbatches");
-  if (!nmb_r) return nmb_r.status();
-
-  std::optional<TomlInt> local = local_new->has_value() ? *local_new : *local_old;
-  const std::int64_t local_bs = local ? local->value : 8;  // job_config default
-  if (!local) b.note("local_batch_size not set: torchtitan default 8");
-  for (const auto* v : {&local, &*seq_r, &*mbs_r, &*nmb_r}) {
-    if (v->has_value() && (*v)->value < 1) {
-      return b.error((*v)->line,
-                     "[" + (*v)->section + "] " + (*v)->key + " = " + std::to_string((*v)->value) + " must be >= 1");
-    }
+// Mesh dims and the settings they came from; mesh-wide findings point at the first degree written.
+// Points each mesh dim at the line of the degree that sets it; with_ep: the mesh has the ep dim
+// between dp_shard and cp.
+void locate_degrees(PlanBuilder& b, const Degrees& d, bool with_ep) {
+  std::vector<const char*> keys = {"pipeline_parallel_degree", "data_parallel_replicate_degree",
+                                   "data_parallel_shard_degree", "context_parallel_degree", "tensor_parallel_degree"};
+  if (with_ep) keys.insert(keys.begin() + 3, "expert_parallel_degree");
+  int first = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    auto it = d.lines.find(keys[i]);
+    if (it == d.lines.end()) continue;
+    b.locate("/mesh/shape/" + std::to_string(i), it->second);
+    if (first == 0 || it->second < first) first = it->second;
   }
-  std::int64_t accum = 1;
-  bool accum_known = dps_known != -1;
-  std::optional<std::int64_t> global;
-  if (global_r->has_value() && (*global_r)->value == 0) {
-    return b.error((*global_r)->line, "global_batch_size = 0: torchtitan asserts global_batch_size > 0");
-  }
-  if (dps_known != -1) {
-    auto dp = checked_mul(d.dpr, dps_known);
-    auto per_step = dp ? checked_mul(local_bs, *dp) : std::nullopt;
-    if (!per_step) return b.error(0, "local_batch_size x data-parallel degree overflows a 64-bit integer");
-    if (!global_r->has_value() || (*global_r)->value < 0) {
-      global = *per_step;
-      b.note("global batch = local_batch_size " + std::to_string(local_bs) + " x dp degree " + std::to_string(*dp) +
-             " = " + std::to_string(*global) + " (global_batch_size unset or -1)");
-    } else {
-      global = (*global_r)->value;
-      if (*global % *per_step == 0) {
-        accum = *global / *per_step;
-        b.note("gradient accumulation = global " + std::to_string(*global) + " / (local " + std::to_string(local_bs) +
-               " x dp " + std::to_string(*dp) + ") = " + std::to_string(accum) + " (torchtitan train.py)");
-      } else {
-        accum_known = false;
-        b.warn("global_batch_size " + std::to_string(*global) + " is not a multiple of local_batch_size " +
-               std::to_string(local_bs) + " x dp degree " + std::to_string(*dp) +
-               ": torchtitan's assertion fails; `planck verify` reports it");
-      }
-    }
-  } else if (global_r->has_value() && (*global_r)->value > 0) {
-    global = (*global_r)->value;
-  }
-  if (global) t["global_batch"] = *global;
-
-  if (d.pp > 1) {
-    std::int64_t n_mb = 0;
-    std::int64_t mbs = mbs_r->has_value() ? (*mbs_r)->value : 1;
-    if (nmb_r->has_value()) {  // before #980: the number of micro-batches, not their size
-      n_mb = (*nmb_r)->value;
-      if (local_bs % n_mb == 0) mbs = local_bs / n_mb;
-    } else if (local_bs % mbs == 0) {
-      n_mb = local_bs / mbs;
-    }
-    if (n_mb == 0 || local_bs % n_mb != 0) {
-      accum_known = false;
-      b.warn("local batch " + std::to_string(local_bs) + " does not split into pipeline micro-batches of " +
-             std::to_string(mbs));
-    }
-    t["micro_batch"] = mbs;
-    if (accum_known) {
-      t["grad_accumulation"] = accum * n_mb;
-      b.note("pipeline: " + std::to_string(n_mb) + " micro-batches of " + std::to_string(mbs) + " per local batch" +
-             (accum > 1 ? " x " + std::to_string(accum) + " accumulation steps" : ""));
-    }
-    // torch.distributed.pipelining defers the gradient reduction to each schedule.step's last backward.
-    t["grad_sync"] = "last_microbatch";
-  } else {
-    t["micro_batch"] = local_bs;
-    if (accum_known) t["grad_accumulation"] = accum;
-    // train.py's train_step runs forward_backward_step per micro-batch without disabling
-    // gradient sync, so FSDP/DDP reduce on every micro-batch.
-    t["grad_sync"] = accum > 1 ? "every_microbatch" : "last_microbatch";
-    if (accum > 1)
-      b.note("grad_sync = every_microbatch: torchtitan's train_step does not disable gradient sync while accumulating");
-  }
-  t["seq_len"] = seq_r->has_value() ? (*seq_r)->value : 2048;
-  if (!seq_r->has_value()) b.note("seq_len not set: torchtitan default 2048");
-
-  for (const char* key : {"mixed_precision_param", "mixed_precision_reduce"}) {
-    auto v = r.string_in("training", key);
-    if (!v) return v.status();
-    if (!v->has_value()) continue;
-    auto dt = core::parse_dtype((*v)->value);
-    if (!dt) return b.error((*v)->line, std::string("[training] ") + key + " = '" + (*v)->value + "' is not a dtype");
-    t[std::string(key) == "mixed_precision_param" ? "param_dtype" : "reduce_dtype"] = core::to_string(*dt);
-  }
-  auto opt = r.string_in("optimizer", "name");
-  if (!opt) return opt.status();
-  if (opt->has_value()) {
-    std::string o = lower((*opt)->value);
-    if (o == "adamw" || o == "adam")
-      t["optimizer"] = o;
-    else
-      b.note("optimizer " + (*opt)->value + " is not one planck models; left at its default");
-  }
-  auto ac = r.string_in("activation_checkpoint", "mode");
-  if (!ac) return ac.status();
-  if (ac->has_value()) {
-    const std::string mode = lower((*ac)->value);
-    if (mode == "none" || mode == "selective" || mode == "full") {
-      t["activation_checkpointing"] = mode;
-    } else {
-      b.warn("activation_checkpoint.mode '" + (*ac)->value + "' has no planck equivalent; treated as none");
-    }
-  }
-  return t;
+  b.locate("/mesh", first);
+  b.locate("/parallelism", first);
 }
 
 }  // namespace
@@ -304,8 +193,14 @@ core::Result<ImportResult> import_torchtitan(std::string_view text, const std::s
   PlanBuilder b("torchtitan", path);
   auto parsed = parse_toml(text, b);
   if (!parsed) return parsed.status();
-  TomlReader r(*parsed, b);
-  r.warn_unknown(kKnown, kOtherSections);
+  return import_torchtitan_table(*parsed, b, options, {});
+}
+
+core::Result<ImportResult> import_torchtitan_table(const toml::table& root, PlanBuilder& b,
+                                                   const ImportOptions& options, const TorchtitanInput& input) {
+  TomlReader r(root, b);
+  r.set_lines(input.lines);
+  if (input.check_unknown_keys) r.warn_unknown(kKnown, kOtherSections);
 
   auto world_r = b.resolve_world(options, {});
   if (!world_r) return world_r.status();
@@ -380,10 +275,12 @@ core::Result<ImportResult> import_torchtitan(std::string_view text, const std::s
   }
   if (d.ep > 1) {
     b.set_mesh({"pp", "dp_replicate", "dp_shard", "ep", "cp", "tp"}, {d.pp, d.dpr, mesh_dps, mesh_ep, d.cp, d.tp});
+    locate_degrees(b, d, true);
     b.note("mesh order [pp, dp_replicate, dp_shard, ep, cp, tp], tp fastest (torchtitan build_mesh; the sparse "
            "mesh (pp, dp_replicate, efsdp, ep) unflattens the same ranks)");
   } else {
     b.set_mesh({"pp", "dp_replicate", "dp_shard", "cp", "tp"}, {d.pp, d.dpr, dps_written, d.cp, d.tp});
+    locate_degrees(b, d, false);
     b.note("mesh order [pp, dp_replicate, dp_shard, cp, tp], tp fastest (torchtitan build_mesh)");
   }
 
@@ -436,7 +333,10 @@ core::Result<ImportResult> import_torchtitan(std::string_view text, const std::s
     std::string sched = "1F1B";
     auto s = r.first_string(kDegreeSections, "pipeline_parallel_schedule");
     if (!s) return s.status();
-    if (s->has_value()) sched = (*s)->value;
+    if (s->has_value()) {
+      sched = (*s)->value;
+      b.locate("/parallelism/pipeline_schedule", (*s)->line);
+    }
     auto info = map_schedule(sched);
     if (!info) {
       b.warn("pipeline schedule '" + sched + "' has no planck equivalent; left out (1f1b assumed by planck)");
@@ -461,15 +361,16 @@ core::Result<ImportResult> import_torchtitan(std::string_view text, const std::s
   if (!flavor) return flavor.status();
   std::string model_name = name->has_value() ? (*name)->value : "llama3";
   std::string model_flavor = flavor->has_value() ? (*flavor)->value : "debugmodel";
+  if (flavor->has_value()) b.locate("/model", (*flavor)->line);
   if (auto preset = preset_for(model_name, model_flavor)) {
     b.plan()["model"] = *preset;
     b.note("model " + model_name + " flavor " + model_flavor + " -> preset " + *preset);
-  } else {
+  } else if (!input.model_args || !registry_model(*input.model_args, model_name + " flavor " + model_flavor, b)) {
     b.warn("model " + model_name + " flavor " + model_flavor +
            " has no planck preset; model left out (add a \"model\" object for the divisibility and memory checks)");
   }
 
-  auto training = read_training(r, d, dps_written == -1 ? -1 : dps_used);
+  auto training = read_torchtitan_training(r, d, dps_written == -1 ? -1 : dps_used);
   if (!training) return training.status();
   b.plan()["training"] = *training;
 

@@ -1,7 +1,7 @@
 #pragma once
 // planck enumerate: every factorization of a world into pp x dp_replicate x dp_shard (x ep) x cp
 // x tp valid for a model and cluster, with its data-parallel strategy and the least activation
-// checkpointing that fits, simulated and ranked (SPEC.md §2, §5 "planck-enumerate/1").
+// checkpointing that fits, simulated and ranked (README.md, §5 "planck-enumerate/1").
 
 #include <cstdint>
 #include <functional>
@@ -24,7 +24,7 @@ struct EnumerateRequest {
   std::int64_t seq_len = 8192;
   std::int64_t micro_batch = 1;
   bool allow_cross_node_tp = false;
-  // Rank by tokens per second instead of step time (an addition to SPEC.md: without
+  // Rank by tokens per second instead of step time (an addition to docs/plan-format.md: without
   // --global-batch, layouts with fewer data-parallel ranks do less work per step).
   bool rank_by_throughput = false;
   SimOptions sim;
@@ -46,6 +46,10 @@ struct Layout {
   double exposed_comm_time_s = 0;
   std::int64_t memory_peak = 0;
   std::int64_t bytes_sent_per_rank = 0;
+  // simulate's honest figures (SimResult): model FLOPs per rank, their rate and share of peak,
+  // the bubble, and the compute split (summed over the step, bubble excluded).
+  double flops_per_rank = 0, tflops_per_gpu = 0, mfu = 0, bubble_fraction = 0;
+  double gemm_s = 0, attention_s = 0, memory_bound_s = 0, recompute_s = 0;
   double tokens_per_step = 0;  // world / (tp x pp x cp) x micro-batches x micro_batch x seq_len
   double tokens_per_s = 0;
   bool pareto = false;

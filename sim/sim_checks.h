@@ -1,5 +1,5 @@
 #pragma once
-// The simulator's verify rules (SPEC.md §3): memory-exceeds, memory-tight,
+// The simulator's verify rules (docs/verify.md): memory-exceeds, memory-tight,
 // sync-every-microbatch. They need the plan's model and a valid mesh; without a model they are
 // skipped, not failed.
 

@@ -1,5 +1,5 @@
 #pragma once
-// Diagnostics: what every check reports. Rule names and JSON shapes are fixed by SPEC.md §3.
+// Diagnostics: what every check reports. Rule names and JSON shapes are fixed by docs/verify.md.
 
 #include <cstdint>
 #include <optional>

@@ -17,7 +17,7 @@ std::vector<RuleInfo> CheckRegistry::rules() const {
 
 namespace {
 
-// SPEC.md §3: per role only the most specific rule is reported. hsdp-flattened replaces
+// docs/verify.md: per role only the most specific rule is reported. hsdp-flattened replaces
 // groups-mismatch and group-size; group-overlap / group-coverage / group-size replace
 // groups-mismatch.
 void keep_most_specific(Diagnostics& diags) {

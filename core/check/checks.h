@@ -47,7 +47,7 @@ class CheckRegistry {
 void add_core_checks(CheckRegistry& registry);
 
 // Runs every check (those needing a mesh only when `ctx.mesh`), keeps only the most specific
-// rule per role (SPEC.md §3) and fills line/column from each diagnostic's pointer.
+// rule per role (docs/verify.md) and fills line/column from each diagnostic's pointer.
 Diagnostics run_checks(const CheckRegistry& registry, const CheckContext& ctx);
 
 }  // namespace planck::core

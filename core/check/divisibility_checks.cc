@@ -1,4 +1,4 @@
-// Shape rules: batch, heads, KV heads, layers per stage, sequence, experts (SPEC.md §3).
+// Shape rules: batch, heads, KV heads, layers per stage, sequence, experts (docs/verify.md).
 
 #include "core/mesh/plan_mesh.h"
 #include "core/check/checks.h"

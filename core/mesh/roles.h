@@ -1,5 +1,5 @@
 #pragma once
-// The role table of SPEC.md §1: which dims each strategy's communicators span.
+// The role table of docs/plan-format.md: which dims each strategy's communicators span.
 
 #include <optional>
 #include <string>
@@ -20,6 +20,9 @@ DataParallel effective_data_parallel(const Plan& plan, const Mesh& mesh);
 
 // Data-parallel dims present in the mesh, in mesh order.
 std::vector<std::string> data_parallel_dims(const Mesh& mesh);
+// The dims whose ranks read different data: the data-parallel dims and ep (ep is data parallel
+// for the batch, docs/plan-format.md "Mixture of experts"), in mesh order.
+std::vector<std::string> data_rank_dims(const Mesh& mesh);
 
 // Dims of `role` under the plan's strategy, in mesh order, or nullopt when the strategy has no
 // such role (e.g. "replicate" under fsdp). tp/pp/cp are that dim (when in the mesh). Expert

@@ -1,6 +1,6 @@
 #pragma once
 // The schedule: a plan lowered once into the collectives one optimizer step performs.
-// sim/ times it, exec/ runs it, viz/ draws it (SPEC.md §5 for the fields).
+// sim/ times it, exec/ runs it, viz/ draws it (docs/simulator.md for the fields).
 
 #include <cstdint>
 #include <optional>

@@ -6,6 +6,7 @@
 #include "planck/config.h"
 #if PLANCK_HAVE_MPI
 #include "exec/mpi/world.h"
+#include "exec/socket_traffic.h"
 #endif
 #if PLANCK_HAVE_NCCL
 #include "exec/nccl/world.h"
@@ -72,6 +73,7 @@ core::Result<Launch> launch(const LaunchOptions& o) {
     L.mpi = info;
     if (settings.transport == "tcp") {
       L.link = L.single_host ? "loopback" : "net";
+      L.traffic = tcp_socket_traffic();
       auto c = netdev_counter(settings.interfaces);
       if (c) {
         L.wire = std::move(*c);
@@ -81,6 +83,8 @@ core::Result<Launch> launch(const LaunchOptions& o) {
     } else {
       L.link = L.single_host ? "shm" : "net";
       L.wire_unavailable = "MPI transport '" + settings.transport + "' is not TCP: no interface counter sees it";
+      L.traffic_unavailable = "MPI transport '" + settings.transport +
+                              "' is not TCP: per-peer bytes are read from TCP sockets (docs/exec.md)";
     }
     L.world = std::move(*w);
     return L;
@@ -91,6 +95,10 @@ core::Result<Launch> launch(const LaunchOptions& o) {
   L.world = std::move(*n);
   L.bootstrap = std::move(*w);
   L.link = L.single_host ? "nvlink" : "net";
+  // The seam for a GPU source: an NCCL profiler plugin or NVML per-link counters implementing
+  // exec::PeerTrafficSource would fill the same per-op record.
+  L.traffic_unavailable = "NCCL: no per-peer traffic source (an NCCL profiler plugin or NVML per-link counters "
+                          "would implement exec::PeerTrafficSource)";
   std::vector<std::unique_ptr<WireCounter>> parts;
   std::string why;
   if (auto c = nvml_counter(); c) parts.push_back(std::move(*c)); else why = c.message();

@@ -12,6 +12,7 @@
 #include "exec/communicator.h"
 #include "exec/counters.h"
 #include "exec/report.h"
+#include "exec/traffic.h"
 
 namespace planck::exec {
 
@@ -29,6 +30,8 @@ struct Launch {
   std::string link;  // link class this run exercises: "loopback", "shm", "nvlink" or "net"
   std::unique_ptr<WireCounter> wire;
   std::string wire_unavailable;  // why wire is null
+  std::unique_ptr<PeerTrafficSource> traffic;  // per-peer bytes by the transport
+  std::string traffic_unavailable;             // why traffic is null
   bool single_host = true;
 };
 

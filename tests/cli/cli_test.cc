@@ -1,4 +1,4 @@
-// planck verify / groups end to end: exit codes (SPEC.md §2), output formats, atomic -o.
+// planck verify / groups end to end: exit codes (README.md), output formats, atomic -o.
 
 #include <doctest/doctest.h>
 

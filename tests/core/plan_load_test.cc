@@ -70,7 +70,7 @@ TEST_CASE("core_load plan-schema: missing fields, wrong types, unknown presets, 
       {R"({"format": "planck/1", "cluster": {"nodes": 0, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8]}})",
        "/cluster/nodes", "out of range"},
       {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8, "gpu": "h100"}, "mesh": {"dims": ["dp"], "shape": [8]}})",
-       "/cluster/gpu", "did you mean 'h800'"},
+       "/cluster/gpu", "did you mean 'h200'"},
       {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8]}, "model": "llama3-8B"})",
        "/model", "did you mean 'llama3-8b'"},
       {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8, 1]}})",
@@ -133,7 +133,7 @@ TEST_CASE("core_load every bundled plan loads and has a notes line") {
 }
 
 TEST_CASE("core_presets parameter counts match the published model sizes") {
-  // sim-anchors.md §6: Llama-3 8B 8.030B, 70B 70.55B, 405B 405.85B; Mixtral 46.70B total and
+  // docs/sources/simulator.md §6: Llama-3 8B 8.030B, 70B 70.55B, 405B 405.85B; Mixtral 46.70B total and
   // 12.88B active; DeepSeek-V3 671.0B; GPT-3 174.6B.
   struct Case {
     const char* name;

@@ -1,6 +1,6 @@
 // Real multi-process runs: mpirun --oversubscribe -np 8 planck exec on the exec test plans
 // (DDP, HSDP 2x4, pp x dp x tp), a launcher of the wrong size, and a rank that dies.
-// Expected bytes come from the ring formulas written here (sim-anchors.md §1.2).
+// Expected bytes come from the ring formulas written here (docs/sources/simulator.md §1.2).
 
 #include <doctest/doctest.h>
 
@@ -12,29 +12,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/run_command.h"
+#include "tests/exec/mpi_helpers.h"
 
 namespace {
 
 using Run = planck_test::CommandRun;
+using planck_test::mpirun;
+using planck_test::sh;
+using planck_test::tmp_path;
 
-// stdout and stderr of `cmd`, with OpenMPI allowed to start as root (CI runs as root).
-Run sh(const std::string& cmd) {
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  return planck_test::run_command(cmd + " 2>&1");
-}
-
-std::string tmp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("planck_exec_test_" + name)).string();
-}
-
-std::string mpirun(int np) {
-  // `timeout` bounds a hung run so a broken build fails instead of stalling CI.
-  return std::string("timeout 120 ") + PLANCK_MPIEXEC + " --oversubscribe -np " + std::to_string(np) + " ";
-}
-
-std::string plan(const std::string& name) { return std::string(PLANCK_TEST_DATA_DIR) + "/exec/" + name; }
+std::string plan(const std::string& name) { return planck_test::exec_plan(name); }
 
 std::int64_t ring_bytes(const std::string& op, std::int64_t n, std::int64_t s) {
   if (op == "all_reduce") return 2 * (n - 1) * s / n;
@@ -58,14 +45,25 @@ nlohmann::json run_ok(const std::string& plan_name) {
   CHECK(j["mpi"]["algorithms"]["all_reduce"] == "ring");
   CHECK(j["mpi"]["transport"] == "tcp");
   CHECK(j["summary"]["ok"] == true);
+  // No --topology: the run says it is uncalibrated and gives no time ratio.
+  CHECK(j["summary"]["calibrated"] == false);
+  CHECK(j["summary"]["time_ratio_median"].is_null());
+  CHECK(r.out.find("uncalibrated") != std::string::npos);
   REQUIRE(j["ops"].size() > 0);
   for (const auto& op : j["ops"]) {
     CAPTURE(op.dump());
     const std::int64_t n = op["group_size"], s = op["bytes_per_call"];
     CHECK(s <= 256 * 1024);
     CHECK(op["wrong_elements"] == 0);
-    CHECK(op["measured_bytes_sent_per_rank"] == ring_bytes(op["op"], n, s));
-    CHECK(op["predicted_bytes_sent_per_rank"] == op["measured_bytes_sent_per_rank"]);
+    // Measured by the transport (TCP socket counts): the ring bytes plus its message headers.
+    CHECK(op["bytes_source"] == "tcp-socket");
+    CHECK(op["predicted_bytes_sent_per_rank"] == ring_bytes(op["op"], n, s));
+    const double api = static_cast<double>(ring_bytes(op["op"], n, s));
+    const double sent = op["measured_bytes_sent_per_rank"].get<double>();
+    CHECK(sent >= api);
+    CHECK(sent <= api * 1.03 + 512);
+    CHECK(op["traffic"]["measured"] == true);
+    CHECK(op["traffic"]["ok"] == true);
     CHECK(op["wire_source"] == "netdev:lo");
     const double wire = op["wire_bytes_measured"].get<double>();
     const double predicted = op["predicted_bytes_sent_per_rank"].get<double>();
@@ -136,7 +134,9 @@ TEST_CASE("exec_mpi_killed_rank_ends_the_job") {
   Run r = sh(mpirun(8) + PLANCK_BIN + " exec " + plan("hsdp-2x4.json") +
              " --backend mpi --max-bytes 64KiB --iters 2 --timeout 20 --kill-rank 3 -o " + out);
   INFO(r.out);
-  CHECK(r.code != 0);
+  // mpirun exits with the status of the first rank that failed; killed by SIGKILL that is
+  // 128 + 9 = 137, the code docs/exec.md ("Faults") documents.
+  CHECK(r.code == 137);
   CHECK(r.seconds < 60);
   CHECK(r.out.find("rank 3") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(out));
@@ -172,5 +172,8 @@ TEST_CASE("exec_mpi_calibrate_then_exec_uses_the_measured_points") {
     CHECK(op["model"] == "measured");
     CHECK(op["predicted_time_s"].get<double>() > 0);
   }
+  CHECK(j["summary"]["calibrated"] == true);
   CHECK(j["summary"]["time_ratio_median"].get<double>() > 0);
+  CHECK(e.out.find("# time ratio median: ") != std::string::npos);
+  CHECK(e.out.find("uncalibrated") == std::string::npos);
 }

@@ -1,5 +1,5 @@
 // Megatron-LM importer: the Megatron-FSDP example script and argument files.
-// Expected values follow parallel_state.py / arguments.py (mesh-anchors.md §3).
+// Expected values follow parallel_state.py / arguments.py (docs/sources/mesh.md §3).
 
 #include <doctest/doctest.h>
 

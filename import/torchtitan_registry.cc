@@ -1,0 +1,256 @@
+// torchtitan Python config registries (config_registry.py, torchtitan since 9810191, 2026-02-23)
+// -> plans, one per registry function.
+//
+// python/planck_torchtitan_registry.py evaluates each function with Python's `ast` (nothing of
+// the user's code runs) and prints its settings as "a.b" paths with their lines. This file maps
+// them onto the TOML-era [section] key layout that import_torchtitan_table reads, following the
+// renames (torchtitan config/configs.py at b5bcd76c, 2026-08-21):
+//   - TrainingConfig.num_tokens_per_microbatch_per_dp_rank / max_context_length (73aed7f6c,
+//     2026-08-20) replace local_batch_size / seq_len: rows per micro-batch = tokens / context;
+//     num_tokens_per_train_step (-1 = tokens x micro-batches x dp) replaces global_batch_size.
+//   - ParallelismConfig.num_pp_microbatches replaces pipeline_parallel_microbatch_size.
+//   - activation_checkpoint = FullAC.Config() / SelectiveAC.Config() / MemoryBudgetAC.Config() /
+//     None (c5d93d109, 2026-06-15) replaces ActivationCheckpointConfig(mode=...).
+//   - model_spec = model_registry("70B", ...) names a flavour of the package's __init__.py.
+
+#include <toml++/toml.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "import/importer.h"
+#include "import/plan_builder.h"
+#include "import/python_script.h"
+#include "import/torchtitan_common.h"
+
+namespace planck::import {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Registry settings read with their TOML-era names (section.key, the same on both sides).
+constexpr const char* kCopied[] = {
+    "parallelism.data_parallel_replicate_degree",
+    "parallelism.data_parallel_shard_degree",
+    "parallelism.tensor_parallel_degree",
+    "parallelism.pipeline_parallel_degree",
+    "parallelism.context_parallel_degree",
+    "parallelism.expert_parallel_degree",
+    "parallelism.expert_tensor_parallel_degree",
+    "parallelism.fsdp_reshard_after_forward",
+    "parallelism.pipeline_parallel_schedule",
+    "parallelism.pipeline_parallel_microbatch_size",
+    "parallelism.num_pp_microbatches",
+    "training.local_batch_size",
+    "training.global_batch_size",
+    "training.seq_len",
+    "training.mixed_precision_param",
+    "training.mixed_precision_reduce",
+    "activation_checkpoint.mode",
+};
+
+class Table {
+ public:
+  Table(PlanBuilder& b) : b_(b) {}
+  toml::table& root() { return root_; }
+  const std::map<std::string, int>& lines() const { return lines_; }
+
+  void set(const std::string& dotted, const json& value, int line) {
+    const std::size_t dot = dotted.find('.');
+    const std::string section = dotted.substr(0, dot), key = dotted.substr(dot + 1);
+    if (!root_.contains(section)) root_.insert(section, toml::table{});
+    toml::table& t = *root_[section].as_table();
+    if (value.is_boolean()) t.insert_or_assign(key, value.get<bool>());
+    else if (value.is_number_integer()) t.insert_or_assign(key, value.get<std::int64_t>());
+    else if (value.is_number()) t.insert_or_assign(key, value.get<double>());
+    else if (value.is_string()) t.insert_or_assign(key, value.get<std::string>());
+    else return;
+    lines_[dotted] = line;
+  }
+  // A setting that is a value, or a note naming the line when the reader could not evaluate it.
+  const json* value(const json& settings, const std::string& dotted) {
+    auto it = settings.find(dotted);
+    if (it == settings.end()) return nullptr;
+    if (it->contains("unknown")) {
+      b_.note(b_.path() + ":" + std::to_string(it->value("line", 0)) + ": " + dotted + " = `" +
+              it->value("unknown", "") + "` is not a literal planck can evaluate; torchtitan's default assumed");
+      return nullptr;
+    }
+    return it->contains("value") ? &(*it)["value"] : nullptr;
+  }
+
+ private:
+  PlanBuilder& b_;
+  toml::table root_;
+  std::map<std::string, int> lines_;
+};
+
+int line_of(const json& settings, const std::string& dotted) {
+  auto it = settings.find(dotted);
+  return it == settings.end() ? 0 : it->value("line", 0);
+}
+
+// num_tokens_per_microbatch_per_dp_rank = rows x max_context_length (the registries write
+// `8 * 8192`); planck's batch is rows of seq_len.
+core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
+  const json* tokens = t.value(s, "training.num_tokens_per_microbatch_per_dp_rank");
+  const json* context = t.value(s, "training.max_context_length");
+  const json* step = t.value(s, "training.num_tokens_per_train_step");
+  if (!tokens && !context) return core::Status::ok();
+  const std::int64_t ctx = context && context->is_number_integer() ? context->get<std::int64_t>() : 2048;
+  const std::int64_t tok = tokens && tokens->is_number_integer() ? tokens->get<std::int64_t>() : 16384;
+  const int tok_line = line_of(s, "training.num_tokens_per_microbatch_per_dp_rank");
+  if (ctx < 1 || tok < 1) {
+    return b.error(tok_line, "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) +
+                                 " and max_context_length " + std::to_string(ctx) + " must be >= 1");
+  }
+  if (tok % ctx != 0) {
+    return b.error(tok_line, "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) +
+                                 " is not a whole number of max_context_length " + std::to_string(ctx) +
+                                 " rows; planck models a micro-batch as rows of seq_len");
+  }
+  t.set("training.local_batch_size", tok / ctx, tok_line);
+  t.set("training.seq_len", ctx, context ? line_of(s, "training.max_context_length") : 0);
+  b.note("micro-batch = num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) + " / max_context_length " +
+         std::to_string(ctx) + " = " + std::to_string(tok / ctx) + " rows of " + std::to_string(ctx) + " tokens" +
+         (tokens ? "" : " (torchtitan default 16384 tokens)"));
+  if (step && step->is_number_integer() && step->get<std::int64_t>() > 0) {
+    const std::int64_t n = step->get<std::int64_t>();
+    if (n % ctx != 0) {
+      return b.error(line_of(s, "training.num_tokens_per_train_step"),
+                     "num_tokens_per_train_step " + std::to_string(n) + " is not a multiple of max_context_length " +
+                         std::to_string(ctx));
+    }
+    t.set("training.global_batch_size", n / ctx, line_of(s, "training.num_tokens_per_train_step"));
+  }
+  return core::Status::ok();
+}
+
+// The policy classes of torchtitan/distributed/activation_checkpoint.py, or the older
+// ActivationCheckpointConfig(mode=...) (copied through kCopied).
+void read_checkpointing(const json& s, Table& t, PlanBuilder& b) {
+  auto it = s.find("activation_checkpoint");
+  if (it == s.end()) return;
+  const int line = it->value("line", 0);
+  if (it->contains("value") && (*it)["value"].is_null()) {
+    t.set("activation_checkpoint.mode", "none", line);
+    return;
+  }
+  const std::string cls = it->value("class", "");
+  const std::pair<const char*, const char*> kPolicies[] = {
+      {"FullAC.Config", "full"}, {"SelectiveAC.Config", "selective"}, {"MemoryBudgetAC.Config", "memory_budget"}};
+  for (const auto& [name, mode] : kPolicies) {
+    if (cls == name) {
+      t.set("activation_checkpoint.mode", mode, line);
+      b.note("activation checkpointing " + cls + "() -> " + mode);
+      return;
+    }
+  }
+  if (cls != "ActivationCheckpointConfig")
+    b.note(b.path() + ":" + std::to_string(line) + ": activation_checkpoint = " + it->value("unknown", cls) +
+           " is not a policy planck knows; checkpointing left at planck's default");
+}
+
+// model_spec = model_registry(flavor, ...): the package's name is the registry's directory.
+void read_model(const json& s, const std::string& path, Table& t, PlanBuilder& b, const json** args) {
+  auto it = s.find("model_spec");
+  if (it == s.end() || !it->contains("flavor")) {
+    if (it != s.end())
+      b.note(b.path() + ":" + std::to_string(it->value("line", 0)) + ": model_spec = " + it->value("unknown", "?") +
+             " is not a model_registry(...) call planck can follow");
+    return;
+  }
+  const std::string package = std::filesystem::absolute(path).parent_path().filename().string();
+  const std::string flavor = (*it)["flavor"];
+  t.set("model.name", package, it->value("line", 0));
+  t.set("model.flavor", flavor, it->value("line", 0));
+  if (it->contains("flavor_line")) {
+    b.note("model_registry(\"" + flavor + "\") is the flavour at " + it->value("init", "") + ":" +
+           std::to_string(it->value("flavor_line", 0)));
+    *args = &(*it)["model_args"];
+  } else {
+    b.note("model_registry(\"" + flavor + "\"): no such flavour found in " + it->value("init", "__init__.py"));
+  }
+}
+
+core::Result<ImportResult> import_function(const json& fn, const std::string& path, const ImportOptions& options) {
+  const std::string name = fn.value("name", "");
+  PlanBuilder b("torchtitan", path);
+  b.plan()["name"] = "torchtitan-" + name;
+  b.note("registry function " + name + " (" + path + ":" + std::to_string(fn.value("line", 0)) + ")");
+  for (const auto& n : fn.value("notes", json::array())) b.note(path + ": " + n.get<std::string>());
+  b.locate("", fn.value("line", 0));
+  const json& s = fn["settings"];
+  Table t(b);
+  for (const char* key : kCopied) {
+    if (const json* v = t.value(s, key)) t.set(key, *v, line_of(s, key));
+  }
+  if (auto st = read_tokens(s, t, b); !st) return st;
+  read_checkpointing(s, t, b);
+  const json* args = nullptr;
+  read_model(s, path, t, b, &args);
+  TorchtitanInput input;
+  input.lines = &t.lines();
+  input.check_unknown_keys = false;  // registries carry many fields that do not bear on the layout
+  input.model_args = args;
+  return import_torchtitan_table(t.root(), b, options, input);
+}
+
+std::int64_t arg(const json& a, const char* key) {
+  auto it = a.find(key);
+  return it != a.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+}
+
+}  // namespace
+
+bool registry_model(const json& a, const std::string& described_as, PlanBuilder& b) {
+  core::ModelSpec m;
+  m.name = "custom";
+  m.layers = arg(a, "n_layers");
+  m.hidden = arg(a, "dim");
+  m.heads = arg(a, "n_heads");
+  m.kv_heads = arg(a, "n_kv_heads") > 0 ? arg(a, "n_kv_heads") : m.heads;
+  m.vocab = arg(a, "vocab_size");
+  m.head_dim = arg(a, "head_dim");
+  m.experts = std::max(arg(a, "num_experts"), arg(a, "n_routed_experts"));
+  m.experts_per_token = std::max(arg(a, "top_k"), arg(a, "n_activated_experts"));
+  m.moe_ffn_hidden = std::max(arg(a, "moe_hidden_dim"), arg(a, "moe_inter_dim"));
+  m.shared_experts = std::max(arg(a, "num_shared_experts"), arg(a, "n_shared_experts"));
+  m.dense_layers = arg(a, "n_dense_layers");
+  m.ffn_hidden = std::max(arg(a, "hidden_dim"), arg(a, "inter_dim"));
+  if (m.ffn_hidden == 0 && m.experts > 0 && m.dense_layers == 0) m.ffn_hidden = m.moe_ffn_hidden;
+  m.tied_embeddings = a.value("enable_weight_tying", false);
+  if (m.layers < 1 || m.hidden < 1 || m.heads < 1 || m.vocab < 1 || m.ffn_hidden < 1) return false;
+  b.set_model(m, described_as + " (sizes written in the flavour's builder)");
+  return true;
+}
+
+core::Result<std::vector<NamedImport>> import_torchtitan_registry(const std::string& path,
+                                                                  const std::string& function,
+                                                                  const ImportOptions& options) {
+  std::vector<std::string> args = {path};
+  if (!function.empty()) args.push_back(function);
+  auto out = run_python(torchtitan_registry_script(), args);
+  if (!out) return core::Status::error(path + ": cannot read the torchtitan registry: " + out.message());
+  json doc = json::parse(*out, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return core::Status::error(path + ": the registry reader printed no JSON (planck's python/ script)");
+  }
+  if (doc.contains("error")) return core::Status::error(doc["error"].get<std::string>());
+  std::vector<NamedImport> plans;
+  for (const json& fn : doc.value("functions", json::array())) {
+    auto r = import_function(fn, path, options);
+    if (!r) return r.status();
+    plans.push_back({fn.value("name", ""), std::move(*r)});
+  }
+  if (plans.empty()) {
+    return core::Status::error(path + ": no registry function (def NAME() -> Trainer.Config) found");
+  }
+  return plans;
+}
+
+}  // namespace planck::import

@@ -1,0 +1,144 @@
+// torchtitan's [training] keys -> the plan's "training" object (torchtitan train.py semantics).
+
+#include <string>
+
+#include "import/torchtitan_common.h"
+
+namespace planck::import {
+
+// [training] batch keys (train.py): global_batch_size = -1 means local x dp degree; gradient
+// accumulation = global / (local x dp degree), asserted to divide. Under PP the local batch is
+// cut into local / pipeline_parallel_microbatch_size pipeline micro-batches.
+core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, const Degrees& d, std::int64_t dps_known) {
+  PlanBuilder& b = r.builder();
+  nlohmann::ordered_json t;
+  auto local_new = r.int_in("training", "local_batch_size");
+  if (!local_new) return local_new.status();
+  auto local_old = r.int_in("training", "batch_size");
+  if (!local_old) return local_old.status();
+  auto global_r = r.int_in("training", "global_batch_size");
+  if (!global_r) return global_r.status();
+  auto seq_r = r.int_in("training", "seq_len");
+  if (!seq_r) return seq_r.status();
+  auto mbs_r = r.int_in("parallelism", "pipeline_parallel_microbatch_size");
+  if (!mbs_r) return mbs_r.status();
+  auto nmb_r = r.int_in("experimental", "pipeline_parallel_microbatches");
+  if (!nmb_r) return nmb_r.status();
+  // Registries since #4121 (2026-08) give the micro-batch count per DP rank, as [experimental] did before #980.
+  auto npm_r = r.int_in("parallelism", "num_pp_microbatches");
+  if (!npm_r) return npm_r.status();
+  if (npm_r->has_value()) *nmb_r = *npm_r;
+
+  std::optional<TomlInt> local = local_new->has_value() ? *local_new : *local_old;
+  const std::int64_t local_bs = local ? local->value : 8;  // job_config default
+  if (!local) b.note("local_batch_size not set: torchtitan default 8");
+  const int local_line = local ? local->line : 0;
+  b.locate("/training", local_line);
+  b.locate("/training/micro_batch", local_line);
+  b.locate("/training/grad_accumulation", local_line);
+  b.locate("/training/global_batch", global_r->has_value() ? (*global_r)->line : local_line);
+  if (seq_r->has_value()) b.locate("/training/seq_len", (*seq_r)->line);
+  for (const auto* v : {&local, &*seq_r, &*mbs_r, &*nmb_r}) {
+    if (v->has_value() && (*v)->value < 1) {
+      return b.error((*v)->line,
+                     "[" + (*v)->section + "] " + (*v)->key + " = " + std::to_string((*v)->value) + " must be >= 1");
+    }
+  }
+  std::int64_t accum = 1;
+  bool accum_known = dps_known != -1;
+  std::optional<std::int64_t> global;
+  if (global_r->has_value() && (*global_r)->value == 0) {
+    return b.error((*global_r)->line, "global_batch_size = 0: torchtitan asserts global_batch_size > 0");
+  }
+  if (dps_known != -1) {
+    auto dp = checked_mul(d.dpr, dps_known);
+    auto per_step = dp ? checked_mul(local_bs, *dp) : std::nullopt;
+    if (!per_step) return b.error(0, "local_batch_size x data-parallel degree overflows a 64-bit integer");
+    if (!global_r->has_value() || (*global_r)->value < 0) {
+      global = *per_step;
+      b.note("global batch = local_batch_size " + std::to_string(local_bs) + " x dp degree " + std::to_string(*dp) +
+             " = " + std::to_string(*global) + " (global_batch_size unset or -1)");
+    } else {
+      global = (*global_r)->value;
+      if (*global % *per_step == 0) {
+        accum = *global / *per_step;
+        b.note("gradient accumulation = global " + std::to_string(*global) + " / (local " + std::to_string(local_bs) +
+               " x dp " + std::to_string(*dp) + ") = " + std::to_string(accum) + " (torchtitan train.py)");
+      } else {
+        accum_known = false;
+        b.warn("global_batch_size " + std::to_string(*global) + " is not a multiple of local_batch_size " +
+               std::to_string(local_bs) + " x dp degree " + std::to_string(*dp) +
+               ": torchtitan's assertion fails; `planck verify` reports it");
+      }
+    }
+  } else if (global_r->has_value() && (*global_r)->value > 0) {
+    global = (*global_r)->value;
+  }
+  if (global) t["global_batch"] = *global;
+
+  if (d.pp > 1) {
+    std::int64_t n_mb = 0;
+    std::int64_t mbs = mbs_r->has_value() ? (*mbs_r)->value : 1;
+    if (nmb_r->has_value()) {  // before #980: the number of micro-batches, not their size
+      n_mb = (*nmb_r)->value;
+      if (local_bs % n_mb == 0) mbs = local_bs / n_mb;
+    } else if (local_bs % mbs == 0) {
+      n_mb = local_bs / mbs;
+    }
+    if (n_mb == 0 || local_bs % n_mb != 0) {
+      accum_known = false;
+      b.warn("local batch " + std::to_string(local_bs) + " does not split into pipeline micro-batches of " +
+             std::to_string(mbs));
+    }
+    t["micro_batch"] = mbs;
+    if (accum_known) {
+      t["grad_accumulation"] = accum * n_mb;
+      b.note("pipeline: " + std::to_string(n_mb) + " micro-batches of " + std::to_string(mbs) + " per local batch" +
+             (accum > 1 ? " x " + std::to_string(accum) + " accumulation steps" : ""));
+    }
+    // torch.distributed.pipelining defers the gradient reduction to each schedule.step's last backward.
+    t["grad_sync"] = "last_microbatch";
+  } else {
+    t["micro_batch"] = local_bs;
+    if (accum_known) t["grad_accumulation"] = accum;
+    // train.py's train_step runs forward_backward_step per micro-batch without disabling
+    // gradient sync, so FSDP/DDP reduce on every micro-batch.
+    t["grad_sync"] = accum > 1 ? "every_microbatch" : "last_microbatch";
+    if (accum > 1)
+      b.note("grad_sync = every_microbatch: torchtitan's train_step does not disable gradient sync while accumulating");
+  }
+  t["seq_len"] = seq_r->has_value() ? (*seq_r)->value : 2048;
+  if (!seq_r->has_value()) b.note("seq_len not set: torchtitan default 2048");
+
+  for (const char* key : {"mixed_precision_param", "mixed_precision_reduce"}) {
+    auto v = r.string_in("training", key);
+    if (!v) return v.status();
+    if (!v->has_value()) continue;
+    auto dt = core::parse_dtype((*v)->value);
+    if (!dt) return b.error((*v)->line, std::string("[training] ") + key + " = '" + (*v)->value + "' is not a dtype");
+    t[std::string(key) == "mixed_precision_param" ? "param_dtype" : "reduce_dtype"] = core::to_string(*dt);
+  }
+  auto opt = r.string_in("optimizer", "name");
+  if (!opt) return opt.status();
+  if (opt->has_value()) {
+    std::string o = lower((*opt)->value);
+    if (o == "adamw" || o == "adam")
+      t["optimizer"] = o;
+    else
+      b.note("optimizer " + (*opt)->value + " is not one planck models; left at its default");
+  }
+  auto ac = r.string_in("activation_checkpoint", "mode");
+  if (!ac) return ac.status();
+  if (ac->has_value()) {
+    const std::string mode = lower((*ac)->value);
+    b.locate("/training/activation_checkpointing", (*ac)->line);
+    if (mode == "none" || mode == "selective" || mode == "full") {
+      t["activation_checkpointing"] = mode;
+    } else {
+      b.warn("activation_checkpoint.mode '" + (*ac)->value + "' has no planck equivalent; treated as none");
+    }
+  }
+  return t;
+}
+
+}  // namespace planck::import
