@@ -24,7 +24,7 @@ std::vector<exec::GemmShape> plan_shapes(const core::Plan& plan, const core::Mes
   const core::Training tr = plan.training.value_or(core::Training{});
   facts.micro_batch = tr.micro_batch;
   facts.seq_len = tr.seq_len.value_or(8192);
-  const sim::ComputeShape shape = sim::compute_shape(plan, d, facts);
+  const sim::ComputeShape shape = sim::compute_shape(plan, mesh, facts);
   const core::ModelSpec& m = *plan.model;
   std::vector<sim::Gemm> gemms = sim::layer_gemms(m, shape, false);
   if (m.is_moe()) {

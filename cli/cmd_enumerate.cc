@@ -9,6 +9,7 @@
 
 #include "cli/command.h"
 #include "cli/launcher_flags.h"
+#include "cli/plan_input.h"
 #include "core/base/input_file.h"
 #include "core/plan/plan_load.h"
 #include "core/plan/presets.h"
@@ -43,15 +44,17 @@ struct EnumerateOptions {
 // plan. `pointer` is where the value sits in that plan ("/model" or "/cluster/gpu").
 std::optional<core::Plan> load_wrapped(const std::string& flag, const std::string& value, bool is_model) {
   std::string json;
-  const bool preset = is_model ? core::model_preset(value).has_value() : core::gpu_preset(value).has_value();
-  if (preset) {
+  if (is_model) {
+    auto v = model_value(flag, value);
+    if (!v) return std::nullopt;
+    json = v->dump(2);
+  } else if (core::gpu_preset(value)) {
     json = nlohmann::json(value).dump();
   } else {
     auto text = core::read_input(value);
     if (!text) {
-      const auto names = is_model ? core::model_preset_names() : core::gpu_preset_names();
       std::string known;
-      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      for (const auto& n : core::gpu_preset_names()) known += (known.empty() ? "" : ", ") + n;
       print_error(flag + " " + value + ": neither a preset (" + known + ") nor a readable JSON file: " + text.message());
       return std::nullopt;
     }
@@ -138,7 +141,7 @@ void setup_enumerate(CLI::App& app, Action& action) {
   app.add_option("--world", o->world, "number of GPUs")->required()->check(whole_number(1, core::kMaxWorld));
   app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->required()->check(whole_number(1, core::kMaxWorld));
   app.add_option("--model", o->model, "model preset (llama3-8b, llama3-70b, llama3-405b, gpt3-175b, mixtral-8x7b, "
-                                      "deepseek-v3) or a JSON file holding a plan's \"model\" value")->required();
+                                      "deepseek-v3, ...), a JSON file holding a plan's \"model\" value, or a Hugging Face config.json")->required();
   app.add_option("--gpu", o->gpu, "GPU preset (h100-sxm, h200, h800, a100-80g, b200, cpu) or a JSON file holding a plan's "
                                   "\"cluster.gpu\" value")->default_str("h100-sxm");
   app.add_option("--global-batch", o->global_batch,

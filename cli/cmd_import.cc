@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "cli/launcher_flags.h"
+#include "cli/plan_input.h"
 #include "core/plan/plan.h"
 #include "import/importer.h"
 
@@ -21,6 +22,7 @@ struct ImportArgs {
   std::int64_t gpus_per_node = 0;
   bool explain = false;
   std::string lingua_formula = "after-fix";
+  std::string model;
 };
 
 int run_import(const ImportArgs& a) {
@@ -33,6 +35,18 @@ int run_import(const ImportArgs& a) {
   if (!result) {
     print_error(result.message());
     return kExitCannotRun;
+  }
+  if (!a.model.empty()) {
+    // --model replaces whatever the config implied (or the "model left out" gap).
+    auto m = model_value("--model", a.model);
+    if (!m) return kExitCannotRun;
+    const bool had = result->plan.contains("model");
+    result->plan["model"] = nlohmann::ordered_json::parse(m->dump());
+    const std::string note = std::string("model from --model ") + a.model + (had ? " (replaces the config's)" : "");
+    result->notes.push_back(note);
+    if (result->plan.contains("notes") && result->plan["notes"].is_array()) result->plan["notes"].push_back(note);
+    std::erase_if(result->warnings, [](const std::string& w) { return w.find("model left out") != std::string::npos ||
+                                                                       w.find("do not describe the model") != std::string::npos; });
   }
   for (const std::string& w : result->warnings) print_error("warning: " + w);
   if (a.explain) {
@@ -72,6 +86,10 @@ void setup_import(CLI::App& app, Action& action) {
   app.add_option("--gpus-per-node", a->gpus_per_node, "GPUs per node (default: the config's, else 8)")
       ->check(whole_number(1, core::kMaxWorld));
   app.add_flag("--explain", a->explain, "print every inference and hint to stderr");
+  app.add_option("--model", a->model,
+                 "the model, when the config does not name one planck knows: a preset name, a JSON file holding "
+                 "a plan's \"model\" value, or a Hugging Face config.json (read for hidden_size, layers, heads, "
+                 "experts, MLA ranks...)");
   app.add_option("--lingua-dp-rank-formula", a->lingua_formula,
                  "Lingua train.py's data-rank lines: after-fix (commit d1fd421, default) or before-fix "
                  "(dp_rank * |dp_replicate| + dp_shard rank, issues #58/#66)")

@@ -1,9 +1,13 @@
 #include "cli/plan_input.h"
+#include "cli/command.h"
 
 #include <cstdio>
 
 #include "core/mesh/plan_mesh.h"
+#include "core/base/input_file.h"
+#include "core/plan/hf_config.h"
 #include "core/plan/plan_load.h"
+#include "core/plan/presets.h"
 #include "core/check/report.h"
 
 namespace planck::cli {
@@ -33,6 +37,29 @@ std::optional<PlanInput> load_plan_input(const std::string& path) {
     return std::nullopt;
   }
   return PlanInput{std::move(*loaded.plan), std::move(*mesh)};
+}
+
+std::optional<nlohmann::json> model_value(const std::string& flag, const std::string& value) {
+  if (core::model_preset(value)) return nlohmann::json(value);
+  auto text = core::read_input(value);
+  if (!text) {
+    std::string known;
+    for (const auto& n : core::model_preset_names()) known += (known.empty() ? "" : ", ") + n;
+    print_error(flag + " " + value + ": neither a preset (" + known + ") nor a readable file: " + text.message());
+    return std::nullopt;
+  }
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+  if (j.is_discarded()) {
+    print_error(flag + " " + value + ": not valid JSON (a planck model object or a Hugging Face config.json)");
+    return std::nullopt;
+  }
+  if (!core::is_hf_config(j)) return j;
+  auto m = core::model_from_hf_config(j);
+  if (!m) {
+    print_error(flag + " " + value + ": " + m.message());
+    return std::nullopt;
+  }
+  return *m;
 }
 
 }  // namespace planck::cli

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "core/mesh/mesh.h"
 #include "core/plan/plan.h"
 
@@ -18,5 +20,11 @@ struct PlanInput {
 
 // The plan and its mesh, or nullopt after printing why not.
 std::optional<PlanInput> load_plan_input(const std::string& path);
+
+// What --model VALUE stands for as a plan's "model" value: a preset name (a JSON string), a file
+// holding a planck model object, or a Hugging Face config.json (an object with "model_type",
+// converted by core/plan/hf_config.h). nullopt after printing why not (`flag` names the option).
+// The result is not yet checked against the model schema: the plan loader does that.
+std::optional<nlohmann::json> model_value(const std::string& flag, const std::string& value);
 
 }  // namespace planck::cli

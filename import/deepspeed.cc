@@ -61,6 +61,7 @@ const std::vector<std::string> kTopKeys = {"train_batch_size",
                                            "curriculum_learning",
                                            "compression_training",
                                            "tensor_parallel",
+                                           "expert_parallel",
                                            "pipeline",
                                            "sequence_parallel_size",
                                            "memory_breakdown",
@@ -267,6 +268,35 @@ std::string enabled_dtype(DsReader& r, PlanBuilder& b) {
 
 }  // namespace
 
+struct AutoEp {
+  std::int64_t size = 1;
+  int line = 0;
+  bool data_before_expert = false;
+};
+
+// "expert_parallel": {"enabled", "autoep_size", "expert_tensor_parallel_size"} (DeepSpeed AutoEP,
+// deepspeed/module_inject/auto_ep_config.py; the only expert TP it accepts is 1).
+core::Result<AutoEp> read_autoep(DsReader& r, PlanBuilder& b) {
+  AutoEp ep;
+  const nlohmann::json* enabled = r.at("/expert_parallel/enabled");
+  if (!enabled || !enabled->is_boolean() || !enabled->get<bool>()) return ep;
+  PLANCK_IMPORT_TRY(size, r.integer("/expert_parallel/autoep_size"));
+  PLANCK_IMPORT_TRY(etp, r.integer("/expert_parallel/expert_tensor_parallel_size"));
+  ep.line = r.line("/expert_parallel/autoep_size");
+  if (size.is_auto) return b.error(ep.line, "expert_parallel.autoep_size cannot be \"auto\"");
+  ep.size = size.value.value_or(1);
+  if (ep.size < 1) return b.error(ep.line, "expert_parallel.autoep_size " + str(ep.size) + " must be >= 1");
+  if (etp.value && *etp.value != 1) {
+    return b.error(r.line("/expert_parallel/expert_tensor_parallel_size"),
+                   "expert_parallel.expert_tensor_parallel_size " + str(*etp.value) +
+                       ": DeepSpeed rejects any value but 1 (auto_ep_folding.py)");
+  }
+  if (const nlohmann::json* de = r.at("/use_data_before_expert_parallelism"); de && de->is_boolean()) {
+    ep.data_before_expert = de->get<bool>();
+  }
+  return ep;
+}
+
 core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,
                                             const ImportOptions& options) {
   PlanBuilder b("deepspeed", path);
@@ -308,6 +338,7 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
     b.warn("sequence_parallel_size " + str(*sp_v.value) + " (Ulysses) is not modelled by planck");
 
   const std::int64_t dp = world.size % tp == 0 ? world.size / tp : -1;
+  PLANCK_IMPORT_TRY(ep, read_autoep(r, b));
   if (tp > 1)
     b.note("AutoTP: tp " + str(tp) + " over contiguous ranks, dp = world / tp" + (dp > 0 ? " = " + str(dp) : ""));
   if (dp < 0)
@@ -333,6 +364,31 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
     b.note("MiCS: shard groups of mics_shard_size " + str(mics) +
            " contiguous ranks, replicate groups strided "
            "(mics_utils._generate_mics_config) -> hsdp");
+  } else if (ep.size > 1) {
+    // AutoEP: EP = consecutive blocks of autoep_size ranks of a stage, EDP the same position
+    // across blocks; with AutoTP the blocks span the TP lanes (expert TP 1), so planck's expert-
+    // parallel group is tp x the mesh ep dim carved out of dp (deepspeed/utils/groups.py
+    // _create_expert_and_data_parallel; module_inject/auto_ep_folding.py). D+E
+    // (use_data_before_expert_parallelism) strides EP across the data ranks instead.
+    if (ep.size % tp != 0 || dp < 0 || dp % (ep.size / tp) != 0) {
+      return b.error(ep.line, "autoep_size " + str(ep.size) + " with autotp_size " + str(tp) + " on world " +
+                                  str(world.size) + ": planck needs autoep_size a multiple of autotp_size whose " +
+                                  "quotient divides world / autotp_size (DeepSpeed asserts stage_size % " +
+                                  "(autoep_size x etp) == 0)");
+    }
+    const std::int64_t mesh_ep = ep.size / tp;
+    if (ep.data_before_expert && tp == 1) {
+      b.set_mesh({"ep", "dp", "tp"}, {mesh_ep, dp / mesh_ep, tp});
+      b.note("use_data_before_expert_parallelism: EP strided by world / autoep_size, EDP contiguous (D+E)");
+    } else {
+      b.set_mesh({"dp", "ep", "tp"}, {dp / mesh_ep, mesh_ep, tp});
+    }
+    static const char* kStages[] = {"ddp", "zero1", "zero2", "zero3"};
+    par["data_parallel"] = kStages[stage];
+    if (tp > 1) par["etp"] = 1;
+    b.note("AutoEP autoep_size " + str(ep.size) + " inside the data-parallel ranks: ZeRO stage " + str(stage) + " -> " +
+           kStages[stage] + "; expert gradients and optimizer state over the expert-data-parallel group of " +
+           str(world.size / ep.size) + " (stage_1_and_2.py real_dp_process_group)");
   } else {
     b.set_mesh({"dp", "tp"}, {dp, tp});
     static const char* kStages[] = {"ddp", "zero1", "zero2", "zero3"};

@@ -53,6 +53,10 @@ const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
                                                "num-experts",
                                                "moe-router-topk",
                                                "moe-ffn-hidden-size",
+                                               "moe-shared-expert-intermediate-size",
+                                               "moe-layer-freq",
+                                               "moe-expert-capacity-factor",
+                                               "moe-pad-expert-input-to-capacity",
                                                "micro-batch-size",
                                                "global-batch-size",
                                                "seq-length",
@@ -151,9 +155,28 @@ core::Result<MegatronDegrees> read_degrees(const MegatronFlags& f, PlanBuilder& 
                        ": Megatron raises RuntimeError");
   }
   if (ep > 1 && d.dp != -1) {
-    b.note("expert parallel ep=" + str(ep) + " (etp " + str(etp) + ", expert dp " + str(world.size / *expert) +
-           ") is Megatron's separate expert view of the same ranks; the plan keeps the dense mesh and planck "
-           "does not check expert groups");
+    // planck's mesh keeps Megatron's dense order; the expert grid (etp, ep, edp) with order
+    // tp-cp-ep-dp-pp puts ep right after tp (etp = 1) or after etp = tp, so the expert-parallel
+    // group is cp (x tp when etp = 1) x a factor of dp: the mesh ep dim.
+    if (etp != 1 && etp != tp) {
+      return b.error(f.line("expert-tensor-parallel-size"),
+                     "--expert-tensor-parallel-size " + str(etp) + " with --tensor-model-parallel-size " + str(tp) +
+                         ": planck models etp = 1 or etp = tp (a partial expert TP group is not a mesh dim)");
+    }
+    const std::int64_t borrowed = cp * (etp == 1 ? tp : 1);
+    if (ep % borrowed != 0 || d.dp % (ep / borrowed) != 0 || (d.dp / d.instances) % (ep / borrowed) != 0) {
+      return b.error(f.line("expert-model-parallel-size"),
+                     "--expert-model-parallel-size " + str(ep) + " with cp " + str(cp) + ", tp " + str(tp) + ", etp " +
+                         str(etp) + ", dp " + str(d.dp) + ": planck represents the expert-parallel group as cp" +
+                         (etp == 1 ? " x tp" : "") + " x a factor of dp, so ep must be a multiple of " +
+                         str(borrowed) + " whose quotient divides dp" +
+                         (d.instances > 1 ? " / num-distributed-optimizer-instances" : ""));
+    }
+    d.mesh_ep = ep / borrowed;
+    b.note("expert parallel ep=" + str(ep) + " = mesh ep " + str(d.mesh_ep) + " x cp " + str(cp) +
+           (etp == 1 ? " x tp " + str(tp) : std::string()) + "; expert-data-parallel group edp = world / (etp " +
+           str(etp) + " x ep " + str(ep) + " x pp " + str(pp) + ") = " + str(world.size / *expert) +
+           " (parallel_state.initialize_model_parallel, expert RankGenerator)");
   }
   return d;
 }
@@ -278,20 +301,24 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   PLANCK_IMPORT_TRY(s, read_strategy(f, b, d));
 
   // Mesh: the order string, fastest first, reversed (core::megatron_order_to_mesh_dims); ep is
-  // Megatron's separate expert view and stays out of the dense mesh.
+  // the part of dp that the expert-parallel group takes (read_degrees), absent without EP.
   const std::string order = f.has("use-tp-pp-dp-mapping") ? "tp-cp-ep-pp-dp" : "tp-cp-ep-dp-pp";
   PLANCK_IMPORT_TRY(order_dims, core::megatron_order_to_mesh_dims(order));
   std::vector<std::string> dims;
   std::vector<std::int64_t> shape;
   for (const std::string& dim : order_dims) {
-    if (dim == "ep") continue;
+    if (dim == "ep" && d.ep == 1) continue;
     if (dim == "dp" && s.hierarchical) {
       dims.insert(dims.end(), {"dp_replicate", "dp_shard"});
-      shape.insert(shape.end(), {d.instances, d.dp == -1 ? -1 : d.dp / d.instances});
+      shape.insert(shape.end(), {d.instances, d.dp == -1 ? -1 : d.dp / d.instances / d.mesh_ep});
       continue;
     }
     dims.push_back(dim);
-    shape.push_back(dim == "tp" ? d.tp : dim == "cp" ? d.cp : dim == "pp" ? d.pp : d.dp);
+    shape.push_back(dim == "tp"   ? d.tp
+                    : dim == "cp" ? d.cp
+                    : dim == "pp" ? d.pp
+                    : dim == "ep" ? d.mesh_ep
+                                  : (d.dp == -1 ? -1 : d.dp / d.mesh_ep));
   }
   b.set_mesh(dims, shape);
   locate_flags(f, b, dims);
@@ -310,6 +337,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
     b.note("--sequence-parallel ignored: Megatron disables sequence parallelism when tp == 1 (arguments.py)");
   }
   par["sequence_parallel"] = sp;
+  if (d.ep > 1 && d.tp > 1) par["etp"] = d.etp;
   b.plan()["parallelism"] = par;
   if (auto st = megatron_model_and_training(f, b, d); !st) return st;
 

@@ -58,6 +58,9 @@ class MegatronFlags {
 // Parallel sizes after Megatron's own inference; dp is -1 when the world does not divide.
 struct MegatronDegrees {
   std::int64_t tp = 1, pp = 1, cp = 1, ep = 1, etp = 1, dp = -1, instances = 1;
+  // The mesh's ep dim: the part of Megatron's expert-parallel group taken from dp, ep / (cp x
+  // tp/etp) (docs/plan-format.md "Mixture of experts").
+  std::int64_t mesh_ep = 1;
 };
 
 // Model flags -> "model", batch / precision / recompute / virtual-pipeline flags -> "training"

@@ -1,6 +1,8 @@
 // Megatron-LM model, batch, precision and pipeline flags -> plan "model", "training" and the
 // pipeline keys of "parallelism". Defaults from megatron/training/arguments.py @d98e8a6.
 
+#include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "import/megatron_args.h"
@@ -84,6 +86,28 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
     m.experts = *experts;
     m.experts_per_token = topk;
     m.moe_ffn_hidden = moe_ffn.value_or(m.ffn_hidden);
+    // --moe-shared-expert-intermediate-size is the total of all shared experts
+    // (transformer_config.py); planck counts shared experts of the routed experts' size.
+    PLANCK_IMPORT_TRY(shared, f.integer("moe-shared-expert-intermediate-size"));
+    if (shared && *shared > 0) {
+      m.shared_experts = std::max<std::int64_t>(1, *shared / m.moe_ffn_hidden);
+      if (*shared % m.moe_ffn_hidden != 0) {
+        b.note("--moe-shared-expert-intermediate-size " + str(*shared) + " is not a multiple of the expert size " +
+               str(m.moe_ffn_hidden) + "; counted as " + str(m.shared_experts) + " shared experts");
+      }
+    }
+    if (auto freq = f.string("moe-layer-freq")) {
+      try {
+        std::size_t used = 0;
+        const long long n = std::stoll(*freq, &used);
+        if (used != freq->size() || n < 1) throw std::invalid_argument(*freq);
+        m.moe_layer_freq = n;
+      } catch (const std::exception&) {
+        b.warn("--moe-layer-freq " + *freq +
+               " is a layer pattern planck does not evaluate; every layer counted as MoE (set the model's "
+               "dense_layers / moe_layer_freq by hand)");
+      }
+    }
   }
   if (!vocab && gpt2_bpe(f)) {
     // GPT2BPETokenizer's vocabulary is GPT-2's gpt2-vocab.json: 50257 tokens. Megatron pads it
@@ -152,6 +176,23 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   PLANCK_IMPORT_TRY(vpp, virtual_stages(f, b, d, layers));
   auto& par = b.plan()["parallelism"];
   if (d.pp > 1) par["pipeline_schedule"] = vpp > 1 ? "interleaved_1f1b" : "1f1b";
+  // Capacity factor: only a padded dispatch sends a fixed volume (moe_pad_expert_input_to_capacity);
+  // without padding dropped tokens only lower the routed count, which planck's dropless bytes bound.
+  if (auto cf = f.string("moe-expert-capacity-factor")) {
+    double v = 0;
+    try {
+      v = std::stod(*cf);
+    } catch (const std::exception&) {
+      return b.error(f.line("moe-expert-capacity-factor"), "--moe-expert-capacity-factor " + *cf + " is not a number");
+    }
+    if (!(v > 0)) return b.error(f.line("moe-expert-capacity-factor"), "--moe-expert-capacity-factor must be > 0");
+    if (f.has("moe-pad-expert-input-to-capacity")) {
+      par["expert_capacity_factor"] = v;
+    } else {
+      b.note("--moe-expert-capacity-factor without --moe-pad-expert-input-to-capacity: dropped tokens are not "
+             "padded, so the all-to-all is at most the dropless volume planck assumes");
+    }
+  }
   par["virtual_stages"] = vpp;
 
   nlohmann::ordered_json t;

@@ -142,6 +142,11 @@ std::optional<std::string> preset_for(const std::string& name, const std::string
   std::string candidate;
   if (name == "llama3" || name == "llama3_1") candidate = "llama3-" + flavor;
   if (name == "deepseek_v3" && flavor == "671B") candidate = "deepseek-v3";
+  if (name == "deepseek_v3" && flavor == "16B") candidate = "deepseek-v3-16b";
+  if (name == "llama4" && (flavor == "17bx16e" || flavor == "17bx16e_irope")) candidate = "llama4-scout";
+  if (name == "llama4" && (flavor == "17bx128e" || flavor == "17bx128e_irope")) candidate = "llama4-maverick";
+  if (name == "qwen3" && flavor == "30B-A3B") candidate = "qwen3-30b-a3b";
+  if (name == "qwen3" && flavor == "235B-A22B") candidate = "qwen3-235b-a22b";
   candidate = lower(candidate);
   if (!candidate.empty() && core::model_preset(candidate)) return candidate;
   return std::nullopt;
@@ -164,11 +169,14 @@ std::optional<ScheduleInfo> map_schedule(std::string name) {
 }
 
 // Mesh dims and the settings they came from; mesh-wide findings point at the first degree written.
-void locate_degrees(PlanBuilder& b, const Degrees& d) {
-  const char* keys[] = {"pipeline_parallel_degree", "data_parallel_replicate_degree", "data_parallel_shard_degree",
-                        "context_parallel_degree", "tensor_parallel_degree"};
+// Points each mesh dim at the line of the degree that sets it; with_ep: the mesh has the ep dim
+// between dp_shard and cp.
+void locate_degrees(PlanBuilder& b, const Degrees& d, bool with_ep) {
+  std::vector<const char*> keys = {"pipeline_parallel_degree", "data_parallel_replicate_degree",
+                                   "data_parallel_shard_degree", "context_parallel_degree", "tensor_parallel_degree"};
+  if (with_ep) keys.insert(keys.begin() + 3, "expert_parallel_degree");
   int first = 0;
-  for (int i = 0; i < 5; ++i) {
+  for (std::size_t i = 0; i < keys.size(); ++i) {
     auto it = d.lines.find(keys[i]);
     if (it == d.lines.end()) continue;
     b.locate("/mesh/shape/" + std::to_string(i), it->second);
@@ -232,32 +240,48 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
              ": torchtitan stops with 'Invalid parallel dims'; written as configured so `planck verify` reports it");
     }
   }
-  b.set_mesh({"pp", "dp_replicate", "dp_shard", "cp", "tp"}, {d.pp, d.dpr, dps_written, d.cp, d.tp});
-  locate_degrees(b, d);
-  b.note("mesh order [pp, dp_replicate, dp_shard, cp, tp], tp fastest (torchtitan build_mesh)");
-
-  // Expert parallelism borrows ranks from dp_shard x cp (x tp); it is not a factor of the world.
+  // Expert parallelism borrows ranks from dp_shard x cp, and from tp too when etp = 1 (the only
+  // choice since ETP's removal in 2026-04; classic ParallelDims allowed etp = tp). planck's mesh
+  // factors the borrowed dp_shard part out as the `ep` dim, so the expert-parallel group is
+  // ep x cp (x tp) and the expert-FSDP group (efsdp) is what stays in dp_shard
+  // (docs/plan-format.md "Mixture of experts"; torchtitan parallel_dims.py build_mesh).
+  std::int64_t mesh_ep = 1, mesh_dps = dps_written;
+  const std::int64_t etp = d.etp_given ? d.etp : 1;
   if (d.ep > 1) {
     const std::string nums = "ep=" + std::to_string(d.ep) + ", dp_shard=" + std::to_string(dps_used) +
                              ", cp=" + std::to_string(d.cp) + ", tp=" + std::to_string(d.tp);
-    if (d.etp_given) {
-      // Classic ParallelDims (2025): etp in {tp, 1} and the matching divisibility.
-      if (d.etp != d.tp && d.etp != 1) {
-        return b.error(0, "expert_tensor_parallel_degree " + std::to_string(d.etp) + " must be 1 or tp (" +
-                              std::to_string(d.tp) + ") in torchtitan");
-      }
-      bool ok = d.etp == d.tp ? (d.ep % d.cp == 0 && (dps_used * d.cp) % d.ep == 0)
-                              : (d.ep % (d.cp * d.tp) == 0 && (dps_used * d.cp * d.tp) % d.ep == 0);
-      if (!ok)
-        return b.error(0, "torchtitan rejects " + nums + ", etp=" + std::to_string(d.etp) +
-                              ": ep must divide dp_shard x cp" + (d.etp == 1 ? " x tp" : "") +
-                              " and be a multiple of cp" + (d.etp == 1 ? " x tp" : ""));
-    } else if ((dps_used * d.cp * d.tp) % d.ep != 0) {
-      return b.error(0, "torchtitan rejects " + nums + ": (dp_shard x cp x tp) % ep != 0 (ParallelDims)");
+    if (etp != d.tp && etp != 1) {
+      return b.error(0, "expert_tensor_parallel_degree " + std::to_string(etp) + " must be 1 or tp (" +
+                            std::to_string(d.tp) + ") in torchtitan");
     }
-    b.note("expert parallel ep=" + std::to_string(d.ep) +
-           " borrows ranks from dp_shard x cp (x tp) as torchtitan does; it is not a mesh factor, so the "
-           "plan keeps the dense mesh and planck does not check expert groups");
+    if ((dps_used * d.cp * d.tp) % (d.ep * etp) != 0) {
+      return b.error(0, "torchtitan rejects " + nums + ", etp=" + std::to_string(etp) +
+                            ": (dp_shard x cp x tp) % (ep x etp) != 0 (ParallelDims)");
+    }
+    const std::int64_t borrowed = d.cp * (etp == 1 ? d.tp : 1);  // ranks EP takes besides dp_shard
+    if (d.ep % borrowed != 0 || dps_used % (d.ep / borrowed) != 0) {
+      return b.error(0, "planck cannot lay out " + nums + ", etp=" + std::to_string(etp) +
+                            ": it represents the expert-parallel group as cp" + (etp == 1 ? " x tp" : "") +
+                            " x a factor of dp_shard, so ep must be a multiple of " + std::to_string(borrowed) +
+                            " whose quotient divides dp_shard");
+    }
+    mesh_ep = d.ep / borrowed;
+    if (dps_written != -1) mesh_dps = dps_used / mesh_ep;
+    b.note("expert parallel ep=" + std::to_string(d.ep) + " = mesh ep " + std::to_string(mesh_ep) + " x cp " +
+           std::to_string(d.cp) + (etp == 1 ? " x tp " + std::to_string(d.tp) : std::string()) +
+           ": borrowed from dp_shard x cp" + (etp == 1 ? " x tp" : "") + ", so dp_shard " + std::to_string(dps_used) +
+           " becomes dp_shard " + std::to_string(mesh_dps) + " x ep " + std::to_string(mesh_ep) +
+           " (the expert-FSDP group efsdp is dp_shard)");
+  }
+  if (d.ep > 1) {
+    b.set_mesh({"pp", "dp_replicate", "dp_shard", "ep", "cp", "tp"}, {d.pp, d.dpr, mesh_dps, mesh_ep, d.cp, d.tp});
+    locate_degrees(b, d, true);
+    b.note("mesh order [pp, dp_replicate, dp_shard, ep, cp, tp], tp fastest (torchtitan build_mesh; the sparse "
+           "mesh (pp, dp_replicate, efsdp, ep) unflattens the same ranks)");
+  } else {
+    b.set_mesh({"pp", "dp_replicate", "dp_shard", "cp", "tp"}, {d.pp, d.dpr, dps_written, d.cp, d.tp});
+    locate_degrees(b, d, false);
+    b.note("mesh order [pp, dp_replicate, dp_shard, cp, tp], tp fastest (torchtitan build_mesh)");
   }
 
   // parallelize.py: FSDP when dp_shard > 1 or cp > 1; fully_shard gets (dp_replicate, dp_shard_cp)
@@ -327,6 +351,7 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
     }
   }
   par["virtual_stages"] = virtual_stages;
+  if (d.ep > 1 && d.tp > 1) par["etp"] = etp;
   b.plan()["parallelism"] = par;
 
   // Model: [model] name + flavor -> a planck preset.
@@ -351,9 +376,16 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
 
   if (dps_written != -1) {
     // train.py: dp_rank/dp_degree are the flattened "dp" mesh's local rank and size: r x S + s.
-    b.plan()["rank_program"] = {{"steps",
-                                 {"dp_rank = dp_replicate.rank * dp_shard.size + dp_shard.rank",
-                                  "dp_degree = dp_replicate.size * dp_shard.size"}}};
+    // With ep, torchtitan's dp_shard is planck's dp_shard x ep (ep inside, faster).
+    if (d.ep > 1) {
+      b.plan()["rank_program"] = {{"steps",
+                                   {"dp_rank = (dp_replicate.rank * dp_shard.size + dp_shard.rank) * ep.size + ep.rank",
+                                    "dp_degree = dp_replicate.size * dp_shard.size * ep.size"}}};
+    } else {
+      b.plan()["rank_program"] = {{"steps",
+                                   {"dp_rank = dp_replicate.rank * dp_shard.size + dp_shard.rank",
+                                    "dp_degree = dp_replicate.size * dp_shard.size"}}};
+    }
   }
   return b.finish();
 }

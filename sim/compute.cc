@@ -149,15 +149,20 @@ PassTimes operator*(PassTimes t, double f) {
   return t;
 }
 
-ComputeShape compute_shape(const core::Plan& plan, const core::Degrees& d, const core::Schedule& schedule) {
+ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& schedule) {
   const core::Training tr = plan.training.value_or(core::Training{});
+  const core::Degrees d = core::degrees(mesh);
+  const core::ExpertDegrees ed = core::expert_degrees(plan, mesh);
   ComputeShape s;
   s.micro_batch = schedule.micro_batch;
   s.seq_len = schedule.seq_len;
   s.tp = d.tp;
   s.cp = d.cp;
-  s.ep = d.ep;
+  s.ep = ed.ep;
+  s.etp = ed.etp;
   s.sequence_parallel = plan.parallelism.sequence_parallel && d.tp > 1;
+  // The same split the lowering's dispatch bytes use (core/schedule/schedule.cc).
+  s.routed_split = d.tp > 1 && (s.sequence_parallel || ed.etp == 1) ? d.tp : 1;
   s.dtype = tr.param_dtype;
   s.attention = tr.attention;
   s.checkpointing = tr.activation_checkpointing;
@@ -206,18 +211,24 @@ std::vector<Gemm> layer_gemms(const core::ModelSpec& m, const ComputeShape& s, b
     return out;
   }
   const double experts = static_cast<double>(m.experts);
-  const double f = static_cast<double>(m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden) / t;
+  const double moe_f = static_cast<double>(m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden);
   out.push_back({T, experts, h});  // router
   if (m.shared_experts > 0) {
-    const double fs = f * static_cast<double>(m.shared_experts);
+    // Shared experts are a dense MLP, split by tp like one.
+    const double fs = moe_f / t * static_cast<double>(m.shared_experts);
     out.push_back({T, in * fs, h});
     out.push_back({T, h, fs});
   }
-  // Routed experts: this rank's experts / ep experts each see, on average, the tokens of the ep
-  // ranks it serves routed top-k over all experts.
+  // Routed experts: this rank holds experts / ep of them, each split by etp; each sees, on
+  // average, the tokens the ep group routes (every member routes T / routed_split tokens top-k
+  // over all experts), gathered over the etp group when etp > 1 and the tokens were split.
   const double ep = static_cast<double>(std::max<std::int64_t>(1, s.ep));
+  const double etp = static_cast<double>(std::max<std::int64_t>(1, s.etp));
+  const double split = static_cast<double>(std::max<std::int64_t>(1, s.routed_split));
+  const double routed = T / split * (split > 1 ? etp : 1.0);
   const double local = experts / ep;
-  const double per_expert = T * ep * static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)) / experts;
+  const double f = moe_f / etp;
+  const double per_expert = routed * ep * static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)) / experts;
   out.push_back({per_expert, in * f, h, local});
   out.push_back({per_expert, h, f, local});
   return out;

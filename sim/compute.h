@@ -50,7 +50,11 @@ PassTimes operator*(PassTimes t, double f);
 struct ComputeShape {
   std::int64_t micro_batch = 1;
   std::int64_t seq_len = 1;  // full sequence; each cp rank holds seq_len / cp of it
-  std::int64_t tp = 1, cp = 1, ep = 1;
+  std::int64_t tp = 1, cp = 1;
+  // The expert-parallel group (ep x cp, x tp when etp = 1: core::expert_degrees) and the expert
+  // tensor-parallel degree; routed_split: how many ranks share one rank's tokens when routing
+  // (tp under sequence parallel or when tp folds into EP, else 1).
+  std::int64_t ep = 1, etp = 1, routed_split = 1;
   bool sequence_parallel = false;
   core::DType dtype = core::DType::kBf16;  // GEMM inputs
   core::Attention attention = core::Attention::kFlash;
@@ -58,8 +62,8 @@ struct ComputeShape {
   double gemm_scale = 1.0;
   double tokens() const;  // micro_batch x seq_len / cp
 };
-// The shape of a plan lowered into `schedule` on a mesh of degrees `d` (gemm_scale 1).
-ComputeShape compute_shape(const core::Plan& plan, const core::Degrees& d, const core::Schedule& schedule);
+// The shape of a plan lowered into `schedule` on `mesh` (gemm_scale 1).
+ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& schedule);
 
 // One GEMM of a layer's forward, in execution order (torchtitan's separate wq, wk, wv, wo, w1,
 // w3, w2; GPT: wq, wk, wv, wo, w1, w2; MoE: attention, router, shared and routed experts).

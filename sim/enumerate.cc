@@ -59,15 +59,12 @@ class Search {
  public:
   Search(const EnumerateRequest& req, EnumerateResult& out) : req_(req), out_(out) {
     moe_ = req.model.is_moe();
-    dims_ = moe_ ? std::vector<std::string>{"pp", "dp_replicate", "dp_shard", "ep", "cp", "tp"}
-                 : std::vector<std::string>{"pp", "dp_replicate", "dp_shard", "cp", "tp"};
     const std::int64_t gpn = std::min(req.gpus_per_node, req.world);
     plan_.cluster.gpus_per_node = gpn;
     plan_.cluster.nodes = req.world / gpn;
     plan_.cluster.gpu = req.gpu;
     plan_.gpu_given = true;
     plan_.model = req.model;
-    plan_.mesh.dims = dims_;
     plan_.parallelism.present = true;
     plan_.parallelism.pipeline_schedule = core::PipelineSchedule::k1F1B;
     core::Training t;
@@ -95,8 +92,17 @@ class Search {
           if (pp > m.layers) continue;  // layers-indivisible (error: layers < pp)
           const std::int64_t rest = n / tp / cp / pp;
           for (std::int64_t ep : moe_ ? divisors(rest) : std::vector<std::int64_t>{1}) {
-            if (ep > 1 && m.experts % ep != 0) continue;  // experts-indivisible
-            for (std::int64_t r : divisors(rest / ep)) try_mesh(pp, r, rest / ep / r, ep, cp, tp);
+            // With ep > 1 the experts split over ep x cp, and x tp when etp = 1
+            // (core/mesh/roles.h); both etp choices are tried where tp > 1. ep = 1 is a layout
+            // without expert parallelism (no ep dim).
+            const bool expert_parallel = moe_ && ep > 1;
+            for (std::int64_t etp : (expert_parallel && tp > 1) ? std::vector<std::int64_t>{tp, 1}
+                                                                  : std::vector<std::int64_t>{0}) {
+              const std::int64_t group = expert_parallel ? ep * cp * (etp == 1 ? tp : 1) : 1;
+              if (group > 1 && m.experts % group != 0) continue;  // experts-indivisible
+              plan_.parallelism.etp = etp > 0 ? std::optional<std::int64_t>(etp) : std::nullopt;
+              for (std::int64_t r : divisors(rest / ep)) try_mesh(pp, r, rest / ep / r, ep, cp, tp);
+            }
           }
         }
       }
@@ -108,11 +114,19 @@ class Search {
   void try_mesh(std::int64_t pp, std::int64_t r, std::int64_t s, std::int64_t ep, std::int64_t cp, std::int64_t tp) {
     std::int64_t k = 1;
     if (req_.global_batch) {
-      const std::int64_t per_step = req_.micro_batch * r * s;
+      // ep is data parallel for the batch (docs/plan-format.md): every layout keeps the same
+      // global batch.
+      const std::int64_t per_step = req_.micro_batch * r * s * ep;
       if (*req_.global_batch % per_step != 0) return;  // batch-indivisible
       k = *req_.global_batch / per_step;
     }
-    plan_.mesh.shape = moe_ ? std::vector<std::int64_t>{pp, r, s, ep, cp, tp} : std::vector<std::int64_t>{pp, r, s, cp, tp};
+    if (ep > 1) {
+      plan_.mesh.dims = {"pp", "dp_replicate", "dp_shard", "ep", "cp", "tp"};
+      plan_.mesh.shape = {pp, r, s, ep, cp, tp};
+    } else {
+      plan_.mesh.dims = {"pp", "dp_replicate", "dp_shard", "cp", "tp"};
+      plan_.mesh.shape = {pp, r, s, cp, tp};
+    }
     auto mesh = core::Mesh::create(plan_.mesh.dims, plan_.mesh.shape);
     if (!mesh) return;
     plan_.training->grad_accumulation = k;
@@ -149,6 +163,7 @@ class Search {
       l.data_parallel = *plan_.parallelism.data_parallel;
       l.reshard_after_forward = plan_.parallelism.reshard_after_forward;
       l.sequence_parallel = plan_.parallelism.sequence_parallel;
+      l.etp = plan_.parallelism.etp.value_or(0);
       l.checkpointing = ckpt;
       l.micro_batches = k;
       l.step_time_s = r.step.step_time_s;
@@ -176,7 +191,6 @@ class Search {
   const EnumerateRequest& req_;
   EnumerateResult& out_;
   bool moe_ = false;
-  std::vector<std::string> dims_;
   core::Plan plan_;
 };
 

@@ -38,6 +38,7 @@ struct Layout {
   core::DataParallel data_parallel = core::DataParallel::kNone;
   bool reshard_after_forward = true;
   bool sequence_parallel = false;
+  std::int64_t etp = 0;  // expert tensor parallel degree (MoE models), 0 for a dense model
   core::Checkpointing checkpointing = core::Checkpointing::kNone;
   std::int64_t micro_batches = 1;
   double step_time_s = 0;

@@ -44,7 +44,7 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
-    rows.push_back({{"mesh", {{"dims", l.dims}, {"shape", l.shape}}},
+    nlohmann::json row = {{"mesh", {{"dims", l.dims}, {"shape", l.shape}}},
                     {"parallelism",
                      {{"data_parallel", core::to_string(l.data_parallel)},
                       {"reshard_after_forward", l.reshard_after_forward},
@@ -69,7 +69,9 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
                       {"recompute_s", l.recompute_s}}},
                     {"tokens_per_step", l.tokens_per_step},
                     {"tokens_per_s", l.tokens_per_s},
-                    {"pareto", l.pareto}});
+                    {"pareto", l.pareto}};
+    if (l.etp > 0) row["parallelism"]["etp"] = l.etp;
+    rows.push_back(std::move(row));
   }
   j["layouts"] = rows;
   return j.dump(2) + "\n";
@@ -123,6 +125,7 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
       strat += "-noreshard";
     }
     if (l.sequence_parallel) strat += "+sp";
+    if (l.etp > 0) strat += "+etp" + std::to_string(l.etp);
     o << pad(std::to_string(i + 1), 5) << pad(mesh_string(l), 52) << pad(strat, 18)
       << pad(core::to_string(l.checkpointing), 10) << pad(human_seconds(l.step_time_s), 11)
       << pad(human_seconds(l.exposed_comm_time_s), 11) << pad(core::format_bytes(l.memory_peak), 11)

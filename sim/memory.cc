@@ -130,7 +130,8 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   const core::Degrees d = core::degrees(mesh);
   const core::DataParallel dp = s.data_parallel;
   const int bp = core::dtype_bytes(tr.param_dtype), bg = core::dtype_bytes(tr.reduce_dtype);
-  const core::RankParams rp = core::rank_params(m, d.pp, d.tp, d.ep);
+  const core::ExpertDegrees ed = core::expert_degrees(plan, mesh);
+  const core::RankParams rp = core::rank_params(m, d.pp, d.tp, ed.ep, ed.etp);
 
   const char* shard_role = (dp == core::DataParallel::kNone || dp == core::DataParallel::kDdp) ? "dp" : "fsdp";
   const std::int64_t d_dense = mesh.groups(core::param_sync_dims(plan, mesh, shard_role, true)).group_size();
@@ -157,7 +158,7 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
 
   // Activations on the busiest stage: the first holds the most micro-batches in flight, the
   // last (or the only) one holds the logits.
-  const ComputeShape shape = compute_shape(plan, d, s);
+  const ComputeShape shape = compute_shape(plan, mesh, s);
   const std::int64_t tokens = std::max<std::int64_t>(1, s.seq_len / std::max<std::int64_t>(1, d.cp)) * s.micro_batch;
   const int ba = bp;
   double per_mb = 0;

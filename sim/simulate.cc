@@ -26,14 +26,15 @@ bool overlappable(const core::ScheduledCollective& c) {
 // Compute of one step on the busiest rank: the per-kernel model (sim/compute.h), or, when the
 // plan sets training.mfu, model FLOPs at that utilisation with recompute in the kernel model's
 // proportion. Busiest stage: ceil(L / pp) layers plus the head (the last stage).
-ComputeBreakdown step_compute(const core::Plan& plan, const core::Degrees& d, const core::Schedule& schedule,
+ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& schedule,
                               const Memory& mem, double flops_per_rank, const SimOptions& options) {
+  const core::Degrees d = core::degrees(mesh);
   const core::ModelSpec& model = *plan.model;
   const core::GpuSpec& gpu = plan.cluster.gpu;
   const core::Training tr = plan.training.value_or(core::Training{});
-  ComputeShape shape = compute_shape(plan, d, schedule);
+  ComputeShape shape = compute_shape(plan, mesh, schedule);
   shape.gemm_scale = options.topology && options.topology->compute ? options.topology->compute->gemm_scale : 1.0;
-  const core::RankParams rp = core::rank_params(model, d.pp, d.tp, d.ep);
+  const core::RankParams rp = core::rank_params(model, d.pp, d.tp, shape.ep, shape.etp);
   PassTimes layers;
   if (rp.dense_layers > 0) layers += layer_times(model, gpu, shape, false) * static_cast<double>(rp.dense_layers);
   if (rp.moe_layers > 0) layers += layer_times(model, gpu, shape, true) * static_cast<double>(rp.moe_layers);
@@ -113,7 +114,7 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
     const double tokens = m * static_cast<double>(schedule.micro_batch) * static_cast<double>(schedule.seq_len) /
                           static_cast<double>(d.cp);
     r.flops_per_rank = flops_per_token(*plan.model, schedule.seq_len) * tokens / static_cast<double>(d.tp * d.pp);
-    r.compute = step_compute(plan, d, schedule, r.memory, r.flops_per_rank, options);
+    r.compute = step_compute(plan, mesh, schedule, r.memory, r.flops_per_rank, options);
   }
   const auto sched = plan.parallelism.pipeline_schedule.value_or(core::PipelineSchedule::k1F1B);
   r.bubble_fraction = bubble_fraction(sched, d.pp, schedule.virtual_stages, schedule.micro_batches);

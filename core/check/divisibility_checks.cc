@@ -92,10 +92,51 @@ void check_model(const Plan& plan, const Mesh& mesh, Diagnostics& out) {
           model_ptr(plan, "layers"), "choose pp x virtual_stages dividing " + s(m.layers));
     }
   }
-  if (m.is_moe() && d.ep > 1 && m.experts % d.ep != 0) {
+}
+
+// Expert parallelism (docs/plan-format.md "Mixture of experts"): the expert-parallel group is
+// ep x cp (x tp when etp = 1); etp is 1 or tp.
+void check_experts(const Plan& plan, const Mesh& mesh, Diagnostics& out) {
+  const std::int64_t tp = mesh.size("tp");
+  if (plan.parallelism.etp && *plan.parallelism.etp != 1 && *plan.parallelism.etp != tp) {
+    add(out, "etp-invalid", Severity::kError,
+        "parallelism.etp " + s(*plan.parallelism.etp) + " is neither 1 nor tp " + s(tp) +
+            ": expert tensor parallelism either splits each expert over the whole tp group or not at all",
+        "/parallelism/etp", "set etp to 1 (the tp ranks join the expert-parallel group) or to " + s(tp));
+    return;
+  }
+  if (!plan.model || !plan.model->is_moe() || !mesh.has("ep")) return;
+  const ModelSpec& m = *plan.model;
+  const std::vector<std::string> dims = expert_parallel_dims(plan, mesh);
+  const GroupSet g = mesh.groups(dims);
+  const std::int64_t ep = g.group_size();
+  std::string spelled = "ep " + s(mesh.size("ep"));
+  for (const auto& dim : dims) {
+    if (dim != "ep") spelled += " x " + dim + " " + s(mesh.size(dim));
+  }
+  if (ep > 1 && m.experts % ep != 0) {
     add(out, "experts-indivisible", Severity::kError,
-        "experts " + s(m.experts) + " of model " + m.name + " are not divisible by ep " + s(d.ep),
-        "/mesh/shape/" + s(mesh.index_of("ep")), "choose ep dividing " + s(m.experts));
+        "experts " + s(m.experts) + " of model " + m.name + " are not divisible by the expert-parallel group " +
+            s(ep) + (dims.size() > 1 ? " (" + spelled + ")" : std::string(" (ep ") + s(ep) + ")"),
+        "/mesh/shape/" + s(mesh.index_of("ep")), "choose an expert-parallel group dividing " + s(m.experts));
+    return;
+  }
+  const std::int64_t gpn = plan.cluster.gpus_per_node;
+  if (ep > 1 && gpn > 0 && ep <= gpn && g.max_nodes_spanned(gpn) > 1) {
+    add(out, "ep-crosses-nodes", Severity::kWarning,
+        "the expert-parallel group of " + s(ep) + " ranks (" + spelled + ") spans " + s(g.max_nodes_spanned(gpn)) +
+            " nodes though it fits in one node of " + s(gpn) + " GPUs: every MoE layer's all-to-all crosses the NICs",
+        "/mesh/dims", "move ep (and the dims it borrows) to the end of mesh.dims so its ranks are consecutive");
+  }
+  if (plan.parallelism.expert_capacity_factor) {
+    const double cf = *plan.parallelism.expert_capacity_factor;
+    add(out, "expert-capacity", Severity::kNote,
+        "capacity factor " + std::to_string(cf) + ": each expert takes at most ceil(tokens x top-k / experts x " +
+            std::to_string(cf) + ") tokens per micro-batch; " +
+            (cf < 1.0 ? "below 1 tokens are dropped even when the router is balanced"
+                      : "tokens beyond it are dropped when the router is imbalanced") +
+            ", and the padded buffers cost all-to-all bytes and expert FLOPs as if full",
+        "/parallelism/expert_capacity_factor", "dropless routing (no capacity factor) sends only the routed tokens");
   }
 }
 
@@ -140,10 +181,14 @@ void add_core_checks(CheckRegistry& registry) {
                {"kv-heads-indivisible", Severity::kError, "kv_heads and tp divide neither way"},
                {"layers-indivisible", Severity::kError, "layers < pp x virtual_stages (error) or uneven stages (warning)"},
                {"seq-indivisible", Severity::kError, "seq_len not divisible by 2 x cp, or by tp with sequence parallel"},
-               {"experts-indivisible", Severity::kError, "experts % ep != 0"}};
+               {"experts-indivisible", Severity::kError, "experts % expert-parallel group (ep x cp [x tp]) != 0"},
+               {"etp-invalid", Severity::kError, "parallelism.etp is neither 1 nor tp"},
+               {"ep-crosses-nodes", Severity::kWarning, "the expert-parallel group spans nodes though it fits in one"},
+               {"expert-capacity", Severity::kNote, "a capacity factor drops or pads tokens per expert"}};
   div.run = [](const CheckContext& ctx, Diagnostics& out) {
     check_batch(ctx.plan, *ctx.mesh, out);
     check_model(ctx.plan, *ctx.mesh, out);
+    check_experts(ctx.plan, *ctx.mesh, out);
     check_seq(ctx.plan, *ctx.mesh, out);
   };
   registry.add(std::move(div));

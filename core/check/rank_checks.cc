@@ -49,7 +49,7 @@ bool resolve_outputs(const Plan& plan, const Mesh& mesh, const RankProgram& prog
                      std::vector<Output>& outputs) {
   const auto& spec = *plan.rank_program;
   if (!spec.has_outputs) {
-    outputs.push_back(Output{"dp", data_parallel_dims(mesh), "/rank_program"});
+    outputs.push_back(Output{"dp", data_rank_dims(mesh), "/rank_program"});
     return true;
   }
   for (const auto& [prefix, dims] : spec.outputs) {

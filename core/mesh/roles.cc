@@ -22,7 +22,7 @@ std::vector<std::string> with_cp(const Mesh& mesh, std::vector<std::string> dims
 }  // namespace
 
 const std::vector<std::string>& role_names() {
-  static const std::vector<std::string> kRoles = {"fsdp", "replicate", "dp", "tp", "pp", "cp", "ep"};
+  static const std::vector<std::string> kRoles = {"fsdp", "replicate", "dp", "tp", "pp", "cp", "ep", "edp", "etp"};
   return kRoles;
 }
 
@@ -45,11 +45,18 @@ std::vector<std::string> data_parallel_dims(const Mesh& mesh) {
   return out;
 }
 
-std::optional<std::vector<std::string>> role_dims(const Plan& plan, const Mesh& mesh, std::string_view role) {
-  if (role == "tp" || role == "pp" || role == "cp" || role == "ep") {
-    if (!mesh.has(role)) return std::nullopt;
-    return std::vector<std::string>{std::string(role)};
+std::vector<std::string> data_rank_dims(const Mesh& mesh) {
+  std::vector<std::string> out;
+  for (const auto& d : mesh.dims()) {
+    if (is_data_parallel_dim(d) || d == "ep") out.push_back(d);
   }
+  return out;
+}
+
+namespace {
+
+// The data-parallel roles before ep joins dp and fsdp.
+std::optional<std::vector<std::string>> dp_family_dims(const Plan& plan, const Mesh& mesh, std::string_view role) {
   const DataParallel dp = effective_data_parallel(plan, mesh);
   const auto dp_dims = data_parallel_dims(mesh);
   const auto& par = plan.parallelism;
@@ -85,6 +92,64 @@ std::optional<std::vector<std::string>> role_dims(const Plan& plan, const Mesh& 
   return std::nullopt;
 }
 
+}  // namespace
+
+std::int64_t expert_tp(const Plan& plan, const Mesh& mesh) {
+  return plan.parallelism.etp.value_or(mesh.size("tp"));
+}
+
+std::vector<std::string> expert_parallel_dims(const Plan& plan, const Mesh& mesh) {
+  if (!mesh.has("ep")) return {};
+  std::vector<std::string> dims{"ep", "cp"};
+  if (expert_tp(plan, mesh) == 1) dims.push_back("tp");
+  return in_mesh_order(mesh, dims);
+}
+
+std::vector<std::string> expert_data_parallel_dims(const Plan& plan, const Mesh& mesh) {
+  std::vector<std::string> dims = data_parallel_dims(mesh);
+  if (!mesh.has("ep")) {
+    // No expert parallelism: every rank of a stage that holds distinct tokens and the same
+    // expert shard replicates the experts (Megatron's expert grid with ep = 1).
+    dims.push_back("cp");
+    if (expert_tp(plan, mesh) == 1) dims.push_back("tp");
+  }
+  return in_mesh_order(mesh, dims);
+}
+
+std::optional<std::vector<std::string>> role_dims(const Plan& plan, const Mesh& mesh, std::string_view role) {
+  if (role == "tp" || role == "pp" || role == "cp") {
+    if (!mesh.has(role)) return std::nullopt;
+    return std::vector<std::string>{std::string(role)};
+  }
+  if (role == "ep") {
+    if (!mesh.has("ep")) return std::nullopt;
+    return expert_parallel_dims(plan, mesh);
+  }
+  if (role == "etp") {
+    if (!mesh.has("tp") || expert_tp(plan, mesh) != mesh.size("tp") || mesh.size("tp") <= 1) return std::nullopt;
+    return std::vector<std::string>{"tp"};
+  }
+  if (role == "edp") {
+    if (!mesh.has("ep") && !plan.parallelism.etp) return std::nullopt;
+    auto dims = expert_data_parallel_dims(plan, mesh);
+    if (dims.empty()) return std::nullopt;
+    return dims;
+  }
+  auto dims = dp_family_dims(plan, mesh, role);
+  // ep is data parallelism for everything but the routed experts: the data-parallel role (dp)
+  // and the sharding role (fsdp) span it, as Megatron's data-parallel group and torchtitan's
+  // dense FSDP mesh contain the expert-parallel ranks (docs/plan-format.md).
+  if (mesh.has("ep") && (role == "dp" || role == "fsdp")) {
+    if (!dims) {
+      if (role != "dp" || mesh.size("ep") <= 1) return dims;
+      dims = std::vector<std::string>{};
+    }
+    dims->push_back("ep");
+    return in_mesh_order(mesh, *dims);
+  }
+  return dims;
+}
+
 std::vector<RoleGroups> plan_roles(const Plan& plan, const Mesh& mesh) {
   std::vector<RoleGroups> out;
   for (const auto& role : role_names()) {
@@ -104,6 +169,14 @@ Degrees degrees(const Mesh& mesh) {
   d.tp = mesh.size("tp");
   d.ep = mesh.size("ep");
   return d;
+}
+
+ExpertDegrees expert_degrees(const Plan& plan, const Mesh& mesh) {
+  ExpertDegrees e;
+  e.ep = mesh.groups(expert_parallel_dims(plan, mesh)).group_size();
+  e.etp = std::max<std::int64_t>(1, expert_tp(plan, mesh));
+  e.edp = mesh.groups(expert_data_parallel_dims(plan, mesh)).group_size();
+  return e;
 }
 
 }  // namespace planck::core

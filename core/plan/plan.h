@@ -71,7 +71,8 @@ struct ModelSpec {
   std::int64_t head_dim = 0;  // 0 = hidden / heads
   // Mixture of experts (0 = dense model).
   std::int64_t experts = 0, experts_per_token = 0, moe_ffn_hidden = 0, shared_experts = 0;
-  std::int64_t dense_layers = 0;  // leading layers with a dense MLP in an MoE model
+  std::int64_t dense_layers = 0;  // leading layers with a dense MLP in an MoE model (first_k_dense_replace)
+  std::int64_t moe_layer_freq = 1;  // after them every n-th layer is MoE, the others dense (Llama 4: 2)
   bool tied_embeddings = false;
   bool gated_mlp = true;                  // SwiGLU (3 matrices) vs GELU MLP (2 matrices, GPT-3)
   bool biases = false;                    // linear biases and LayerNorm (GPT-3) vs RMSNorm, no bias
@@ -81,6 +82,12 @@ struct ModelSpec {
                v_head_dim = 0;
   std::int64_t effective_head_dim() const { return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0); }
   bool is_moe() const { return experts > 0; }
+  // Layers with routed experts: of the layers after dense_layers, those whose 1-based index
+  // among them is a multiple of moe_layer_freq (HF Llama 4 interleave_moe_layer_step).
+  std::int64_t moe_layer_count() const {
+    if (!is_moe() || layers <= dense_layers) return 0;
+    return (layers - dense_layers) / (moe_layer_freq > 0 ? moe_layer_freq : 1);
+  }
 };
 
 struct Cluster {
@@ -103,6 +110,10 @@ struct Parallelism {
   bool sequence_parallel = false;
   std::optional<PipelineSchedule> pipeline_schedule;  // absent: 1f1b where pp > 1
   std::int64_t virtual_stages = 1;
+  // Mixture of experts (docs/plan-format.md): expert tensor parallel degree, 1 or tp (absent: tp),
+  // and the router's capacity factor (absent: dropless).
+  std::optional<std::int64_t> etp;
+  std::optional<double> expert_capacity_factor;
 };
 
 struct Training {

@@ -20,7 +20,7 @@ const std::vector<std::string> kGpuKeys = {"preset",   "name",       "memory_byt
 const std::vector<std::string> kModelIntKeys = {
     "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "head_dim", "experts", "experts_per_token",
     "moe_ffn_hidden", "shared_experts", "dense_layers", "position_embeddings", "q_lora_rank", "kv_lora_rank",
-    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
+    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "moe_layer_freq"};
 
 class Loader {
  public:
@@ -209,7 +209,8 @@ void Loader::mesh(const nlohmann::json& v, Plan& plan) {
 void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
   if (!r_.is_object(v, "/parallelism", "'parallelism'")) return;
   r_.check_keys(v, "/parallelism", {"data_parallel", "fsdp_dims", "replicate_dims", "reshard_after_forward",
-                                    "sequence_parallel", "pipeline_schedule", "virtual_stages"});
+                                    "sequence_parallel", "pipeline_schedule", "virtual_stages", "etp",
+                                    "expert_capacity_factor"});
   Parallelism& p = plan.parallelism;
   p.present = true;
   if (v.contains("data_parallel")) {
@@ -238,6 +239,10 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
   }
   if (v.contains("virtual_stages")) {
     if (auto n = r_.integer(v["virtual_stages"], "/parallelism/virtual_stages", 1, 1 << 20)) p.virtual_stages = *n;
+  }
+  if (v.contains("etp")) p.etp = r_.integer(v["etp"], "/parallelism/etp", 1, 1 << 20);
+  if (v.contains("expert_capacity_factor")) {
+    p.expert_capacity_factor = r_.number(v["expert_capacity_factor"], "/parallelism/expert_capacity_factor", 1e-3, 1e3);
   }
 }
 
@@ -272,12 +277,13 @@ std::optional<ModelSpec> Loader::model(const nlohmann::json& v, const std::strin
   std::int64_t* fields[] = {&m.layers, &m.hidden, &m.ffn_hidden, &m.heads, &m.kv_heads, &m.vocab,
                             &m.head_dim, &m.experts, &m.experts_per_token, &m.moe_ffn_hidden,
                             &m.shared_experts, &m.dense_layers, &m.position_embeddings, &m.q_lora_rank,
-                            &m.kv_lora_rank, &m.qk_nope_head_dim, &m.qk_rope_head_dim, &m.v_head_dim};
+                            &m.kv_lora_rank, &m.qk_nope_head_dim, &m.qk_rope_head_dim, &m.v_head_dim,
+                            &m.moe_layer_freq};
   bool ok = true;
   for (std::size_t i = 0; i < kModelIntKeys.size(); ++i) {
     const std::string& key = kModelIntKeys[i];
     if (!v.contains(key)) continue;
-    const bool required_positive = i < 6;
+    const bool required_positive = i < 6 || key == "moe_layer_freq";
     auto n = r_.integer(v[key], ptr + "/" + key, required_positive ? 1 : 0, kMaxModelDim);
     if (n) *fields[i] = *n;
     else ok = false;

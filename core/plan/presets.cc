@@ -10,6 +10,9 @@ namespace {
 // B200); NVLink per direction per GPU (NVLink3 300 GB/s, NVLink4 450, H800's cut-down NVLink 200,
 // NVLink5 900); NIC per GPU (400 Gb/s NDR = 50 GB/s; 200 Gb/s HDR per A100 = 25 GB/s).
 // "cpu" describes an MPI run on one host: shared memory as the intra-node link, a 10 GbE NIC.
+// H800 (the export H100 SXM): H100's memory, dense BF16/FP8 and HBM, NVLink cut to 400 GB/s both
+// directions (200 per direction), one 400 Gb/s IB NIC per GPU; the DeepSeek-V3 report (§3.2.2)
+// measures "NVLink ... 160 GB/s" and "IB (50 GB/s)" on its H800 cluster.
 //
 // Compute curves (docs/simulator.md "Compute model"): gemm_max and gemm_half_dim are fitted by
 // scripts/fit_compute.py to the fit half of tests/data/published/runs.csv (A100 rows for
@@ -104,6 +107,50 @@ std::vector<ModelSpec> make_models() {
   ds.qk_rope_head_dim = 64;
   ds.v_head_dim = 128;
   out.push_back(ds);
+
+  // MoE shapes from the models' Hugging Face config.json (copies in tests/data/hf/, README there
+  // gives their source); DeepSeek-V3 16B is torchtitan's deepseek_v3 "16B" flavor
+  // (torchtitan/models/deepseek_v3/__init__.py, pytorch/torchtitan@7e4ab859).
+  auto moe = [&](const char* name, std::int64_t layers, std::int64_t hidden, std::int64_t ffn, std::int64_t heads,
+                 std::int64_t kv, std::int64_t head_dim, std::int64_t vocab, std::int64_t experts, std::int64_t top_k,
+                 std::int64_t moe_ffn, std::int64_t shared, std::int64_t dense, std::int64_t freq) {
+    ModelSpec m;
+    m.name = name;
+    m.layers = layers;
+    m.hidden = hidden;
+    m.ffn_hidden = ffn;
+    m.heads = heads;
+    m.kv_heads = kv;
+    m.head_dim = head_dim;
+    m.vocab = vocab;
+    m.experts = experts;
+    m.experts_per_token = top_k;
+    m.moe_ffn_hidden = moe_ffn;
+    m.shared_experts = shared;
+    m.dense_layers = dense;
+    m.moe_layer_freq = freq;
+    return m;
+  };
+  auto mla = [](ModelSpec m, std::int64_t q_rank) {
+    m.q_lora_rank = q_rank;
+    m.kv_lora_rank = 512;
+    m.qk_nope_head_dim = 128;
+    m.qk_rope_head_dim = 64;
+    m.v_head_dim = 128;
+    return m;
+  };
+  ModelSpec v3_671b = ds;
+  v3_671b.name = "deepseek-v3-671b";
+  out.push_back(v3_671b);
+  out.push_back(mla(moe("deepseek-v3-16b", 27, 2048, 10944, 16, 16, 0, 102400, 64, 6, 1408, 2, 1, 1), 0));
+  out.push_back(mla(moe("kimi-k2", 61, 7168, 18432, 64, 64, 0, 163840, 384, 8, 2048, 1, 1, 1), 1536));
+  out.push_back(moe("llama4-scout", 48, 5120, 16384, 40, 8, 128, 202048, 16, 1, 8192, 1, 0, 1));
+  out.push_back(moe("llama4-maverick", 48, 5120, 16384, 40, 8, 128, 202048, 128, 1, 8192, 1, 0, 2));
+  out.push_back(moe("qwen3-30b-a3b", 48, 2048, 6144, 32, 4, 128, 151936, 128, 8, 768, 0, 0, 1));
+  out.push_back(moe("qwen3-235b-a22b", 94, 4096, 12288, 64, 4, 128, 151936, 128, 8, 1536, 0, 0, 1));
+  out.push_back(moe("gpt-oss-20b", 24, 2880, 2880, 64, 8, 64, 201088, 32, 4, 2880, 0, 0, 1));
+  out.push_back(moe("gpt-oss-120b", 36, 2880, 2880, 64, 8, 64, 201088, 128, 4, 2880, 0, 0, 1));
+  out.push_back(moe("mixtral-8x22b", 56, 6144, 16384, 48, 8, 0, 32000, 8, 2, 16384, 0, 0, 1));
   return out;
 }
 
@@ -170,7 +217,7 @@ ParamCounts param_counts(const ModelSpec& m) {
   c.expert = mats * h * moe_ffn;
   std::int64_t moe_layers = 0;
   if (m.is_moe()) {
-    moe_layers = m.layers - m.dense_layers;
+    moe_layers = m.moe_layer_count();
     c.per_layer_moe = c.attention + norms + static_cast<double>(m.experts + m.shared_experts) * c.expert +
                       h * static_cast<double>(m.experts);  // router
   }

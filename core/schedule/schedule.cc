@@ -108,6 +108,17 @@ int virtual_stages(const Plan& plan, std::int64_t pp) {
 
 }  // namespace
 
+std::int64_t dispatched_rows(std::int64_t tokens, std::int64_t top_k, std::int64_t experts,
+                             std::optional<double> capacity_factor) {
+  const std::int64_t routed = sat_mul(tokens, std::max<std::int64_t>(1, top_k));
+  if (!capacity_factor || experts <= 0) return routed;
+  // capacity = ceil(tokens x k / experts x cf) per expert, every expert buffer padded to it
+  // (Megatron moe_utils.py get_capacity with moe_pad_expert_input_to_capacity; DeepSpeed
+  // sharded_moe.py _capacity, its E x C x M dispatch tensor).
+  const double cap = std::ceil(static_cast<double>(routed) / static_cast<double>(experts) * *capacity_factor);
+  return sat_mul(experts, static_cast<std::int64_t>(std::max(1.0, cap)));
+}
+
 const char* phase_name(Phase p) {
   switch (p) {
     case Phase::kForward: return "forward";
@@ -118,13 +129,14 @@ const char* phase_name(Phase p) {
   return "step";
 }
 
-RankParams rank_params(const ModelSpec& m, std::int64_t pp, std::int64_t tp, std::int64_t ep) {
+RankParams rank_params(const ModelSpec& m, std::int64_t pp, std::int64_t tp, std::int64_t ep, std::int64_t etp) {
   RankParams r;
   const ParamCounts c = param_counts(m);
   pp = std::max<std::int64_t>(1, pp);
   const double t = static_cast<double>(std::max<std::int64_t>(1, tp));
   const double e = static_cast<double>(std::max<std::int64_t>(1, ep));
-  const std::int64_t moe_total = m.is_moe() ? std::max<std::int64_t>(0, m.layers - m.dense_layers) : 0;
+  const double et = static_cast<double>(std::max<std::int64_t>(1, etp));
+  const std::int64_t moe_total = m.moe_layer_count();
   const std::int64_t dense_total = m.layers - moe_total;
   // Busiest stage: ceil(L / pp) layers, MoE ones first (they are the heavier).
   const std::int64_t per_stage = (m.layers + pp - 1) / pp;
@@ -134,7 +146,7 @@ RankParams rank_params(const ModelSpec& m, std::int64_t pp, std::int64_t tp, std
   if (m.is_moe()) {
     const double routed = static_cast<double>(m.experts) * c.expert;
     r.moe_layer_dense = (c.per_layer_moe - routed) / t;
-    r.moe_layer_experts = routed / (e * t);
+    r.moe_layer_experts = routed / (e * et);
   }
   const double final_norm = c.total - c.embedding - c.head - static_cast<double>(dense_total) * c.per_layer_dense -
                             static_cast<double>(moe_total) * c.per_layer_moe;
@@ -147,13 +159,13 @@ RankParams rank_params(const ModelSpec& m, std::int64_t pp, std::int64_t tp, std
 
 std::vector<std::string> param_sync_dims(const Plan& plan, const Mesh& mesh, std::string_view role, bool dense) {
   std::vector<std::string> dims = role_dims(plan, mesh, role).value_or(std::vector<std::string>{});
-  const DataParallel dp = effective_data_parallel(plan, mesh);
-  const bool innermost = (dp == DataParallel::kNone || dp == DataParallel::kDdp) ? role == "dp" : role == "fsdp";
-  if (!dense || !innermost || mesh.size("ep") <= 1) return dims;
-  if (std::find(dims.begin(), dims.end(), "ep") == dims.end()) dims.push_back("ep");
+  if (dense) return dims;
+  // Routed experts synchronise over the part of the role that holds the same expert shard: the
+  // expert-data-parallel dims (Megatron expt_dp_group, torchtitan efsdp, DeepSpeed EDP).
+  const auto edp = expert_data_parallel_dims(plan, mesh);
   std::vector<std::string> out;
-  for (const auto& d : mesh.dims()) {
-    if (std::find(dims.begin(), dims.end(), d) != dims.end()) out.push_back(d);
+  for (const auto& d : dims) {
+    if (std::find(edp.begin(), edp.end(), d) != edp.end()) out.push_back(d);
   }
   return out;
 }
@@ -192,7 +204,8 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   const bool full_ckpt = tr.activation_checkpointing == Checkpointing::kFull;
   Lowering lo(mesh, s);
 
-  const RankParams rp = rank_params(m, d.pp, d.tp, d.ep);
+  const ExpertDegrees ed = expert_degrees(plan, mesh);
+  const RankParams rp = rank_params(m, d.pp, d.tp, ed.ep, ed.etp);
   const std::int64_t layers = rp.layers();
   ParamClass dense{"dense", {}};
   dense.units.push_back({rp.dense_layer, rp.dense_layers, false, "transformer block"});
@@ -323,16 +336,37 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
            "K/V re-circulation and dK/dV chunks");
   }
 
-  // --- expert parallel all-to-all ----------------------------------------------------------
-  if (d.ep > 1 && rp.moe_layers > 0) {
-    // Dispatch and combine per MoE layer per micro-batch, repeated in backward (docs/sources/simulator.md
-    // §2.5); top-k copies of each token's hidden state.
-    const std::int64_t t_rank = tokens / (sp ? std::max<std::int64_t>(1, d.tp) : 1);
-    const std::int64_t bytes = sat_mul(sat_mul(sat_mul(t_rank, std::max<std::int64_t>(1, m.experts_per_token)), m.hidden), ba);
+  // --- expert parallel: token dispatch and combine ---------------------------------------
+  if (ed.ep > 1 && rp.moe_layers > 0) {
+    const std::vector<std::string> ep_dims = expert_parallel_dims(plan, mesh);
+    // Each rank routes its own tokens: its seq/cp share, split over tp when sequence parallel or
+    // when tp folds into EP (etp = 1; torchtitan's ReordererSequenceParallel, Megatron's SP).
+    const bool split_tp = sp || ed.etp == 1;
+    const std::int64_t t_rank = std::max<std::int64_t>(1, tokens / (split_tp ? std::max<std::int64_t>(1, d.tp) : 1));
+    const std::int64_t rows = dispatched_rows(t_rank, m.experts_per_token, m.experts, plan.parallelism.expert_capacity_factor);
+    const std::int64_t bytes = sat_mul(sat_mul(rows, m.hidden), ba);
+    // One all-to-all to dispatch and one to combine per MoE layer per micro-batch; backward
+    // runs both again on the gradients (Megatron token_dispatcher.py alltoall workflow,
+    // torchtitan all_to_all_single of routed tokens; docs/plan-format.md, docs/sources/simulator.md §2.5).
     const std::int64_t calls = sat_mul(sat_mul(rp.moe_layers, k), 2);
-    lo.add("ep", {"ep"}, CollOp::kAllToAll, Phase::kForward, bytes, calls, ba, "token dispatch + combine");
-    lo.add("ep", {"ep"}, CollOp::kAllToAll, Phase::kBackward, bytes, sat_mul(calls, 1 + recompute), ba,
+    lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kForward, bytes, calls, ba, "token dispatch + combine");
+    lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kBackward, bytes, sat_mul(calls, 1 + recompute), ba,
            full_ckpt ? "grad dispatch + combine + recomputed forward" : "grad dispatch + combine");
+    if (ed.etp > 1 && d.tp > 1) {
+      // Megatron alltoall dispatcher with expert TP: all-gather the received tokens over the ETP
+      // group after the dispatch, reduce-scatter before the combine; backward swaps them.
+      const std::int64_t gathered = sat_mul(bytes, ed.etp);
+      const std::int64_t per_layer = sat_mul(rp.moe_layers, k);
+      lo.add("etp", tp, CollOp::kAllGather, Phase::kForward, gathered, per_layer, ba, "routed-token all-gather");
+      lo.add("etp", tp, CollOp::kReduceScatter, Phase::kForward, gathered, per_layer, ba, "expert-output reduce-scatter");
+      lo.add("etp", tp, CollOp::kAllGather, Phase::kBackward, gathered, sat_mul(per_layer, 1 + recompute), ba,
+             "output-grad all-gather");
+      lo.add("etp", tp, CollOp::kReduceScatter, Phase::kBackward, gathered, sat_mul(per_layer, 1 + recompute), ba,
+             "input-grad reduce-scatter");
+    }
+    if (!plan.parallelism.expert_capacity_factor) {
+      s.notes.push_back("dropless routing: all-to-all bytes assume a balanced router (tokens x top-k rows per rank)");
+    }
   }
   return s;
 }

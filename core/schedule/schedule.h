@@ -3,6 +3,7 @@
 // sim/ times it, exec/ runs it, viz/ draws it (docs/simulator.md for the fields).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,8 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh);
 Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync);
 
 // Parameters held by the busiest rank before data-parallel sharding: the pipeline stage with the
-// most layers plus the larger of embedding / head, divided by tp (and experts by ep). Norms and
+// most layers plus the larger of embedding / head, divided by tp (routed experts by the expert-
+// parallel group size ep and the expert tensor-parallel degree etp instead). Norms and
 // routers are counted as if tp-split too (a rounding error: h per layer). Shared by the lowering
 // and sim/'s memory model so both see the same bytes.
 struct RankParams {
@@ -57,7 +59,7 @@ struct RankParams {
   std::int64_t moe_layers = 0;    // MoE layers on the busiest stage
   double dense_layer = 0;         // one dense layer, / tp
   double moe_layer_dense = 0;     // attention + norms + shared experts + router of an MoE layer, / tp
-  double moe_layer_experts = 0;   // routed experts of an MoE layer on this rank, / (ep x tp)
+  double moe_layer_experts = 0;   // routed experts of an MoE layer on this rank, / (ep x etp)
   double root = 0;                // embedding / head / final norm on this stage, / tp
   double dense_total() const {
     return static_cast<double>(dense_layers) * dense_layer + static_cast<double>(moe_layers) * moe_layer_dense + root;
@@ -66,13 +68,17 @@ struct RankParams {
   double total() const { return dense_total() + expert_total(); }
   std::int64_t layers() const { return dense_layers + moe_layers; }
 };
-RankParams rank_params(const ModelSpec& model, std::int64_t pp, std::int64_t tp, std::int64_t ep);
+RankParams rank_params(const ModelSpec& model, std::int64_t pp, std::int64_t tp, std::int64_t ep, std::int64_t etp);
+
+// Token rows one rank sends per all-to-all: tokens x top_k (dropless), or with a capacity factor
+// every one of the experts' buffers padded to ceil(tokens x top_k / experts x cf).
+std::int64_t dispatched_rows(std::int64_t tokens, std::int64_t top_k, std::int64_t experts,
+                             std::optional<double> capacity_factor);
 
 // The dims a data-parallel role ("dp", "fsdp", "replicate") synchronises a parameter class over:
-// role_dims(), plus ep for dense (non-expert) parameters when the role is the innermost one
-// ("dp" under ddp/none, "fsdp" otherwise): expert-parallel ranks see different tokens, so dense
-// gradients are reduced across them (Megatron's DP group contains the EP ranks) while routed
-// experts are reduced over the data-parallel dims only (expert-data-parallel group).
+// role_dims() for dense parameters (the innermost role spans ep: expert-parallel ranks see
+// different tokens, so dense gradients reduce across them, as Megatron's data-parallel group
+// contains them), and only its expert-data-parallel dims for routed experts.
 std::vector<std::string> param_sync_dims(const Plan& plan, const Mesh& mesh, std::string_view role, bool dense);
 
 }  // namespace planck::core

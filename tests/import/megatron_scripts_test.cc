@@ -35,14 +35,16 @@ TEST_CASE("import_megatron_launch_inside_a_string_run_by_srun_bash_c") {
   // TRAINING_CMD="... python ${MEGATRON_PATH}/pretrain_gpt.py ${PRETRAIN_ARGS[@]}", run by
   // `srun ... bash -x -c "${TRAINING_CMD}"` inside an sbatch heredoc. TP=${TP:-1}, MBS=4, GBS=2048.
   ImportResult r = import_script("sbatch_mfsdp_deepseek_v3.sh", world(4, 8));
-  CHECK(shape_of(r) == Shape{1, 32 / 1, 1, 1});
+  // EP=${EP:-8} with --expert-tensor-parallel-size 1: ep is a mesh dim taken out of the 32
+  // data-parallel ranks (docs/plan-format.md "Mixture of experts"): [pp, dp, ep, cp, tp].
+  CHECK(shape_of(r) == Shape{1, 32 / 8, 8, 1, 1});
   CHECK(r.plan["training"]["micro_batch"] == 4);
   CHECK(r.plan["training"]["global_batch"] == 2048);
   CHECK(r.plan["training"]["grad_accumulation"] == 2048 / (4 * 32));
   CHECK(any_contains(r.notes, "read the text given to `-c` as a script"));
   // The flags' lines are where PRETRAIN_ARGS writes them, not the srun line.
   CHECK(r.positions.at("/training/micro_batch") == line_of("sbatch_mfsdp_deepseek_v3.sh", "--micro-batch-size ${MBS}"));
-  CHECK(r.positions.at("/mesh/shape/3") == line_of("sbatch_mfsdp_deepseek_v3.sh", "--tensor-model-parallel-size ${TP}"));
+  CHECK(r.positions.at("/mesh/shape/4") == line_of("sbatch_mfsdp_deepseek_v3.sh", "--tensor-model-parallel-size ${TP}"));
 }
 
 TEST_CASE("import_megatron_sc21_sources_config_and_follows_sbatch_to_srun") {

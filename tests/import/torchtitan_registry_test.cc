@@ -47,7 +47,7 @@ int line_in(const std::string& path, const std::string& function, const std::str
 
 struct Layout {
   const char* function;
-  Shape shape;  // [pp, dp_replicate, dp_shard, cp, tp] on 2 nodes x 8 GPUs
+  Shape shape;  // [pp, dp_replicate, dp_shard, cp, tp] on 2 nodes x 8 GPUs; [.., dp_shard, ep, cp, tp] with EP
   std::int64_t micro_batch, seq_len;
   const char* checkpointing;
 };
@@ -61,8 +61,10 @@ void check_layouts(std::map<std::string, ImportResult>& plans, const std::vector
     CHECK(r.plan["training"]["micro_batch"] == e.micro_batch);
     CHECK(r.plan["training"]["seq_len"] == e.seq_len);
     CHECK(r.plan["training"]["activation_checkpointing"] == e.checkpointing);
-    // No pp in these functions, so the global batch is micro-batch rows x dp (train.py, -1 default).
-    CHECK(r.plan["training"]["global_batch"] == e.micro_batch * e.shape[1] * e.shape[2]);
+    // No pp in these functions, so the global batch is micro-batch rows x dp (train.py, -1 default);
+    // torchtitan's dp_shard holds planck's ep (its EP borrows dp_shard ranks, the batch keeps them).
+    const std::int64_t ep = e.shape.size() == 6 ? e.shape[3] : 1;
+    CHECK(r.plan["training"]["global_batch"] == e.micro_batch * e.shape[1] * e.shape[2] * ep);
   }
 }
 
@@ -108,10 +110,10 @@ TEST_CASE("import_torchtitan_registry_records_the_line_of_each_setting") {
 TEST_CASE("import_torchtitan_registry_deepseek_v3_and_qwen3_at_b5bcd76c") {
   auto ds = import_registry(registry("b5bcd76c", "deepseek_v3"), world(2, 8));
   CHECK(ds.size() == 10);
-  check_layouts(ds, {{"deepseek_v3_16b", {1, 1, 16, 1, 1}, 4, 4096, "selective"},
-                     {"deepseek_v3_671b", {1, 1, 16, 1, 1}, 4, 4096, "selective"}});
+  // expert_parallel_degree=8 / =2 borrowed from dp_shard 16: mesh dp_shard 16/8 x ep 8, 16/2 x 2.
+  check_layouts(ds, {{"deepseek_v3_16b", {1, 1, 16 / 8, 8, 1, 1}, 4, 4096, "selective"},
+                     {"deepseek_v3_671b", {1, 1, 16 / 2, 2, 1, 1}, 4, 4096, "selective"}});
   CHECK(ds.at("deepseek_v3_671b").plan["model"] == "deepseek-v3");
-  // expert_parallel_degree=8 / =2: borrowed from dp_shard (16 % 8 == 0), noted, not a mesh dim.
   CHECK(any_contains(ds.at("deepseek_v3_16b").notes, "expert parallel ep=8"));
   CHECK(any_contains(ds.at("deepseek_v3_671b").notes, "expert parallel ep=2"));
   // ParallelismConfig(all degrees 1): dp_shard=1 written, so 1 != 16 ranks reaches verify.

@@ -191,12 +191,12 @@ TEST_CASE("import_torchtitan_refuses_bad_degrees_with_file_and_line") {
 }
 
 TEST_CASE("import_torchtitan_expert_parallel_follows_paralleldims") {
-  // HEAD rule: (dp_shard * cp * tp) % ep == 0. dp_shard 2, ep 3 -> ValueError.
+  // HEAD rule: (dp_shard * cp * tp) % ep == 0 (etp 1). dp_shard 2, ep 3 -> ValueError.
   CHECK(import_error(
             &import_torchtitan,
             config("data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 4\nexpert_parallel_degree = 3\n"),
             world(1, 8))
-            .find("(dp_shard x cp x tp) % ep") != std::string::npos);
+            .find("(dp_shard x cp x tp) % (ep x etp)") != std::string::npos);
   ImportResult ok = import_ok(&import_torchtitan, config("expert_parallel_degree = 4\n"), world(1, 8));
   CHECK(any_contains(ok.notes, "expert parallel ep=4"));
 }

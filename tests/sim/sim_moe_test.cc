@@ -1,0 +1,147 @@
+// Mixture of experts: batch accounting with ep, all-to-all bytes and expert parameter placement
+// against closed forms written here (docs/plan-format.md "Mixture of experts"; dispatch volume
+// from Megatron-Core token_dispatcher.py alltoall workflow and moe_utils.py get_capacity,
+// NVIDIA/Megatron-LM@d98e8a64; DeepSpeed sharded_moe.py _capacity).
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/mesh/roles.h"
+#include "core/plan/presets.h"
+#include "tests/sim/sim_test_util.h"
+
+namespace t = planck::sim::test;
+using planck::core::CollOp;
+using planck::core::Phase;
+
+namespace {
+
+std::string moe_plan(const std::string& dims, const std::string& shape, int nodes, int gpn,
+                     const std::string& parallelism, const std::string& training) {
+  return R"({"format": "planck/1", "cluster": {"nodes": )" + std::to_string(nodes) + R"(, "gpus_per_node": )" +
+         std::to_string(gpn) + R"(},
+    "mesh": {"dims": [)" + dims + R"(], "shape": [)" + shape + R"(]},
+    "parallelism": {)" + parallelism + R"(},
+    "model": {"layers": 6, "hidden": 256, "ffn_hidden": 1024, "heads": 8, "kv_heads": 4, "vocab": 1000,
+              "experts": 16, "experts_per_token": 2, "moe_ffn_hidden": 512, "dense_layers": 2, "moe_layer_freq": 2},
+    "training": {)" + training + "}}";
+}
+
+}  // namespace
+
+TEST_CASE("moe_ep_is_data_parallel_for_the_batch") {
+  // The issue's case: mesh [dp_shard=4, ep=8], global batch 256 -> 256 / (1 x 4 x 8) = 8
+  // micro-batches per rank, not 256 / 4 = 64.
+  auto p = t::plan_from(moe_plan(R"("dp_shard", "ep")", "4, 8", 4, 8, "", R"("global_batch": 256, "seq_len": 128)"));
+  auto s = t::lower_ok(p, t::mesh_of(p));
+  CHECK(s.micro_batches == 256 / (1 * 4 * 8));
+}
+
+TEST_CASE("moe_all_to_all_bytes_closed_form") {
+  // 6 layers, 2 leading dense, then every 2nd MoE: (6 - 2) / 2 = 2 MoE layers, all on one stage.
+  // seq 512, cp 2, tp 2 with etp 1 (tp folds into EP): each rank routes 512 / 2 / 2 = 128 tokens,
+  // x top-2 = 256 rows of 256 x 2 bytes; ep group = ep 2 x cp 2 x tp 2 = 8.
+  auto p = t::plan_from(moe_plan(R"("dp_shard", "ep", "cp", "tp")", "2, 2, 2, 2", 2, 8, R"("etp": 1)",
+                                 R"("global_batch": 12, "seq_len": 512)"));
+  auto mesh = t::mesh_of(p);
+  auto s = t::lower_ok(p, mesh);
+  const std::int64_t k = 12 / (2 * 2);  // dp_shard x ep
+  REQUIRE(s.micro_batches == k);
+  const std::int64_t rows = (512 / 2 / 2) * 2, moe_layers = 2;
+  std::int64_t fwd = 0, bwd = 0;
+  for (const auto& c : s.collectives) {
+    if (c.op != CollOp::kAllToAll) continue;
+    CHECK(c.role == "ep");
+    CHECK(c.group_size == 8);
+    CHECK(c.dims == std::vector<std::string>{"ep", "cp", "tp"});
+    CHECK(c.bytes_per_call == rows * 256 * 2);
+    (c.phase == Phase::kForward ? fwd : bwd) += c.calls_per_step;
+  }
+  CHECK(fwd == 2 * moe_layers * k);  // dispatch + combine
+  CHECK(bwd == 2 * moe_layers * k);
+
+  // Capacity factor 1.25 pads every one of the 16 experts to ceil(128 x 2 / 16 x 1.25) = 20 rows.
+  auto pc = t::plan_from(moe_plan(R"("dp_shard", "ep", "cp", "tp")", "2, 2, 2, 2", 2, 8,
+                                  R"("etp": 1, "expert_capacity_factor": 1.25)", R"("global_batch": 12, "seq_len": 512)"));
+  auto sc = t::lower_ok(pc, t::mesh_of(pc));
+  const std::int64_t padded = 16 * static_cast<std::int64_t>(std::ceil(128.0 * 2 / 16 * 1.25));
+  for (const auto& c : sc.collectives) {
+    if (c.op == CollOp::kAllToAll) CHECK(c.bytes_per_call == padded * 256 * 2);
+  }
+}
+
+TEST_CASE("moe_expert_tensor_parallel_gathers_over_tp") {
+  // etp = tp = 2, sequence parallel: tokens per rank 512 / 2 = 256 (cp 1), rows 512; the ep group
+  // is ep alone (4), and the ETP all-gather output is rows x etp x h x 2 bytes.
+  auto p = t::plan_from(moe_plan(R"("ep", "tp")", "4, 2", 1, 8, R"("sequence_parallel": true)",
+                                 R"("global_batch": 4, "seq_len": 512)"));
+  auto s = t::lower_ok(p, t::mesh_of(p));
+  const std::int64_t rows = 256 * 2;
+  bool saw_a2a = false, saw_ag = false;
+  for (const auto& c : s.collectives) {
+    if (c.op == CollOp::kAllToAll) {
+      saw_a2a = true;
+      CHECK(c.group_size == 4);
+      CHECK(c.bytes_per_call == rows * 256 * 2);
+    }
+    if (c.role == "etp" && c.op == CollOp::kAllGather && c.phase == Phase::kForward) {
+      saw_ag = true;
+      CHECK(c.bytes_per_call == rows * 2 * 256 * 2);
+      CHECK(c.calls_per_step == 2 * (4 / 4));  // 2 MoE layers x 1 micro-batch
+    }
+  }
+  CHECK(saw_a2a);
+  CHECK(saw_ag);
+}
+
+TEST_CASE("moe_expert_and_dense_gradients_reduce_over_their_groups") {
+  // FSDP over dp_shard 2 with ep 4: dense parameters shard over dp_shard x ep (8 ranks), routed
+  // experts over dp_shard only (the expert-data-parallel group).
+  auto p = t::plan_from(moe_plan(R"("dp_shard", "ep")", "2, 4", 1, 8, R"("data_parallel": "fsdp")",
+                                 R"("global_batch": 8, "seq_len": 128)"));
+  auto mesh = t::mesh_of(p);
+  auto s = t::lower_ok(p, mesh);
+  bool dense = false, experts = false;
+  for (const auto& c : s.collectives) {
+    if (c.op != CollOp::kReduceScatter) continue;
+    if (c.what.find("routed experts") != std::string::npos) {
+      experts = true;
+      CHECK(c.dims == std::vector<std::string>{"dp_shard"});
+    } else {
+      dense = true;
+      CHECK(c.dims == std::vector<std::string>{"dp_shard", "ep"});
+    }
+  }
+  CHECK(dense);
+  CHECK(experts);
+  // Routed experts per rank: 16 / 4 experts x 3 h f_moe per MoE layer.
+  const auto ed = planck::core::expert_degrees(p, mesh);
+  CHECK(ed.ep == 4);
+  CHECK(ed.edp == 2);
+  const auto rp = planck::core::rank_params(*p.model, 1, 1, ed.ep, ed.etp);
+  CHECK(rp.moe_layers == 2);
+  CHECK(rp.dense_layers == 4);
+  CHECK(rp.moe_layer_experts == doctest::Approx(16.0 / 4 * 3 * 256 * 512));
+}
+
+TEST_CASE("moe_deepseek_v3_published_layout_keeps_the_batch") {
+  // DeepSeek-V3 technical report §3.2, §4.2: 2048 H800, pp 16, ep 64, ZeRO-1 DP, no TP, global
+  // batch 15360 sequences of 4096. Dense DP = 2048 / 16 = 128 -> 15360 / 128 = 120 micro-batches.
+  auto p = t::plan_from(R"({"format": "planck/1", "cluster": {"nodes": 256, "gpus_per_node": 8},
+    "mesh": {"dims": ["pp", "dp", "ep"], "shape": [16, 2, 64]},
+    "parallelism": {"data_parallel": "zero1"},
+    "model": "deepseek-v3",
+    "training": {"global_batch": 15360, "seq_len": 4096}})");
+  auto mesh = t::mesh_of(p);
+  auto s = t::lower_ok(p, mesh);
+  CHECK(s.micro_batches == 15360 / 128);
+  // 256 routed experts over 64 ranks: 4 per rank; expert-DP group 2.
+  const auto ed = planck::core::expert_degrees(p, mesh);
+  CHECK(ed.ep == 64);
+  CHECK(ed.edp == 2);
+  const auto c = planck::core::param_counts(*p.model);
+  const auto rp = planck::core::rank_params(*p.model, 16, 1, ed.ep, ed.etp);
+  CHECK(rp.moe_layer_experts == doctest::Approx(256.0 / 64 * c.expert));
+}
