@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/mesh/plan_mesh.h"
+#include "io/observed_io.h"
 #include "core/plan/plan_load.h"
 #include "core/check/report.h"
 
@@ -33,6 +34,19 @@ std::optional<PlanInput> load_plan_input(const std::string& path) {
     return std::nullopt;
   }
   return PlanInput{std::move(*loaded.plan), std::move(*mesh)};
+}
+
+std::optional<std::vector<core::Observed>> read_observed_files(const std::vector<std::string>& paths) {
+  std::vector<core::Observed> out;
+  for (const auto& path : paths) {
+    auto obs = io::read_observed_file(path);
+    if (!obs) {
+      std::fprintf(stderr, "planck: %s\n", obs.message().c_str());
+      return std::nullopt;
+    }
+    out.push_back(std::move(*obs));
+  }
+  return out;
 }
 
 }  // namespace planck::cli

@@ -5,8 +5,10 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/mesh/mesh.h"
+#include "core/observed/observed.h"
 #include "core/plan/plan.h"
 
 namespace planck::cli {
@@ -18,5 +20,8 @@ struct PlanInput {
 
 // The plan and its mesh, or nullopt after printing why not.
 std::optional<PlanInput> load_plan_input(const std::string& path);
+
+// Every --observed file (io/observed_io.h), or nullopt after printing the first that cannot be read.
+std::optional<std::vector<core::Observed>> read_observed_files(const std::vector<std::string>& paths);
 
 }  // namespace planck::cli

@@ -41,7 +41,9 @@ DotGraph start_graph(const Scene& scene, const std::string& view_name, const std
                      const std::string& headline_colour) {
   DotGraph g("planck");
   std::string title = scene.input->title.empty() ? std::string("plan") : scene.input->title;
-  std::string label = "<B>" + html_escape(title) + "</B> \u2014 " + html_escape(view_name) + "<BR/>" +
+  // No-break spaces around the dash: Graphviz writes the bold title and the rest as separate SVG
+  // <text> runs, and a plain space at a run's edge collapses ("70b\u2014 communicator view").
+  std::string label = "<B>" + html_escape(title) + "</B>\u00a0\u2014\u00a0" + html_escape(view_name) + "<BR/>" +
                       html_escape(scene.mesh->to_string() + ", " + std::to_string(scene.nodes) +
                                   (scene.nodes == 1 ? " node" : " nodes") + " \u00d7 " +
                                   std::to_string(scene.gpus_per_node) + " GPUs");
