@@ -8,7 +8,6 @@
 
 #include "cli/command.h"
 #include "cli/plan_input.h"
-#include "io/observed_io.h"
 #include "core/plan/plan_load.h"
 #include "core/check/report.h"
 #include "core/mesh/roles.h"
@@ -29,12 +28,6 @@ struct RenderOptions {
   std::int64_t collapse_above = viz::kDefaultCollapseAbove;
   std::string output = "-";
 };
-
-std::string title_of(const core::Plan& plan, const std::string& path) {
-  if (!plan.name.empty()) return plan.name;
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 int run_render(const RenderOptions& o) {
   viz::Format format = viz::Format::kDot;
@@ -58,17 +51,10 @@ int run_render(const RenderOptions& o) {
   const core::Plan& plan = input->plan;
   const core::Mesh* mesh = &input->mesh;
 
-  viz::DiagramInput in;
-  in.title = title_of(plan, o.plan);
-  in.mesh = mesh;
-  in.gpus_per_node = plan.cluster.gpus_per_node;
-  in.roles = core::plan_roles(plan, *mesh);
-  in.hsdp = core::effective_data_parallel(plan, *mesh) == core::DataParallel::kHsdp;
+  viz::DiagramInput in = viz::plan_diagram_input(plan, *mesh, o.plan);
   in.view = o.view == "mesh" ? viz::View::kMesh : (o.view == "comm" ? viz::View::kComm : viz::View::kAuto);
   in.collapse_above = o.collapse_above;
-  if (o.dims.empty()) {
-    in.dim_sets = viz::default_dim_sets(*mesh, in.roles);
-  } else {
+  if (!o.dims.empty()) {
     auto sets = viz::dim_sets_from_specs(*mesh, o.dims, in.roles);
     if (!sets) {
       print_error(sets.message());
@@ -77,15 +63,9 @@ int run_render(const RenderOptions& o) {
     in.dim_sets = std::move(*sets);
   }
 
-  std::vector<core::Observed> observed;
-  for (const auto& path : o.observed) {
-    auto obs = io::read_observed_file(path);
-    if (!obs) {
-      print_error(obs.message());
-      return kExitCannotRun;
-    }
-    observed.push_back(std::move(*obs));
-  }
+  auto read = read_observed_files(o.observed);
+  if (!read) return kExitCannotRun;
+  std::vector<core::Observed> observed = std::move(*read);
   if (!o.observed.empty()) in.observed = &observed;
 
   core::Schedule schedule;
@@ -121,7 +101,8 @@ void setup_render(CLI::App& app, Action& action) {
       "  mesh view (--view mesh): nodes as clusters, GPUs as boxes 'rank (coordinates)', filled by group.\n"
       "  --observed: expected groups the run created (green), expected but missing (grey dashed, red\n"
       "    boxes), observed but unexpected (thick red), with a verdict line; HSDP running as FSDP is named.\n"
-      "  --sim: bytes per optimizer step on every ring hop and per link class, from the lowered schedule.\n"
+      "  --sim: bytes per optimizer step per ring hop and per link class (in the legend), from the lowered schedule.\n"
+      "Above 32 ranks the comm view draws hops across nodes as a separate layer: one line per pair of nodes.\n"
       "Above --collapse-above ranks the diagram shows per-node / per-group summaries with counts.\n"
       "Output format from the -o extension (.svg, .png, .dot); '-o -' writes DOT to stdout.\n"
       "Exit 2 when the plan cannot be loaded or its mesh is invalid (or bad usage), else 0.\n"

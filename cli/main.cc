@@ -30,7 +30,7 @@ std::vector<Entry>& registry() {
 // The order `planck --help` lists commands in (README.md); unknown ones follow alphabetically.
 int command_rank(const std::string& name) {
   static const char* kOrder[] = {"verify", "groups", "observe", "simulate", "enumerate",
-                                 "render", "import", "exec",    "calibrate"};
+                                 "render", "report", "diff",  "import", "exec", "calibrate"};
   for (int i = 0; i < static_cast<int>(std::size(kOrder)); ++i) {
     if (name == kOrder[i]) return i;
   }

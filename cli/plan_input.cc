@@ -6,6 +6,7 @@
 #include "core/mesh/plan_mesh.h"
 #include "core/base/input_file.h"
 #include "core/plan/hf_config.h"
+#include "io/observed_io.h"
 #include "core/plan/plan_load.h"
 #include "core/plan/presets.h"
 #include "core/check/report.h"
@@ -60,6 +61,17 @@ std::optional<nlohmann::json> model_value(const std::string& flag, const std::st
     return std::nullopt;
   }
   return *m;
+std::optional<std::vector<core::Observed>> read_observed_files(const std::vector<std::string>& paths) {
+  std::vector<core::Observed> out;
+  for (const auto& path : paths) {
+    auto obs = io::read_observed_file(path);
+    if (!obs) {
+      std::fprintf(stderr, "planck: %s\n", obs.message().c_str());
+      return std::nullopt;
+    }
+    out.push_back(std::move(*obs));
+  }
+  return out;
 }
 
 }  // namespace planck::cli

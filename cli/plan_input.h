@@ -5,10 +5,12 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/mesh/mesh.h"
+#include "core/observed/observed.h"
 #include "core/plan/plan.h"
 
 namespace planck::cli {
@@ -26,5 +28,7 @@ std::optional<PlanInput> load_plan_input(const std::string& path);
 // converted by core/plan/hf_config.h). nullopt after printing why not (`flag` names the option).
 // The result is not yet checked against the model schema: the plan loader does that.
 std::optional<nlohmann::json> model_value(const std::string& flag, const std::string& value);
+// Every --observed file (io/observed_io.h), or nullopt after printing the first that cannot be read.
+std::optional<std::vector<core::Observed>> read_observed_files(const std::vector<std::string>& paths);
 
 }  // namespace planck::cli

@@ -6,7 +6,8 @@ set -euo pipefail
 # Required to build and test.
 pkgs=(cmake g++ make pkg-config nlohmann-json3-dev libgraphviz-dev graphviz fonts-dejavu-core
       doctest-dev libbenchmark-dev libopenmpi-dev openmpi-bin libcli11-dev
-      libtomlplusplus-dev libyaml-cpp-dev clang-14 libclang-rt-14-dev python3)
+      libtomlplusplus-dev libyaml-cpp-dev clang-14 libclang-rt-14-dev python3
+      chromium)  # headless: the report_chromium_dom test opens planck report's page (skips without it)
 # Optional: a real torch.distributed run for the live process-group helper (tests skip without it).
 optional=(python3-torch)
 

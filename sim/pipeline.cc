@@ -266,6 +266,7 @@ core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in) {
         clock[r] = start + dur;
         finish[static_cast<int>(a.op)][a.stage * m + a.mb] = clock[r];
         tl.busy_s[r] += dur;
+        tl.actions.push_back({r, a.stage, a.mb, a.op == Op::kF ? 'F' : (a.op == Op::kW ? 'W' : 'B'), start, clock[r]});
         if (a.op == Op::kF) {
           held[r] += st.activation_units;
           tl.peak_activation[r] = std::max(tl.peak_activation[r], held[r]);

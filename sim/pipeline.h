@@ -34,6 +34,13 @@ struct PipelineInput {
   double p2p_s = 0;                 // one activation or gradient send between two ranks
 };
 
+// One action as it ran: for drawing the timeline (planck report).
+struct PipelineAction {
+  std::int64_t rank = 0, stage = 0, micro_batch = 0;
+  char op = 'F';  // 'F' forward, 'B' backward (input gradient when W is split off), 'W' weight gradient
+  double start_s = 0, end_s = 0;
+};
+
 struct PipelineTimeline {
   double makespan_s = 0;                    // first action start to last action end
   std::vector<double> busy_s;               // per rank: time spent computing
@@ -41,6 +48,7 @@ struct PipelineTimeline {
   std::vector<std::int64_t> peak_in_flight;  // per rank: max (stage, micro-batch) pairs held
   // Mean over ranks of idle / makespan: (p-1)/(m+p-1) for 1F1B with equal stages.
   double bubble_fraction = 0;
+  std::vector<PipelineAction> actions;  // in the order they were scheduled
 };
 
 // Which rank runs global stage s: "loop" placement s mod pp for interleaved schedules, "v"

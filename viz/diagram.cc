@@ -1,6 +1,7 @@
 #include "viz/diagram.h"
 
 #include "core/base/format.h"
+#include "core/mesh/roles.h"
 #include "viz/scene.h"
 
 namespace planck::viz {
@@ -57,6 +58,18 @@ std::vector<DimSet> default_dim_sets(const core::Mesh& mesh, const std::vector<c
     if (mesh.sizes()[i] > 1) dims.push_back(mesh.dims()[i]);
   }
   return {{core::join(dims, ","), dims, role_for(dims, roles)}};
+}
+
+DiagramInput plan_diagram_input(const core::Plan& plan, const core::Mesh& mesh, const std::string& path) {
+  DiagramInput in;
+  const auto slash = path.rfind('/');
+  in.title = !plan.name.empty() ? plan.name : (slash == std::string::npos ? path : path.substr(slash + 1));
+  in.mesh = &mesh;
+  in.gpus_per_node = plan.cluster.gpus_per_node;
+  in.roles = core::plan_roles(plan, mesh);
+  in.hsdp = core::effective_data_parallel(plan, mesh) == core::DataParallel::kHsdp;
+  in.dim_sets = default_dim_sets(mesh, in.roles);
+  return in;
 }
 
 core::Result<std::string> build_dot(const DiagramInput& input) {

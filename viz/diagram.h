@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/mesh/mesh.h"
+#include "core/plan/plan.h"
 #include "core/observed/observed.h"
 #include "core/mesh/roles.h"
 #include "core/schedule/schedule.h"
@@ -61,5 +62,10 @@ core::Result<std::vector<DimSet>> dim_sets_from_specs(const core::Mesh& mesh,
 // The default when no --dim is given: the first plan role whose groups have more than one rank
 // (fsdp for FSDP/HSDP, dp for DDP, ...), else the first role, else the dims of size > 1.
 std::vector<DimSet> default_dim_sets(const core::Mesh& mesh, const std::vector<core::RoleGroups>& roles);
+
+// The input every command draws a plan with (render, report): title = the plan's name (else
+// the file name of `path`), block placement from the cluster, the plan's roles and HSDP-ness,
+// and the default dim sets. Callers set view, observed, schedule and dim_sets as they need.
+DiagramInput plan_diagram_input(const core::Plan& plan, const core::Mesh& mesh, const std::string& path);
 
 }  // namespace planck::viz

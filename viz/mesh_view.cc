@@ -72,7 +72,8 @@ core::Result<std::string> build_mesh_view(const Scene& scene) {
                   std::to_string(scene.sets[i].group_of(r));
         }
         return more;
-      });
+      },
+      true);  // no edges between ranks: the nodes can be chained in order
   Legend legend;
   legend.heading("Mesh view");
   describe_boxes(legend, scene);

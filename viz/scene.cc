@@ -41,7 +41,9 @@ DotGraph start_graph(const Scene& scene, const std::string& view_name, const std
                      const std::string& headline_colour) {
   DotGraph g("planck");
   std::string title = scene.input->title.empty() ? std::string("plan") : scene.input->title;
-  std::string label = "<B>" + html_escape(title) + "</B> \u2014 " + html_escape(view_name) + "<BR/>" +
+  // No-break spaces around the dash: Graphviz writes the bold title and the rest as separate SVG
+  // <text> runs, and a plain space at a run's edge collapses ("70b\u2014 communicator view").
+  std::string label = "<B>" + html_escape(title) + "</B>\u00a0\u2014\u00a0" + html_escape(view_name) + "<BR/>" +
                       html_escape(scene.mesh->to_string() + ", " + std::to_string(scene.nodes) +
                                   (scene.nodes == 1 ? " node" : " nodes") + " \u00d7 " +
                                   std::to_string(scene.gpus_per_node) + " GPUs");
@@ -68,17 +70,21 @@ void add_legend(DotGraph& graph, const Legend& legend, const std::string& below)
   if (!below.empty()) graph.add_edge(below, "legend", {{"style", "invis"}});
 }
 
+std::int64_t grid_node_columns(const Scene& scene) {
+  return scene.nodes <= 4 ? scene.nodes : static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(scene.nodes))));
+}
+
 void add_rank_grid(DotGraph& graph, const Scene& scene, const std::function<std::string(std::int64_t)>& fill,
-                   const std::function<std::string(std::int64_t)>& extra) {
+                   const std::function<std::string(std::int64_t)>& extra, bool order_nodes) {
   const std::int64_t gpn = scene.gpus_per_node;
   // GPUs of one node in rows of `cols` (8 GPUs: 4 x 2), nodes in rows of `node_cols`, so a
   // 64-rank mesh is a compact block rather than one 64-box line.
   const std::int64_t cols = gpn <= 4 ? gpn : (gpn <= 16 ? (gpn + 1) / 2 : static_cast<std::int64_t>(std::ceil(std::sqrt(gpn))));
-  const std::int64_t node_cols =
-      scene.nodes <= 4 ? scene.nodes : static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(scene.nodes))));
+  const std::int64_t node_cols = grid_node_columns(scene);
   const std::int64_t world = scene.world();
   for (std::int64_t n = 0; n < scene.nodes; ++n) {
-    int c = graph.add_cluster(node_id(n), {{"label", node_id(n)}, {"style", "rounded"}, {"color", "#555555"},
+    // Node names under their boxes: flat ring edges arc over a row, through a label on top.
+  int c = graph.add_cluster(node_id(n), {{"label", node_id(n)}, {"labelloc", "b"}, {"style", "rounded"}, {"color", "#555555"},
                                            {"fontsize", "12"}});
     for (std::int64_t r = n * gpn; r < std::min(world, (n + 1) * gpn); ++r) {
       std::string label = rank_id(r);
@@ -92,18 +98,39 @@ void add_rank_grid(DotGraph& graph, const Scene& scene, const std::function<std:
       graph.add_node(rank_id(r), {{"label", label}, {"fillcolor", fill(r)}}, c);
     }
   }
-  // Invisible scaffolding: each row of a node left to right in rank order (dot would otherwise
-  // reorder it to shorten the ring edges), rows below each other, then node rows.
-  for (std::int64_t r = 0; r < world; ++r) {
-    bool row_start = (r % gpn) % cols == 0;
-    std::int64_t row_end = std::min({world, (r / gpn + 1) * gpn, r + cols});
-    if (row_start && row_end - r > 1) {
-      std::string same = "{rank=same; ";
-      for (std::int64_t k = r; k < row_end; ++k) same += (k > r ? " -> " : "") + std::string("\"") + rank_id(k) + "\"";
-      graph.add_statement(same + " [style=invis]}");
+  // Invisible scaffolding, so dot cannot reorder what a reader scans in order: each row of a
+  // node as a left-to-right chain, odd rows right to left (a ring in rank order through a node
+  // is then a loop around its boxes, never a diagonal across them), rows below each other by
+  // column; nodes of one grid row chained left to right in node order (dot would otherwise
+  // reorder clusters to shorten ring edges: node0, node2, node1), node rows below each other.
+  auto at = [&](std::int64_t node, std::int64_t row, std::int64_t pos) -> std::int64_t {
+    // The rank at column `pos` of row `row` of `node`, or -1 where a short last row has none.
+    const std::int64_t first = node * gpn + row * cols;
+    const std::int64_t in_row = std::min({cols, gpn - row * cols, world - first});
+    const std::int64_t k = row % 2 == 0 ? pos : cols - 1 - pos;
+    return k >= 0 && k < in_row ? first + k : -1;
+  };
+  const std::int64_t rows = (gpn + cols - 1) / cols;
+  for (std::int64_t n = 0; n < scene.nodes; ++n) {
+    for (std::int64_t row = 0; row < rows; ++row) {
+      std::vector<std::int64_t> line;
+      for (std::int64_t pos = 0; pos < cols; ++pos) {
+        if (at(n, row, pos) >= 0) line.push_back(at(n, row, pos));
+      }
+      if (line.size() > 1) {
+        std::string same = "{rank=same; ";
+        for (std::size_t k = 0; k < line.size(); ++k) same += (k > 0 ? " -> " : "") + std::string("\"") + rank_id(line[k]) + "\"";
+        graph.add_statement(same + " [style=invis]}");
+      }
+      for (std::int64_t pos = 0; pos < cols && row + 1 < rows; ++pos) {
+        if (at(n, row, pos) >= 0 && at(n, row + 1, pos) >= 0) {
+          graph.add_edge(rank_id(at(n, row, pos)), rank_id(at(n, row + 1, pos)), {{"style", "invis"}});
+        }
+      }
     }
-    if (r + cols < world && scene.node_of(r) == scene.node_of(r + cols)) {
-      graph.add_edge(rank_id(r), rank_id(r + cols), {{"style", "invis"}});
+    if (order_nodes && n + 1 < scene.nodes && (n + 1) % node_cols != 0) {
+      const std::int64_t right = std::min({world, n * gpn + cols, (n + 1) * gpn}) - 1;
+      graph.add_statement("{rank=same; \"" + rank_id(right) + "\" -> \"" + rank_id((n + 1) * gpn) + "\" [style=invis]}");
     }
   }
   for (std::int64_t n = 0; n + node_cols < scene.nodes; ++n) {

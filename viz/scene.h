@@ -54,8 +54,14 @@ void add_legend(DotGraph& graph, const Legend& legend, const std::string& below)
 // Every rank as a box "r3\n(0,3)" inside its node's cluster, arranged in a grid by invisible
 // edges so every view of one mesh has the same layout. `fill(rank)` gives the box colour and
 // `extra(rank)` an optional third label line.
+// `order_nodes`: also chain the nodes of a grid row left to right. Only for drawings with no
+// rank-to-rank edge between nodes: Graphviz 2.42 aborts (class2.c merge_chain) on a flat
+// ordering edge parallel to a ring hop between two clusters.
 void add_rank_grid(DotGraph& graph, const Scene& scene, const std::function<std::string(std::int64_t)>& fill,
-                   const std::function<std::string(std::int64_t)>& extra = {});
+                   const std::function<std::string(std::int64_t)>& extra = {}, bool order_nodes = false);
+
+// Nodes per row of the grid: all of them up to 4, else ceil(sqrt(nodes)).
+std::int64_t grid_node_columns(const Scene& scene);
 
 // Members in ring order; hop i goes members[i] -> members[i+1], closing back to members[0]
 // unless `chain`. A group of 2 is one two-headed edge, a group of 1 has none.
