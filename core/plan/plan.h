@@ -103,6 +103,11 @@ struct Parallelism {
   bool sequence_parallel = false;
   std::optional<PipelineSchedule> pipeline_schedule;  // absent: 1f1b where pp > 1
   std::int64_t virtual_stages = 1;
+  // TP collectives overlapped with the GEMMs they feed (torchtitan enable_async_tensor_parallel,
+  // Megatron --tp-comm-overlap); false: they sit on each layer's critical path.
+  bool async_tp = false;
+  // Megatron's pipeline scatter-gather; absent: on when tp > 1 and sequence_parallel is false.
+  std::optional<bool> pp_scatter_gather;
 };
 
 struct Training {

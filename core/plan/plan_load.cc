@@ -209,7 +209,8 @@ void Loader::mesh(const nlohmann::json& v, Plan& plan) {
 void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
   if (!r_.is_object(v, "/parallelism", "'parallelism'")) return;
   r_.check_keys(v, "/parallelism", {"data_parallel", "fsdp_dims", "replicate_dims", "reshard_after_forward",
-                                    "sequence_parallel", "pipeline_schedule", "virtual_stages"});
+                                    "sequence_parallel", "pipeline_schedule", "virtual_stages", "async_tp",
+                                    "pp_scatter_gather"});
   Parallelism& p = plan.parallelism;
   p.present = true;
   if (v.contains("data_parallel")) {
@@ -238,6 +239,12 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
   }
   if (v.contains("virtual_stages")) {
     if (auto n = r_.integer(v["virtual_stages"], "/parallelism/virtual_stages", 1, 1 << 20)) p.virtual_stages = *n;
+  }
+  if (v.contains("async_tp")) {
+    if (auto b = r_.boolean(v["async_tp"], "/parallelism/async_tp")) p.async_tp = *b;
+  }
+  if (v.contains("pp_scatter_gather")) {
+    if (auto b = r_.boolean(v["pp_scatter_gather"], "/parallelism/pp_scatter_gather")) p.pp_scatter_gather = *b;
   }
 }
 
