@@ -26,12 +26,13 @@ struct EnumerateOptions {
   std::int64_t gpus_per_node = 8;
   std::string model;
   std::string gpu = "h100-sxm";
-  std::int64_t global_batch = 0;  // 0 = one micro-batch per data-parallel rank
+  std::int64_t global_batch = 0;  // 0 = world x micro_batch sequences
   std::int64_t seq_len = 8192;
   std::int64_t micro_batch = 1;
   bool allow_cross_node_tp = false;
   std::int64_t top = -1;
-  std::string rank_by = "time";
+  std::string rank_by = "throughput";
+  bool allow_tight = false;
   std::string format = "text";
   std::string topology;
   bool nvls = false;
@@ -99,6 +100,7 @@ int run_enumerate(const EnumerateOptions& o) {
   req.micro_batch = o.micro_batch;
   req.allow_cross_node_tp = o.allow_cross_node_tp;
   req.rank_by_throughput = o.rank_by == "throughput";
+  req.allow_tight = o.allow_tight;
   req.sim = opts;
   // Progress on stderr once the search has run for a second, then at most once a second.
   const auto start = std::chrono::steady_clock::now();
@@ -134,9 +136,11 @@ void setup_enumerate(CLI::App& app, Action& action) {
       "valid for the model (heads, kv heads, layers, experts, sequence divisibility; TP inside a node unless "
       "--allow-cross-node-tp), with each data-parallel strategy (ddp; fsdp with and without resharding, zero1, "
       "zero2; hsdp) and the least activation checkpointing (none, selective, full) that fits in memory; each "
-      "simulated like `planck simulate` and ranked by step time, then memory, then fewer dims; '*' / "
-      "\"pareto\" marks the time-vs-memory Pareto front. Sequence parallel is on wherever tp > 1 and the "
-      "sequence splits; pipelines use 1f1b. JSON is planck-enumerate/1 (docs/simulator.md); docs/simulator.md.\n"
+      "simulated like `planck simulate` and ranked by tokens per second, then memory, then fewer dims; '*' / "
+      "\"pareto\" marks the time-vs-memory Pareto front; '!' / \"tight\" marks peak memory above 90% of capacity "
+      "(ranked last unless --allow-tight). Sequence parallel is on wherever tp > 1 and the sequence splits; "
+      "pipelines try 1f1b, interleaved_1f1b and interleaved_zb with 2, 3, 4, 6 or 8 virtual stages, ZB-H1, zbv "
+      "and dualpipev, and keep the fastest. JSON is planck-enumerate/1 (docs/simulator.md); docs/simulator.md.\n"
       "Exit 1 when no layout is valid, 2 on bad usage or an unreadable --model/--gpu/--topology, else 0.");
   app.add_option("--world", o->world, "number of GPUs")->required()->check(whole_number(1, core::kMaxWorld));
   app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->required()->check(whole_number(1, core::kMaxWorld));
@@ -145,16 +149,20 @@ void setup_enumerate(CLI::App& app, Action& action) {
   app.add_option("--gpu", o->gpu, "GPU preset (h100-sxm, h200, h800, a100-80g, b200, cpu) or a JSON file holding a plan's "
                                   "\"cluster.gpu\" value")->default_str("h100-sxm");
   app.add_option("--global-batch", o->global_batch,
-                 "sequences per optimizer step (default: one micro-batch per data-parallel rank); layouts whose "
-                 "micro_batch x dp degree does not divide it are skipped")->check(whole_number(1, kMaxCount));
+                 "sequences per optimizer step (default: one per GPU, world x micro-batch, stated in the output); "
+                 "layouts whose micro_batch x dp degree does not divide it are skipped")->check(whole_number(1, kMaxCount));
   app.add_option("--seq-len", o->seq_len, "tokens per sequence")->default_str("8192")->check(whole_number(1, kMaxCount));
   app.add_option("--micro-batch", o->micro_batch, "sequences per micro-batch")->default_str("1")->check(whole_number(1, kMaxCount));
   app.add_flag("--allow-cross-node-tp", o->allow_cross_node_tp, "also try TP groups that span nodes");
   app.add_option("--rank-by", o->rank_by,
-                 "time: step time first (the documented default); throughput: tokens per second first (fairer without "
-                 "--global-batch, where layouts with fewer data-parallel ranks do less work per step)")
+                 "throughput: tokens per second first (the default); time: step time first (the same ranking "
+                 "when every layout runs the same global batch, as they do)")
       ->check(CLI::IsMember({"time", "throughput"}))
-      ->default_str("time");
+      ->default_str("throughput");
+  app.add_flag("--allow-tight", o->allow_tight,
+               "rank layouts whose peak memory is above memory-tight's 90% of capacity among the others (default: "
+               "marked '!' and ranked after every layout that fits comfortably; the least checkpointing that fits "
+               "comfortably is chosen first)");
   app.add_option("--top", o->top, "print only the best K layouts (default: 20 for text, all for json/csv)")
       ->check(whole_number(0, core::kMaxWorld));
   app.add_option("--format", o->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}))->default_str("text");

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/base/saturating.h"
 #include "core/mesh/mesh.h"
 #include "core/mesh/roles.h"
 #include "core/schedule/schedule.h"
 #include "sim/memory.h"
+#include "sim/sim_checks.h"
 
 namespace planck::sim {
 namespace {
@@ -53,6 +55,15 @@ std::vector<Strategy> strategies(std::int64_t r, std::int64_t s) {
   if (s == 1) return {{DP::kDdp, true}};
   if (r == 1) return {{DP::kFsdp, true}, {DP::kFsdp, false}, {DP::kZero1, true}, {DP::kZero2, true}};
   return {{DP::kHsdp, true}, {DP::kHsdp, false}};
+}
+
+constexpr std::int64_t kVirtualStages[] = {2, 3, 4, 6, 8};
+
+// Within one (mesh, strategy): comfortable before tight (unless allowed), then tokens per second
+// (the work per step is the same for every schedule).
+bool better(const Layout& a, const Layout& b, bool allow_tight) {
+  if (!allow_tight && a.tight != b.tight) return b.tight;
+  return a.tokens_per_s > b.tokens_per_s;
 }
 
 class Search {
@@ -139,9 +150,47 @@ class Search {
     }
   }
 
+  // The pipeline schedules a layout may run (docs/simulator.md "planck enumerate"): 1f1b,
+  // interleaved_1f1b and interleaved_zb (ZB-H1 at v = 1) with v in kVirtualStages, zbv, and
+  // dualpipev when m >= 2 pp; each stage must keep at least one of the L + 2 units
+  // (step_pipeline.h stage_layers), and interleaving needs m a multiple of max(1, m / pp).
+  std::vector<std::pair<core::PipelineSchedule, std::int64_t>> pipelines(std::int64_t pp, std::int64_t k) const {
+    using PS = core::PipelineSchedule;
+    if (pp <= 1) return {{PS::k1F1B, 1}};
+    const std::int64_t units = req_.model.layers + 2;
+    std::vector<std::pair<PS, std::int64_t>> out = {{PS::k1F1B, 1}, {PS::kInterleavedZb, 1}};
+    const bool rounds_ok = k % std::max<std::int64_t>(1, k / pp) == 0;
+    for (std::int64_t v : kVirtualStages) {
+      if (pp * v > units || !rounds_ok) continue;
+      out.push_back({PS::kInterleaved1F1B, v});
+      out.push_back({PS::kInterleavedZb, v});
+    }
+    if (2 * pp <= units) {
+      out.push_back({PS::kZbv, 2});
+      if (k >= 2 * pp) out.push_back({PS::kDualPipeV, 2});
+    }
+    if (!rounds_ok) std::erase_if(out, [](const auto& p) { return p.first == PS::kInterleavedZb; });
+    return out;
+  }
+
+  // Every pipeline schedule for this (mesh, strategy); the layout kept is the fastest one,
+  // those that fit comfortably (at most memory-tight's 90% of capacity) first.
   void try_strategy(const core::Mesh& mesh, std::int64_t k) {
+    const core::Degrees d = core::degrees(mesh);
+    std::optional<Layout> best;
+    for (const auto& [sched, v] : pipelines(d.pp, k)) {
+      plan_.parallelism.pipeline_schedule = sched;
+      plan_.parallelism.virtual_stages = v;
+      auto l = try_pipeline(mesh, k);
+      if (l && (!best || better(*l, *best, req_.allow_tight))) best = std::move(l);
+    }
+    if (best) out_.layouts.push_back(std::move(*best));
+  }
+
+  std::optional<Layout> try_pipeline(const core::Mesh& mesh, std::int64_t k) {
     // Memory needs only the lowering's scalar facts, so the (costlier) lowering runs once, for
-    // the least activation checkpointing that fits (docs/simulator.md).
+    // the least activation checkpointing that fits (docs/simulator.md): comfortably unless
+    // --allow-tight, else the least that fits at all, marked tight.
     core::Schedule facts;
     facts.world = mesh.world();
     facts.micro_batches = k;
@@ -149,43 +198,59 @@ class Search {
     facts.grad_sync = plan_.training->grad_sync;
     facts.seq_len = req_.seq_len;
     facts.micro_batch = req_.micro_batch;
-    facts.virtual_stages = 1;
+    const auto sched = *plan_.parallelism.pipeline_schedule;
+    const bool v_shape = sched == core::PipelineSchedule::kZbv || sched == core::PipelineSchedule::kDualPipeV;
+    facts.virtual_stages = mesh.size("pp") <= 1 ? 1 : static_cast<int>(v_shape ? 2 : plan_.parallelism.virtual_stages);
+    std::optional<core::Checkpointing> chosen;
+    bool tight = false;
     for (auto ckpt : {core::Checkpointing::kNone, core::Checkpointing::kSelective, core::Checkpointing::kFull}) {
       plan_.training->activation_checkpointing = ckpt;
       const Memory mem = memory(plan_, mesh, facts);
       if (mem.peak > mem.capacity) continue;
-      auto schedule = core::lower(plan_, mesh);
-      if (!schedule) return;
-      SimResult r = simulate_schedule(plan_, mesh, std::move(*schedule), req_.sim);
-      Layout l;
-      l.dims = plan_.mesh.dims;
-      l.shape = plan_.mesh.shape;
-      l.data_parallel = *plan_.parallelism.data_parallel;
-      l.reshard_after_forward = plan_.parallelism.reshard_after_forward;
-      l.sequence_parallel = plan_.parallelism.sequence_parallel;
-      l.etp = plan_.parallelism.etp.value_or(0);
-      l.checkpointing = ckpt;
-      l.micro_batches = k;
-      l.step_time_s = r.step.step_time_s;
-      l.compute_time_s = r.step.compute_time_s;
-      l.exposed_comm_time_s = r.step.exposed_comm_time_s;
-      l.memory_peak = r.memory.peak;
-      l.bytes_sent_per_rank = r.step.bytes_sent_per_rank;
-      l.flops_per_rank = r.flops_per_rank;
-      l.tflops_per_gpu = r.tflops_per_gpu;
-      l.mfu = r.mfu;
-      l.bubble_fraction = r.bubble_fraction;
-      l.gemm_s = r.compute.gemm_s;
-      l.attention_s = r.compute.attention_s;
-      l.memory_bound_s = r.compute.memory_s;
-      l.recompute_s = r.compute.recompute_s;
-      const core::Degrees d = core::degrees(mesh);
-      l.tokens_per_step = static_cast<double>(mesh.world() / (d.tp * d.pp * d.cp)) * static_cast<double>(k) *
-                          static_cast<double>(req_.micro_batch * req_.seq_len);
-      l.tokens_per_s = r.step.step_time_s > 0 ? l.tokens_per_step / r.step.step_time_s : 0;
-      out_.layouts.push_back(std::move(l));
-      return;
+      const bool is_tight = static_cast<double>(mem.peak) > kMemoryTightFraction * static_cast<double>(mem.capacity);
+      if (!chosen || (!is_tight && tight)) {
+        chosen = ckpt;
+        tight = is_tight;
+      }
+      if (!is_tight || req_.allow_tight) break;
     }
+    if (!chosen) return std::nullopt;
+    plan_.training->activation_checkpointing = *chosen;
+    auto schedule = core::lower(plan_, mesh);
+    if (!schedule) return std::nullopt;
+    SimOptions so = req_.sim;
+    so.exact_pipeline = false;
+    SimResult r = simulate_schedule(plan_, mesh, std::move(*schedule), so);
+    Layout l;
+    l.dims = plan_.mesh.dims;
+    l.shape = plan_.mesh.shape;
+    l.data_parallel = *plan_.parallelism.data_parallel;
+    l.reshard_after_forward = plan_.parallelism.reshard_after_forward;
+    l.sequence_parallel = plan_.parallelism.sequence_parallel;
+    l.etp = plan_.parallelism.etp.value_or(0);
+    l.pipeline_schedule = sched;
+    l.virtual_stages = facts.virtual_stages;
+    l.checkpointing = *chosen;
+    l.tight = tight;
+    l.micro_batches = k;
+    l.step_time_s = r.step.step_time_s;
+    l.compute_time_s = r.step.compute_time_s;
+    l.exposed_comm_time_s = r.step.exposed_comm_time_s;
+    l.memory_peak = r.memory.peak;
+    l.bytes_sent_per_rank = r.step.bytes_sent_per_rank;
+    l.flops_per_rank = r.flops_per_rank;
+    l.tflops_per_gpu = r.tflops_per_gpu;
+    l.mfu = r.mfu;
+    l.bubble_fraction = r.bubble_fraction;
+    l.gemm_s = r.compute.gemm_s;
+    l.attention_s = r.compute.attention_s;
+    l.memory_bound_s = r.compute.memory_s;
+    l.recompute_s = r.compute.recompute_s;
+    const core::Degrees d = core::degrees(mesh);
+    l.tokens_per_step = static_cast<double>(mesh.world() / (d.tp * d.pp * d.cp)) * static_cast<double>(k) *
+                        static_cast<double>(req_.micro_batch * req_.seq_len);
+    l.tokens_per_s = r.step.step_time_s > 0 ? l.tokens_per_step / r.step.step_time_s : 0;
+    return l;
   }
 
   const EnumerateRequest& req_;
@@ -194,8 +259,9 @@ class Search {
   core::Plan plan_;
 };
 
-void rank_and_mark(std::vector<Layout>& layouts, bool by_throughput) {
-  std::stable_sort(layouts.begin(), layouts.end(), [by_throughput](const Layout& a, const Layout& b) {
+void rank_and_mark(std::vector<Layout>& layouts, bool by_throughput, bool allow_tight) {
+  std::stable_sort(layouts.begin(), layouts.end(), [by_throughput, allow_tight](const Layout& a, const Layout& b) {
+    if (!allow_tight && a.tight != b.tight) return b.tight;
     if (by_throughput && a.tokens_per_s != b.tokens_per_s) return a.tokens_per_s > b.tokens_per_s;
     if (a.step_time_s != b.step_time_s) return a.step_time_s < b.step_time_s;
     if (a.memory_peak != b.memory_peak) return a.memory_peak < b.memory_peak;
@@ -244,10 +310,16 @@ core::Result<EnumerateResult> enumerate(const EnumerateRequest& req) {
   EnumerateResult out;
   out.world = req.world;
   out.considered = count_factorizations(req.world, m.is_moe() ? 6 : 5);
-  Search search(req, out);
+  // Without --global-batch every layout does the same work: one sequence per GPU per step
+  // (world x micro_batch), which every data-parallel degree divides.
+  EnumerateRequest fixed = req;
+  out.global_batch_default = !req.global_batch;
+  if (!fixed.global_batch) fixed.global_batch = core::sat_mul(req.world, req.micro_batch);
+  out.global_batch = *fixed.global_batch;
+  Search search(fixed, out);
   search.run();
   out.valid = static_cast<std::int64_t>(out.layouts.size());
-  rank_and_mark(out.layouts, req.rank_by_throughput);
+  rank_and_mark(out.layouts, fixed.rank_by_throughput, fixed.allow_tight);
   return out;
 }
 

@@ -20,13 +20,14 @@ struct EnumerateRequest {
   std::int64_t gpus_per_node = 8;
   core::ModelSpec model;
   core::GpuSpec gpu;
-  std::optional<std::int64_t> global_batch;  // absent: one micro-batch per data-parallel rank
+  std::optional<std::int64_t> global_batch;  // absent: world x micro_batch sequences (kDefault)
   std::int64_t seq_len = 8192;
   std::int64_t micro_batch = 1;
   bool allow_cross_node_tp = false;
-  // Rank by tokens per second instead of step time (an addition to docs/plan-format.md: without
-  // --global-batch, layouts with fewer data-parallel ranks do less work per step).
-  bool rank_by_throughput = false;
+  // Rank by tokens per second (the default) or by step time.
+  bool rank_by_throughput = true;
+  // Rank layouts above memory-tight's threshold among the others instead of after them.
+  bool allow_tight = false;
   SimOptions sim;
   // Called now and then with (factorizations done, total); may be empty.
   std::function<void(std::int64_t, std::int64_t)> progress;
@@ -39,7 +40,10 @@ struct Layout {
   bool reshard_after_forward = true;
   bool sequence_parallel = false;
   std::int64_t etp = 0;  // expert tensor parallel degree (MoE models), 0 for a dense model
+  core::PipelineSchedule pipeline_schedule = core::PipelineSchedule::k1F1B;
+  std::int64_t virtual_stages = 1;
   core::Checkpointing checkpointing = core::Checkpointing::kNone;
+  bool tight = false;  // peak memory above memory-tight's fraction of capacity
   std::int64_t micro_batches = 1;
   double step_time_s = 0;
   double compute_time_s = 0;
@@ -60,7 +64,9 @@ struct EnumerateResult {
   std::int64_t world = 0;
   std::int64_t considered = 0;  // factorizations looked at
   std::int64_t valid = 0;       // layouts (factorization x strategy) that are valid and fit
-  std::vector<Layout> layouts;  // best first: step time (or tokens/s), then memory, then fewer dims
+  std::int64_t global_batch = 0;      // sequences per step every layout was timed with
+  bool global_batch_default = false;  // no --global-batch: world x micro_batch
+  std::vector<Layout> layouts;  // best first: comfortable before tight, tokens/s (or step time), memory, fewer dims
 };
 
 // Errors (a world or gpus_per_node < 1, a model without layers) name the value.

@@ -41,6 +41,8 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
   j["world"] = r.world;
   j["considered"] = r.considered;
   j["valid"] = r.valid;
+  j["global_batch"] = r.global_batch;
+  j["global_batch_default"] = r.global_batch_default;
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
@@ -49,7 +51,8 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
                      {{"data_parallel", core::to_string(l.data_parallel)},
                       {"reshard_after_forward", l.reshard_after_forward},
                       {"sequence_parallel", l.sequence_parallel},
-                      {"pipeline_schedule", "1f1b"}}},
+                      {"pipeline_schedule", core::to_string(l.pipeline_schedule)},
+                      {"virtual_stages", l.virtual_stages}}},
                     {"training",
                      {{"activation_checkpointing", core::to_string(l.checkpointing)},
                       {"grad_accumulation", l.micro_batches}}},
@@ -69,6 +72,7 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
                       {"recompute_s", l.recompute_s}}},
                     {"tokens_per_step", l.tokens_per_step},
                     {"tokens_per_s", l.tokens_per_s},
+                    {"tight", l.tight},
                     {"pareto", l.pareto}};
     if (l.etp > 0) row["parallelism"]["etp"] = l.etp;
     rows.push_back(std::move(row));
@@ -85,7 +89,8 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
   }
   o << ",data_parallel,reshard_after_forward,sequence_parallel,activation_checkpointing,grad_accumulation,"
        "step_time_s,compute_time_s,exposed_comm_time_s,memory_peak,bytes_sent_per_rank,flops_per_rank,tflops_per_gpu,mfu,"
-       "bubble_fraction,gemm_s,attention_s,memory_bound_s,recompute_s,tokens_per_step,tokens_per_s,pareto\n";
+       "bubble_fraction,gemm_s,attention_s,memory_bound_s,recompute_s,tokens_per_step,tokens_per_s,pareto,"
+       "pipeline_schedule,virtual_stages,tight\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
     o << i + 1;
@@ -97,7 +102,8 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
       << number(l.tflops_per_gpu) << "," << number(l.mfu) << "," << number(l.bubble_fraction) << ","
       << number(l.gemm_s) << "," << number(l.attention_s) << "," << number(l.memory_bound_s) << ","
       << number(l.recompute_s) << "," << number(l.tokens_per_step) << ","
-      << number(l.tokens_per_s) << "," << (l.pareto ? "true" : "false") << "\n";
+      << number(l.tokens_per_s) << "," << (l.pareto ? "true" : "false") << "," << core::to_string(l.pipeline_schedule)
+      << "," << l.virtual_stages << "," << (l.tight ? "true" : "false") << "\n";
   }
   return o.str();
 }
@@ -109,12 +115,12 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
     << " factorizations considered, " << r.valid << " valid layouts";
   if (shown(r, top) < r.layouts.size()) o << ", best " << shown(r, top) << " shown";
   o << (req.rank_by_throughput ? ", ranked by tokens/s" : ", ranked by step time") << "\n";
-  if (!req.global_batch && !req.rank_by_throughput) {
-    o << "(no --global-batch: each layout runs one micro-batch per data-parallel rank, so step times compare "
-         "different amounts of work; see tokens/s or --rank-by throughput)\n";
-  }
+  o << "global batch " << r.global_batch << " sequences"
+    << (r.global_batch_default ? " (default: one per GPU; set --global-batch)" : "") << "; '!' = above memory-tight's "
+    << "90% of capacity" << (req.allow_tight ? "" : ", ranked after the others (--allow-tight ranks them together)")
+    << "\n";
   o << "\n";
-  o << pad("#", 5) << pad("mesh", 52) << pad("strategy", 18) << pad("ckpt", 10) << pad("step", 11) << pad("exposed", 11)
+  o << pad("#", 5) << pad("mesh", 52) << pad("strategy", 18) << pad("pipeline", 20) << pad("ckpt", 10) << pad("step", 11) << pad("exposed", 11)
     << pad("memory", 11) << pad("sent/rank", 11) << pad("tokens/s", 11) << pad("TFLOP/s", 9) << pad("MFU", 7)
     << pad("bubble", 8) << "pareto\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
@@ -126,7 +132,12 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
     }
     if (l.sequence_parallel) strat += "+sp";
     if (l.etp > 0) strat += "+etp" + std::to_string(l.etp);
-    o << pad(std::to_string(i + 1), 5) << pad(mesh_string(l), 52) << pad(strat, 18)
+    std::string pipe = "-";
+    if (l.shape.front() > 1) {
+      pipe = core::to_string(l.pipeline_schedule);
+      if (l.virtual_stages > 1) pipe += " v" + std::to_string(l.virtual_stages);
+    }
+    o << pad(std::to_string(i + 1) + (l.tight ? "!" : ""), 5) << pad(mesh_string(l), 52) << pad(strat, 18) << pad(pipe, 20)
       << pad(core::to_string(l.checkpointing), 10) << pad(human_seconds(l.step_time_s), 11)
       << pad(human_seconds(l.exposed_comm_time_s), 11) << pad(core::format_bytes(l.memory_peak), 11)
       << pad(core::format_bytes(l.bytes_sent_per_rank), 11) << pad(number(l.tokens_per_s), 11)

@@ -149,7 +149,9 @@ bool splits_weight_grad(PipelineSchedule s) {
   return s == PipelineSchedule::kInterleavedZb || s == PipelineSchedule::kZbv || s == PipelineSchedule::kDualPipeV;
 }
 
-core::Status check_shape(const PipelineInput& in) {
+}  // namespace
+
+core::Status check_pipeline_shape(const PipelineInput& in) {
   const std::string name = core::to_string(in.schedule);
   const std::int64_t p = in.pp, v = in.virtual_stages, m = in.micro_batches;
   if (p < 1 || v < 1 || m < 1) {
@@ -192,6 +194,8 @@ core::Status check_shape(const PipelineInput& in) {
   return core::Status::ok();
 }
 
+namespace {
+
 Order rank_order(const PipelineInput& in, std::int64_t r) {
   const std::int64_t p = in.pp, v = in.virtual_stages, m = in.micro_batches;
   switch (in.schedule) {
@@ -212,7 +216,7 @@ Order rank_order(const PipelineInput& in, std::int64_t r) {
 }  // namespace
 
 core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in) {
-  if (auto st = check_shape(in); !st.is_ok()) return st;
+  if (auto st = check_pipeline_shape(in); !st.is_ok()) return st;
   const std::int64_t p = in.pp, m = in.micro_batches, n_stages = p * in.virtual_stages;
   const bool split = splits_weight_grad(in.schedule);
   std::vector<Order> orders;

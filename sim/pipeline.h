@@ -56,7 +56,11 @@ struct PipelineTimeline {
 // generate_stage_to_rank_mapping).
 std::int64_t stage_rank(core::PipelineSchedule schedule, std::int64_t pp, std::int64_t stage);
 
-// Checks the shape (stage count, micro-batch rules each schedule imposes) and runs the timeline.
+// The shape rules each schedule imposes (stage count, virtual stages, micro-batches); the error
+// names the values and the rule.
+core::Status check_pipeline_shape(const PipelineInput& in);
+
+// Checks the shape and runs the timeline.
 core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in);
 
 // Makespan of a schedule whose stages all take the same times (f, b, w per chunk, p2p = 0):

@@ -15,8 +15,7 @@ namespace {
 using core::Diagnostic;
 using core::Severity;
 
-// memory-tight fires above this fraction of capacity (docs/verify.md).
-constexpr double kTightFraction = 0.9;
+constexpr double kTightFraction = kMemoryTightFraction;
 
 std::int64_t ring_bytes(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& s) {
   return core::step_bytes(s, mesh, plan.cluster.gpus_per_node).total;

@@ -51,6 +51,9 @@ std::string sim_to_json(const SimResult& r) {
                {"tflops_per_gpu", r.tflops_per_gpu},
                {"mfu", r.mfu},
                {"bubble_fraction", r.bubble_fraction}};
+  j["pipeline"] = {{"timeline", r.pipeline_timeline},
+                   {"virtual_stages", r.schedule.virtual_stages},
+                   {"layers_per_stage", r.layers_per_stage}};
   const ComputeBreakdown& c = r.compute;
   j["compute"] = {{"model", c.mfu_override ? "training.mfu" : "per-kernel"},
                   {"gemm_s", seconds(c.gemm_s)},

@@ -8,20 +8,11 @@
 #include "core/mesh/roles.h"
 #include "sim/compute.h"
 #include "sim/model.h"
+#include "sim/overlap.h"
+#include "sim/step_pipeline.h"
 
 namespace planck::sim {
 namespace {
-
-// Which collectives hide under compute. Data-parallel syncs are issued asynchronously per
-// bucket / unit while backward (and FSDP's prefetched forward all-gathers) computes (PyTorch DDP
-// reducer, FSDP2 prefetching; Zhao et al. VLDB'23 §3.3); ring attention overlaps each K/V hop
-// with the attention block of the previous chunk (Liu et al., Ring Attention, 2023). Tensor-
-// parallel collectives, expert all-to-all and pipeline p2p sit on the critical path of each
-// layer / micro-batch, and the optimizer-phase all-gather of ZeRO-1/2 follows the step.
-bool overlappable(const core::ScheduledCollective& c) {
-  if (c.phase != core::Phase::kForward && c.phase != core::Phase::kBackward) return false;
-  return c.role == "dp" || c.role == "fsdp" || c.role == "replicate" || c.role == "cp";
-}
 
 // Compute of one step on the busiest rank: the per-kernel model (sim/compute.h), or, when the
 // plan sets training.mfu, model FLOPs at that utilisation with recompute in the kernel model's
@@ -53,6 +44,14 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   c.layers_backward_s = layers.backward.total_s() + layers.recompute.total_s();
   c.head_forward_s = head.forward.total_s();
   c.head_backward_s = head.backward.total_s();
+  // The backward GEMMs are dX and dW of equal FLOPs (time_gemms): half is the weight gradient.
+  c.layers_weight_grad_s = layers.backward.gemm_s / 2;
+  c.head_weight_grad_s = head.backward.gemm_s / 2;
+  c.layers_forward_gemm_s = layers.forward.gemm_s;
+  c.layers_backward_gemm_s = layers.backward.gemm_s;
+  c.layers_forward_attention_s = layers.forward.attention_s;
+  c.layers_backward_attention_s = layers.backward.attention_s;
+  c.layers = rp.layers();
   if (!tr.mfu) return c;
   // training.mfu: model FLOPs at that share of the BF16 peak, forward a third of them.
   c.mfu_override = *tr.mfu;
@@ -62,6 +61,12 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   c.layers_forward_s = per_mb / 3.0;
   c.layers_backward_s = per_mb * (2.0 / 3.0 + recompute);
   c.head_forward_s = c.head_backward_s = 0;
+  // No kernel split under training.mfu: all of it counts as GEMM, the weight gradient a third.
+  c.layers_weight_grad_s = per_mb / 3.0;
+  c.head_weight_grad_s = 0;
+  c.layers_forward_gemm_s = c.layers_forward_s;
+  c.layers_backward_gemm_s = c.layers_backward_s;
+  c.layers_forward_attention_s = c.layers_backward_attention_s = 0;
   c.gemm_s = c.attention_s = c.memory_s = c.optimizer_s = 0;
   c.recompute_s = m * per_mb * recompute;
   return c;
@@ -75,7 +80,6 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   r.world = mesh.world();
   const core::GpuSpec& gpu = plan.cluster.gpu;
   const std::int64_t gpn = plan.cluster.gpus_per_node;
-  double overlap_fwd = 0, overlap_bwd = 0, exposed = 0;
   // A schedule uses a handful of distinct communicators; place each once.
   std::vector<std::pair<std::vector<std::string>, Placement>> placed;
   auto place_of = [&](const std::vector<std::string>& dims) {
@@ -96,14 +100,8 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
     t.time_s = cost.time_s;
     t.link = cost.link;
     t.algorithm = cost.algorithm;
-    t.overlapped = overlappable(c);
     r.step.bytes_sent_per_rank = core::sat_add(r.step.bytes_sent_per_rank, t.bytes_sent_per_rank);
     r.step.comm_time_s += t.time_s;
-    if (!t.overlapped) {
-      exposed += t.time_s;
-    } else {
-      (c.phase == core::Phase::kForward ? overlap_fwd : overlap_bwd) += t.time_s;
-    }
     r.collectives.push_back(std::move(t));
   }
 
@@ -116,23 +114,79 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
     r.flops_per_rank = flops_per_token(*plan.model, schedule.seq_len) * tokens / static_cast<double>(d.tp * d.pp);
     r.compute = step_compute(plan, mesh, schedule, r.memory, r.flops_per_rank, options);
   }
-  const auto sched = plan.parallelism.pipeline_schedule.value_or(core::PipelineSchedule::k1F1B);
-  r.bubble_fraction = bubble_fraction(sched, d.pp, schedule.virtual_stages, schedule.micro_batches);
   const ComputeBreakdown& c = r.compute;
-  const double fwd = m * (c.layers_forward_s + c.head_forward_s);
-  const double bwd = m * (c.layers_backward_s + c.head_backward_s);
-  r.compute.bubble_s = (fwd + bwd) * r.bubble_fraction;
-  r.step.compute_time_s = fwd + bwd + r.compute.bubble_s + c.optimizer_s;
-  // Overlap inside each phase: what the phase's compute cannot hide is exposed.
-  exposed += std::max(0.0, overlap_fwd - fwd) + std::max(0.0, overlap_bwd - bwd);
-  r.step.exposed_comm_time_s = exposed;
-  r.step.step_time_s = r.step.compute_time_s + exposed;
+  const std::int64_t v = std::max(1, schedule.virtual_stages);
+  const double layers = static_cast<double>(std::max<std::int64_t>(1, c.layers));
+  // One micro-batch on the busiest rank: its layers, and the head when it is the last stage.
+  OverlapCompute oc;
+  oc.layers = std::max<std::int64_t>(1, c.layers);
+  oc.micro_batches = schedule.micro_batches;
+  oc.layer_f_gemm = c.layers_forward_gemm_s / layers;
+  oc.layer_b_gemm = c.layers_backward_gemm_s / layers;
+  oc.layer_f_attention = c.layers_forward_attention_s / layers;
+  oc.layer_b_attention = c.layers_backward_attention_s / layers;
+  oc.rank_f = c.layers_forward_s;
+  oc.rank_b = c.layers_backward_s;
+  oc.tp = d.tp;
+  oc.cp = d.cp;
+  oc.async_tp = plan.parallelism.async_tp;
+  std::vector<TimedSlot> slots;
+  slots.reserve(r.collectives.size());
+  for (const auto& t : r.collectives) slots.push_back({&t.entry, t.time_s, false});
+  const ExposedComm ex = apply_overlap(slots, oc);
+  for (std::size_t i = 0; i < slots.size(); ++i) r.collectives[i].overlapped = slots[i].overlapped;
+
+  StageCosts sc;
+  sc.schedule = plan.parallelism.pipeline_schedule.value_or(core::PipelineSchedule::k1F1B);
+  sc.pp = d.pp;
+  sc.virtual_stages = d.pp > 1 ? v : 1;
+  sc.micro_batches = schedule.micro_batches;
+  sc.layers = plan.model ? plan.model->layers : c.layers;
+  sc.layer_f = c.layers_forward_s / layers + ex.layer_f;
+  sc.layer_b = c.layers_backward_s / layers + ex.layer_b;
+  sc.layer_w = c.layers_weight_grad_s / layers;
+  sc.first_f = ex.first_f;
+  sc.first_b = ex.first_b;
+  sc.last_f = c.head_forward_s + ex.last_f;
+  sc.last_b = c.head_backward_s + ex.last_b;
+  sc.last_w = c.head_weight_grad_s;
+  sc.rank_f = ex.rank_f;
+  sc.rank_b = ex.rank_b;
+  sc.p2p_s = ex.p2p_s;
+  auto pipe = pipeline_step(sc, options.exact_pipeline);
+  PipelineStep ps;
+  if (pipe) {
+    ps = std::move(*pipe);
+  } else {
+    // A shape the schedule refuses (verify reports it): time it as 1f1b and say so.
+    r.notes.push_back("pipeline " + std::string(core::to_string(sc.schedule)) + " cannot run this shape (" +
+                      pipe.message() + "); timed as 1f1b");
+    sc.schedule = core::PipelineSchedule::k1F1B;
+    sc.virtual_stages = 1;
+    if (auto again = pipeline_step(sc, options.exact_pipeline)) ps = std::move(*again);
+  }
+  r.pipeline_timeline = ps.timeline;
+  r.layers_per_stage = ps.layers_per_stage;
+  r.bubble_fraction = ps.bubble_fraction;
+  r.compute.bubble_s = ps.bubble_s;
+  // Compute of the step: m micro-batches of the busiest stage's layers and head, the bubble the
+  // timeline leaves on the busiest rank, and the optimizer step. The rest is exposed comm.
+  StageCosts compute_only = sc;
+  compute_only.layer_f = c.layers_forward_s / layers;
+  compute_only.layer_b = c.layers_backward_s / layers;
+  compute_only.first_f = compute_only.first_b = compute_only.rank_f = compute_only.rank_b = 0;
+  compute_only.last_f = c.head_forward_s;
+  compute_only.last_b = c.head_backward_s;
+  const double work = m * busiest_rank_per_micro_batch(pipeline_input(compute_only));
+  r.step.compute_time_s = work + ps.bubble_s + c.optimizer_s;
+  r.step.step_time_s = ps.makespan_s + c.optimizer_s + ex.step_s;
+  r.step.exposed_comm_time_s = std::max(0.0, r.step.step_time_s - r.step.compute_time_s);
   const double peak = gpu.bf16_tflops * 1e12;
   if (r.step.step_time_s > 0 && std::isfinite(r.step.step_time_s)) {
     r.tflops_per_gpu = r.flops_per_rank / r.step.step_time_s / 1e12;
     r.mfu = peak > 0 ? r.tflops_per_gpu * 1e12 / peak : 0;
   }
-  r.notes = schedule.notes;
+  r.notes.insert(r.notes.begin(), schedule.notes.begin(), schedule.notes.end());
   if (options.topology) {
     std::vector<std::pair<LinkClass, core::CollOp>> used;
     for (const auto& t : r.collectives) {

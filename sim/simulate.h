@@ -21,6 +21,9 @@ namespace planck::sim {
 struct SimOptions {
   const Topology* topology = nullptr;  // measured links and compute (its gemm_scale)
   CostOptions cost;
+  // false: long pipelines (m >= 2 pp) use the closed form checked against the timeline
+  // (enumerate, for speed); true: the timeline whenever it has <= kMaxTimelinePasses passes.
+  bool exact_pipeline = true;
 };
 
 // What the simulate / enumerate command lines share: --topology FILE (empty = none), --nvls,
@@ -34,7 +37,7 @@ struct TimedCollective {
   double time_s = 0;                     // all calls of the step
   LinkClass link = LinkClass::kNvlink;
   Algorithm algorithm = Algorithm::kRing;
-  bool overlapped = false;  // runs under compute (data-parallel syncs, ring attention)
+  bool overlapped = false;  // partly hidden under compute (sim/overlap.h: DP syncs, ring attention, async TP)
 };
 
 struct StepTime {
@@ -55,6 +58,13 @@ struct ComputeBreakdown {
   double bubble_s = 0;
   double layers_forward_s = 0, layers_backward_s = 0;
   double head_forward_s = 0, head_backward_s = 0;
+  // Per micro-batch, for the pipeline timeline and the overlap rules: the weight-gradient GEMMs
+  // inside the backward times above (what zero-bubble schedules split off), and the GEMM /
+  // attention parts of the busiest stage's layers (over `layers` layers).
+  double layers_weight_grad_s = 0, head_weight_grad_s = 0;
+  double layers_forward_gemm_s = 0, layers_backward_gemm_s = 0;
+  double layers_forward_attention_s = 0, layers_backward_attention_s = 0;
+  std::int64_t layers = 0;
   std::optional<double> mfu_override;  // training.mfu was set: kernel times not used
 };
 
@@ -70,7 +80,9 @@ struct SimResult {
   double flops_per_rank = 0;
   double tflops_per_gpu = 0;
   double mfu = 0;
-  double bubble_fraction = 0;  // pipeline bubble / the ideal compute time
+  double bubble_fraction = 0;  // pipeline bubble / the busiest rank's work (timeline or closed form)
+  bool pipeline_timeline = false;  // the bubble came from sim/pipeline.h's timeline
+  std::vector<std::int64_t> layers_per_stage;  // transformer layers of each (virtual) stage
   std::vector<std::string> notes;
 };
 

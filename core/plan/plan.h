@@ -114,6 +114,11 @@ struct Parallelism {
   // and the router's capacity factor (absent: dropless).
   std::optional<std::int64_t> etp;
   std::optional<double> expert_capacity_factor;
+  // TP collectives overlapped with the GEMMs they feed (torchtitan enable_async_tensor_parallel,
+  // Megatron --tp-comm-overlap); false: they sit on each layer's critical path.
+  bool async_tp = false;
+  // Megatron's pipeline scatter-gather; absent: on when tp > 1 and sequence_parallel is false.
+  std::optional<bool> pp_scatter_gather;
 };
 
 struct Training {

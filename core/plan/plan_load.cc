@@ -210,7 +210,7 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
   if (!r_.is_object(v, "/parallelism", "'parallelism'")) return;
   r_.check_keys(v, "/parallelism", {"data_parallel", "fsdp_dims", "replicate_dims", "reshard_after_forward",
                                     "sequence_parallel", "pipeline_schedule", "virtual_stages", "etp",
-                                    "expert_capacity_factor"});
+                                    "expert_capacity_factor", "async_tp", "pp_scatter_gather"});
   Parallelism& p = plan.parallelism;
   p.present = true;
   if (v.contains("data_parallel")) {
@@ -243,6 +243,12 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
   if (v.contains("etp")) p.etp = r_.integer(v["etp"], "/parallelism/etp", 1, 1 << 20);
   if (v.contains("expert_capacity_factor")) {
     p.expert_capacity_factor = r_.number(v["expert_capacity_factor"], "/parallelism/expert_capacity_factor", 1e-3, 1e3);
+  }
+  if (v.contains("async_tp")) {
+    if (auto b = r_.boolean(v["async_tp"], "/parallelism/async_tp")) p.async_tp = *b;
+  }
+  if (v.contains("pp_scatter_gather")) {
+    if (auto b = r_.boolean(v["pp_scatter_gather"], "/parallelism/pp_scatter_gather")) p.pp_scatter_gather = *b;
   }
 }
 

@@ -55,7 +55,15 @@ class Lowering {
     c.calls_per_step = calls;
     c.dtype_bytes = dtype;
     c.what = std::move(what);
+    c.micro_batches = repeats_;
+    c.stages = stages_;
     out_.collectives.push_back(std::move(c));
+  }
+
+  // What the next add() calls repeat over (k micro-batches or 1 per step) and which stages run them.
+  void repeats(std::int64_t micro_batches, StageScope stages = StageScope::kEvery) {
+    repeats_ = std::max<std::int64_t>(1, micro_batches);
+    stages_ = stages;
   }
 
   // `total` bytes in buckets of `bucket` bytes, `syncs` times per step: full buckets and the
@@ -71,6 +79,8 @@ class Lowering {
  private:
   const Mesh& mesh_;
   Schedule& out_;
+  std::int64_t repeats_ = 1;
+  StageScope stages_ = StageScope::kEvery;
 };
 
 // One kind of FSDP unit: `count` units of `params` each (per rank, before sharding).
@@ -117,6 +127,15 @@ std::int64_t dispatched_rows(std::int64_t tokens, std::int64_t top_k, std::int64
   // sharded_moe.py _capacity, its E x C x M dispatch tensor).
   const double cap = std::ceil(static_cast<double>(routed) / static_cast<double>(experts) * *capacity_factor);
   return sat_mul(experts, static_cast<std::int64_t>(std::max(1.0, cap)));
+}
+
+const char* stage_scope_name(StageScope s) {
+  switch (s) {
+    case StageScope::kEvery: return "every";
+    case StageScope::kFirst: return "first";
+    case StageScope::kLast: return "last";
+  }
+  return "every";
 }
 
 const char* phase_name(Phase p) {
@@ -223,6 +242,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
     if (dp == DataParallel::kNone || dp == DataParallel::kDdp) {
       // DDP: bucketed all-reduce during backward; no_sync() skips it on all but the last
       // micro-batch (PyTorch DDP docs; docs/sources/simulator.md §2.1).
+      lo.repeats(every ? k : 1);
       lo.add_bucketed("dp", dims_of("dp"), CollOp::kAllReduce, Phase::kBackward, to_bytes(pc->total(), bg),
                       kDdpBucketBytes, every ? k : 1, bg, "gradient all-reduce" + tag);
     } else if (dp == DataParallel::kZero1 || dp == DataParallel::kZero2) {
@@ -231,8 +251,10 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       // parameters after the optimizer step (ZeRO §7.2.1).
       const auto dims = dims_of("fsdp");
       const std::int64_t syncs = (dp == DataParallel::kZero2 || every) ? k : 1;
+      lo.repeats(syncs);
       lo.add_bucketed("fsdp", dims, CollOp::kReduceScatter, Phase::kBackward, to_bytes(pc->total(), bg),
                       kZeroBucketElements * bg, syncs, bg, "gradient reduce-scatter" + tag);
+      lo.repeats(1);
       lo.add_bucketed("fsdp", dims, CollOp::kAllGather, Phase::kOptimizer, to_bytes(pc->total(), bp),
                       kZeroBucketElements * bp, 1, bp, "updated-parameter all-gather" + tag);
     } else {
@@ -254,6 +276,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       for (const Unit& u : pc->units) {
         if (u.count <= 0 || u.params <= 0) continue;
         const std::string what = u.name;
+        lo.repeats(k);
         lo.add("fsdp", shard, CollOp::kAllGather, Phase::kForward, to_bytes(u.params, bp), sat_mul(u.count, k), bp,
                "parameter all-gather, " + what);
         if (plan.parallelism.reshard_after_forward && !u.root) {
@@ -261,10 +284,12 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
                  "parameter re-gather in backward, " + what);
         }
         const bool hsdp = dp == DataParallel::kHsdp;
+        lo.repeats((hsdp ? rs_every : every) ? k : 1);
         lo.add("fsdp", shard, CollOp::kReduceScatter, Phase::kBackward, to_bytes(u.params, bg),
                sat_mul(u.count, (hsdp ? rs_every : every) ? k : 1), bg, "gradient reduce-scatter, " + what);
         if (hsdp) {
           const std::int64_t shard_bytes = ceil_div(to_bytes(u.params, bg), n_shard);
+          lo.repeats(every ? k : 1);
           lo.add("replicate", replicate, CollOp::kAllReduce, Phase::kBackward, shard_bytes,
                  sat_mul(u.count, every ? k : 1), bg, "gradient-shard all-reduce across replicas, " + what);
         }
@@ -280,6 +305,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   const std::vector<std::string> tp{"tp"};
   const std::int64_t lk = sat_mul(layers, k);
   const std::int64_t recompute = full_ckpt ? 1 : 0;  // full recompute re-runs forward collectives
+  lo.repeats(k);  // everything below runs in every micro-batch
   if (d.tp > 1) {
     if (!sp) {
       // Narayanan et al. SC'21 §3.2: 2 all-reduces forward (attention out-proj, MLP down-proj),
@@ -287,6 +313,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       lo.add("tp", tp, CollOp::kAllReduce, Phase::kForward, act, sat_mul(2, lk), ba, "row-parallel output all-reduce");
       lo.add("tp", tp, CollOp::kAllReduce, Phase::kBackward, act, sat_mul(2 + 2 * recompute, lk), ba,
              full_ckpt ? "column-parallel input-grad all-reduce + recomputed forward" : "column-parallel input-grad all-reduce");
+      lo.repeats(k, StageScope::kFirst);
       lo.add("tp", tp, CollOp::kAllReduce, Phase::kForward, act, k, ba, "vocab-parallel embedding all-reduce");
     } else {
       // Korthikanti et al. §4.2.2: each all-reduce becomes all-gather + reduce-scatter; Megatron-
@@ -298,22 +325,35 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
              "grad all-gather + input re-gather for weight grads");
       lo.add("tp", tp, CollOp::kReduceScatter, Phase::kBackward, act, sat_mul(2 + 2 * recompute, lk), ba,
              "input-grad reduce-scatter");
+      lo.repeats(k, StageScope::kFirst);
       lo.add("tp", tp, CollOp::kReduceScatter, Phase::kForward, act, k, ba, "vocab-parallel embedding reduce-scatter");
     }
+    // Only the first stage embeds and only the last computes the loss (Megatron builds the
+    // vocab-parallel embedding on pre_process stages and the output layer on post_process ones).
+    lo.repeats(k, StageScope::kLast);
     // Vocab-parallel cross-entropy: max, sum-exp and target logit, fp32 per token
     // (megatron/core/tensor_parallel/cross_entropy.py).
     lo.add("tp", tp, CollOp::kAllReduce, Phase::kForward, sat_mul(tokens, 4), sat_mul(3, k), 4, "vocab-parallel cross-entropy");
   }
+  lo.repeats(k);
 
   // --- pipeline parallel p2p ---------------------------------------------------------------
   if (d.pp > 1) {
     // Megatron schedules.py get_tensor_shapes: (seq/cp [/tp with SP], mbs, h). A middle stage
     // sends k activations forward and k gradients backward; interleaving multiplies both by v
     // (Narayanan §2.2). With pp = 2 no stage is in the middle: the busiest sends (2v-1)/(2v).
-    const std::int64_t p2p = act / (sp ? std::max<std::int64_t>(1, d.tp) : 1);
+    // Without sequence parallelism Megatron's scatter-gather (scatter_gather_tensors_in_pipeline,
+    // p2p_communication.py) sends 1/tp of the tensor from each TP rank and all-gathers it over
+    // tp on arrival; with it the tensor is already split by tp.
+    const bool scatter = !sp && d.tp > 1 && plan.parallelism.pp_scatter_gather.value_or(true);
+    const std::int64_t p2p = act / (sp || scatter ? std::max<std::int64_t>(1, d.tp) : 1);
     const std::int64_t calls = sat_mul(k, s.virtual_stages);
     lo.add("pp", {"pp"}, CollOp::kSendRecv, Phase::kForward, p2p, calls, ba, "activations to the next stage");
     lo.add("pp", {"pp"}, CollOp::kSendRecv, Phase::kBackward, p2p, calls, ba, "activation grads to the previous stage");
+    if (scatter) {
+      lo.add("pp", tp, CollOp::kAllGather, Phase::kForward, act, calls, ba, "scatter-gather: re-assemble received activations");
+      lo.add("pp", tp, CollOp::kAllGather, Phase::kBackward, act, calls, ba, "scatter-gather: re-assemble received grads");
+    }
   }
 
   // --- context parallel: ring attention K/V exchange ---------------------------------------

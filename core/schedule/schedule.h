@@ -17,6 +17,11 @@ namespace planck::core {
 enum class Phase { kForward, kBackward, kOptimizer, kStep };
 const char* phase_name(Phase p);  // "forward", "backward", "optimizer", "step"
 
+// Which pipeline stages run a collective: every stage (per layer, or per stage for p2p and data-
+// parallel syncs), only the first (the vocab-parallel embedding) or only the last (the loss).
+enum class StageScope { kEvery, kFirst, kLast };
+const char* stage_scope_name(StageScope s);  // "every", "first", "last"
+
 struct ScheduledCollective {
   std::string role;               // fsdp, replicate, dp, tp, pp, cp, ep
   std::vector<std::string> dims;  // mesh order
@@ -28,6 +33,10 @@ struct ScheduledCollective {
   std::int64_t calls_per_step = 0;  // all micro-batches of one optimizer step
   int dtype_bytes = 2;              // element size of the buffer
   std::string what;                 // e.g. "parameter all-gather, one per FSDP unit"
+  // The calls repeat in each of this many micro-batches (the step's k), or run once per step (1):
+  // what the simulator's overlap rules hide a collective under (docs/simulator.md "Overlap").
+  std::int64_t micro_batches = 1;
+  StageScope stages = StageScope::kEvery;
 };
 
 struct Schedule {
