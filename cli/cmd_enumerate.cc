@@ -130,7 +130,7 @@ void setup_enumerate(CLI::App& app, Action& action) {
       "zero2; hsdp) and the least activation checkpointing (none, selective, full) that fits in memory; each "
       "simulated like `planck simulate` and ranked by step time, then memory, then fewer dims; '*' / "
       "\"pareto\" marks the time-vs-memory Pareto front. Sequence parallel is on wherever tp > 1 and the "
-      "sequence splits; pipelines use 1f1b. JSON is planck-enumerate/1 (SPEC.md §5); docs/simulator.md.\n"
+      "sequence splits; pipelines use 1f1b. JSON is planck-enumerate/1 (docs/simulator.md); docs/simulator.md.\n"
       "Exit 1 when no layout is valid, 2 on bad usage or an unreadable --model/--gpu/--topology, else 0.");
   app.add_option("--world", o->world, "number of GPUs")->required()->check(CLI::Range(std::int64_t{1}, std::int64_t{2147483647}));
   app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->required()->check(CLI::PositiveNumber);
@@ -145,7 +145,7 @@ void setup_enumerate(CLI::App& app, Action& action) {
   app.add_option("--micro-batch", o->micro_batch, "sequences per micro-batch")->default_str("1")->check(CLI::PositiveNumber);
   app.add_flag("--allow-cross-node-tp", o->allow_cross_node_tp, "also try TP groups that span nodes");
   app.add_option("--rank-by", o->rank_by,
-                 "time: step time first (SPEC default); throughput: tokens per second first (fairer without "
+                 "time: step time first (the default); throughput: tokens per second first (fairer without "
                  "--global-batch, where layouts with fewer data-parallel ranks do less work per step)")
       ->check(CLI::IsMember({"time", "throughput"}))
       ->default_str("time");

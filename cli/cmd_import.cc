@@ -1,4 +1,4 @@
-// planck import FRAMEWORK CONFIG: a SPEC §1 plan from a torchtitan, Lingua, Megatron-LM or
+// planck import FRAMEWORK CONFIG: a docs/plan-format.md plan from a torchtitan, Lingua, Megatron-LM or
 // DeepSpeed config, with the framework's own semantics (import/importer.h, docs/import.md).
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // planck observe FILE... [-o OBSERVED]: NCCL logs / flight-recorder dumps / planck-observed
-// files -> one planck-observed/1 JSON (SPEC.md §4).
+// files -> one planck-observed/1 JSON (docs/observed.md).
 
 #include <memory>
 #include <set>

@@ -50,7 +50,7 @@ void setup_simulate(CLI::App& app, Action& action) {
       "call, calls per step), time each on the cluster's links (NCCL-like ring/tree choice; NVLink inside a node, "
       "NICs across nodes), add compute time from model FLOPs at the plan's MFU (default 0.4), what overlaps and "
       "what is exposed, and the memory of the most-loaded GPU (params, grads, optimizer, activations, peak vs "
-      "capacity). Needs the plan's model. JSON is planck-sim/1 (SPEC.md §5); details in docs/simulator.md.\n"
+      "capacity). Needs the plan's model. JSON is planck-sim/1 (docs/simulator.md); details in docs/simulator.md.\n"
       "Exit 2 when the plan cannot be loaded, its mesh is invalid, it has no model, or --topology is unreadable; "
       "else 0 (memory-exceeds is a verify rule, not a simulate failure).");
   app.add_option("plan", o->plan, "plan file (planck/1 JSON)")->required();

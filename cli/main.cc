@@ -26,7 +26,7 @@ std::vector<Entry>& registry() {
   return entries;
 }
 
-// The order `planck --help` lists commands in (SPEC.md §2); unknown ones follow alphabetically.
+// The order `planck --help` lists commands in (docs/verify.md#exit-codes); unknown ones follow alphabetically.
 int command_rank(const std::string& name) {
   static const char* kOrder[] = {"verify", "groups", "observe", "simulate", "enumerate",
                                  "render", "import", "exec",    "calibrate"};
@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // Bad usage is exit 2 (SPEC.md §2); CLI11 prints the reason and a --help pointer.
+    // Bad usage is exit 2 (docs/verify.md#exit-codes); CLI11 prints the reason and a --help pointer.
     app.exit(e);
     return planck::cli::kExitCannotRun;
   }

@@ -1,5 +1,5 @@
 #pragma once
-// The execution report (SPEC.md §6, "planck-exec/1") and its nccl-tests-like text table.
+// The execution report (docs/exec.md, "planck-exec/1") and its nccl-tests-like text table.
 // Every op entry describes ONE call of the scaled buffer; bytes are integers, GB = 1e9 bytes.
 
 #include <cstdint>
@@ -78,7 +78,7 @@ struct ExecReport {
   int warmup = 0, iters = 0;
   std::vector<std::string> notes;
 
-  // SPEC §6 summary, computed by summarize().
+  // docs/exec.md summary, computed by summarize().
   bool membership_ok = true;
   bool ok = true;
   double max_bytes_error = 0;
@@ -92,7 +92,7 @@ struct ExecReport {
   bool calibrated() const { return prediction_basis == "topology"; }
 };
 
-// Largest tolerated |wire / predicted - 1| (SPEC §6).
+// Largest tolerated |wire / predicted - 1| (docs/exec.md).
 inline constexpr double kWireTolerance = 0.03;
 // Calls smaller than this per rank are measured but not gated: fixed per-message protocol
 // bytes (66 B of Ethernet/IPv4/TCP headers per loopback packet, OpenMPI's fragment headers,

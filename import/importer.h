@@ -1,6 +1,6 @@
 #pragma once
-// Importers: a planck plan (SPEC.md §1) from a framework's own config, with the framework's
-// semantics (sources cited in each importer, facts in shared/reference/mesh-anchors.md §2-5).
+// Importers: a planck plan (docs/plan-format.md) from a framework's own config, with the framework's
+// semantics (sources cited in each importer, facts in docs/reference/mesh-anchors.md §2-5).
 //
 // Every inference lands in `notes` (written into the plan's "notes" and printed by
 // `planck import --explain`); unknown keys and doubtful values are `warnings` (stderr and notes).
@@ -32,7 +32,7 @@ struct ImportOptions {
 };
 
 struct ImportResult {
-  nlohmann::ordered_json plan;        // SPEC §1 plan, keys in the order SPEC lists them
+  nlohmann::ordered_json plan;        // docs/plan-format.md plan, keys in the order docs/plan-format.md lists them
   std::vector<std::string> notes;     // inferences (also in plan["notes"])
   std::vector<std::string> warnings;  // unknown keys, assumptions worth a look (also in notes)
   std::vector<std::string> hints;     // --explain only: e.g. commented-out flags in a script

@@ -1,6 +1,6 @@
 // Megatron-LM launch script (or args file) -> plan.
 //
-// Semantics (shared/reference/mesh-anchors.md §3), NVIDIA/Megatron-LM @d98e8a6:
+// Semantics (docs/reference/mesh-anchors.md §3), NVIDIA/Megatron-LM @d98e8a6:
 // megatron/core/parallel_state.py (initialize_model_parallel: order "tp-cp-ep-dp-pp", first token
 // fastest; dp = world // (tp*pp*cp) with a RuntimeError when it does not divide; the expert
 // generator's world % (etp*ep*pp); (dp*cp) % num_distributed_optimizer_instances == 0 with
@@ -290,7 +290,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
       if (k >= 2 && (d.dp * d.cp) % k == 0) {
         h += " (enabled, it splits each dp x cp group of " + str(d.dp * d.cp) + " ranks into " + str(k) +
              " contiguous shard groups of " + str(d.dp * d.cp / k) + " and replicate groups of " + str(k) +
-             ": HFSDP; see mesh-anchors §3 M7)";
+             ": HFSDP; see docs/reference/mesh-anchors.md §3 M7)";
       }
     }
     b.hint(h);

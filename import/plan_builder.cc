@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/plan/presets.h"
+#include "core/base/str_cat.h"
 
 namespace planck::import {
 
@@ -37,7 +38,7 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 
 PlanBuilder::PlanBuilder(std::string framework, std::string path)
     : framework_(std::move(framework)), path_(std::move(path)) {
-  // Key order follows SPEC §1 so the written plan reads like the documented one.
+  // Key order follows docs/plan-format.md so the written plan reads like the documented one.
   plan_["format"] = "planck/1";
   std::string stem = std::filesystem::path(path_).stem().string();
   plan_["name"] = framework_ + "-" + (stem.empty() ? std::string("config") : stem);
@@ -62,7 +63,7 @@ void PlanBuilder::locate(const std::string& pointer, int line) {
 
 core::Status PlanBuilder::error(int line, const std::string& message) const {
   std::string where = path_;
-  if (line > 0) where += ":" + std::to_string(line);
+  if (line > 0) where += core::str_cat(":", std::to_string(line));
   return core::Status::error(where + ": " + message);
 }
 

@@ -50,7 +50,7 @@ class PlanBuilder {
   nlohmann::ordered_json& plan() { return plan_; }
   void set_cluster(const World& world);
   void set_mesh(const std::vector<std::string>& dims, const std::vector<std::int64_t>& shape);
-  // A preset name when the dims match one (core/plan/presets.h), else the SPEC §1 model object.
+  // A preset name when the dims match one (core/plan/presets.h), else the docs/plan-format.md model object.
   void set_model(const core::ModelSpec& model, const std::string& described_as);
 
   ImportResult finish();

@@ -1,5 +1,5 @@
 #pragma once
-// Reading and writing observed communicators (SPEC.md §4, "planck-observed/1").
+// Reading and writing observed communicators (docs/observed.md, "planck-observed/1").
 //
 // `planck verify --observed FILE` and `planck observe FILE...` accept three kinds of evidence of
 // what a run really created, told apart by their content (never by extension):

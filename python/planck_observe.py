@@ -12,7 +12,7 @@ then check the run against its plan:  planck verify plan.json --observed observe
 Every rank reports the groups it belongs to and its host name (torch keeps a group only on its
 members); rank 0 merges them and writes the file atomically. The default group is named
 "default_pg" (as torch's flight recorder names it), DeviceMesh groups "mesh_<dim>". Format:
-SPEC.md §4 and docs/observed.md. Works with torch 1.13 (registry distributed_c10d._pg_group_ranks)
+docs/observed.md and docs/observed.md. Works with torch 1.13 (registry distributed_c10d._pg_group_ranks)
 and 2.x (distributed_c10d._world.pg_group_ranks, group_desc, DeviceMesh).
 """
 import json

@@ -16,7 +16,7 @@ constexpr double kNvlinkEfficiency = 370.0 / 450.0;
 constexpr double kNicEfficiency = 47.0 / 50.0;
 
 // NCCL's latency constants in microseconds, columns LL / LL128 / Simple
-// (NVIDIA/nccl v2.30.7 src/graph/tuning.cc baseLat / hwLat; sim-anchors.md §1.3).
+// (NVIDIA/nccl v2.30.7 src/graph/tuning.cc baseLat / hwLat; docs/reference/sim-anchors.md §1.3).
 enum Proto { kLL = 0, kLL128 = 1, kSimple = 2 };
 constexpr double kBaseRing[3] = {6.6, 14.0, 8.4};
 constexpr double kBaseTree[3] = {6.8, 14.0, 8.4};
@@ -41,7 +41,7 @@ double bus_bandwidth(CollOp op, const Placement& place, const core::GpuSpec& gpu
   // (sjeaugey, nccl-tests#267): one NIC per GPU.
   if (op == CollOp::kAllToAll || op == CollOp::kSendRecv) return std::min(intra, nic);
   // Ring collectives spanning nodes: the node's NICs in use (one per member GPU, rail-aligned)
-  // bound the ring, never above the NVLink figure (sim-anchors.md §5 "Model guidance").
+  // bound the ring, never above the NVLink figure (docs/reference/sim-anchors.md §5 "Model guidance").
   return std::min(intra, nic * static_cast<double>(std::max<std::int64_t>(1, place.ranks_per_node)));
 }
 
@@ -77,7 +77,7 @@ Candidate ring_cost(CollOp op, std::int64_t n, std::int64_t bytes, const Placeme
 }
 
 // NCCL double binary tree all-reduce: reduce up, broadcast down; an inner rank sends about 2S
-// (sim-anchors.md §1.2) and NCCL prices it at half the bus bandwidth.
+// (docs/reference/sim-anchors.md §1.2) and NCCL prices it at half the bus bandwidth.
 Candidate tree_cost(std::int64_t n, std::int64_t bytes, const Placement& place, double bw) {
   const std::int64_t wire = n <= 2 ? core::wire_bytes_per_rank(CollOp::kAllReduce, n, bytes) : 2 * bytes;
   const double ppn = static_cast<double>(place.ranks_per_node);
@@ -140,7 +140,7 @@ CallCost predict_call(CollOp op, std::int64_t n, std::int64_t bytes, const Place
     return out;
   }
   Candidate best = ring_cost(op, n, bytes, place, bw);
-  // CPU ranks run MPI with its collective algorithms pinned to ring (SPEC.md §6): no tree/NVLS.
+  // CPU ranks run MPI with its collective algorithms pinned to ring (docs/exec.md): no tree/NVLS.
   if (op == CollOp::kAllReduce && !is_cpu(gpu)) {
     if (options.allow_tree && n > 2) {
       Candidate t = tree_cost(n, bytes, place, bw);
@@ -150,7 +150,7 @@ CallCost predict_call(CollOp op, std::int64_t n, std::int64_t bytes, const Place
     if (options.allow_nvls && place.nodes_spanned <= 1 && n > 1) {
       const double nv_bw = nvls_bandwidth(n, gpu);
       // busbw keeps the all-reduce factor 2(n-1)/n; on the wire a GPU sends ~S + S/n (multimem
-      // reduce + store, sim-anchors.md §1.2 [derived]).
+      // reduce + store, docs/reference/sim-anchors.md §1.2 [derived]).
       const double t = kNvlsLatencyUs * 1e-6 + static_cast<double>(bytes) * core::bus_factor(op, n) / nv_bw;
       const std::int64_t wire = bytes + (bytes + n - 1) / n;
       if (t < best.time_s) best = {t, wire, Algorithm::kNvls};

@@ -1,6 +1,6 @@
 #pragma once
 // Cost of one collective: which link it crosses, which algorithm an NCCL-like runtime picks,
-// and latency + bytes / bandwidth (sim-anchors.md §1). This is the API cli/cmd_exec.cc uses for
+// and latency + bytes / bandwidth (docs/reference/sim-anchors.md §1). This is the API cli/cmd_exec.cc uses for
 // its predictions:
 //
 //   auto place = sim::placement_of(mesh.groups(entry.dims), plan.cluster.gpus_per_node);
@@ -22,7 +22,7 @@ namespace planck::sim {
 enum class Algorithm { kRing, kTree, kNvls, kFitted, kMeasured };
 const char* algorithm_name(Algorithm a);  // "ring", "tree", "nvls", "fitted", "measured"
 
-// Where the ranks of a group sit (block placement, SPEC.md §1). Every group of a mesh dim set
+// Where the ranks of a group sit (block placement, docs/plan-format.md). Every group of a mesh dim set
 // has the same shape, so this is O(1) in the world size.
 struct Placement {
   std::int64_t nodes_spanned = 1;   // nodes one group touches

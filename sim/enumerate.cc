@@ -127,7 +127,7 @@ class Search {
 
   void try_strategy(const core::Mesh& mesh, std::int64_t k) {
     // Memory needs only the lowering's scalar facts, so the (costlier) lowering runs once, for
-    // the least activation checkpointing that fits (SPEC.md §5).
+    // the least activation checkpointing that fits (docs/simulator.md).
     core::Schedule facts;
     facts.world = mesh.world();
     facts.micro_batches = k;

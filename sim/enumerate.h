@@ -1,7 +1,7 @@
 #pragma once
 // planck enumerate: every factorization of a world into pp x dp_replicate x dp_shard (x ep) x cp
 // x tp valid for a model and cluster, with its data-parallel strategy and the least activation
-// checkpointing that fits, simulated and ranked (SPEC.md §2, §5 "planck-enumerate/1").
+// checkpointing that fits, simulated and ranked (docs/verify.md#exit-codes, §5 "planck-enumerate/1").
 
 #include <cstdint>
 #include <functional>
@@ -24,7 +24,7 @@ struct EnumerateRequest {
   std::int64_t seq_len = 8192;
   std::int64_t micro_batch = 1;
   bool allow_cross_node_tp = false;
-  // Rank by tokens per second instead of step time (an addition to SPEC.md: without
+  // Rank by tokens per second instead of step time (an addition to the documented contract: without
   // --global-batch, layouts with fewer data-parallel ranks do less work per step).
   bool rank_by_throughput = false;
   SimOptions sim;

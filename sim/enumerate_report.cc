@@ -1,4 +1,4 @@
-// Rendering an enumeration: "planck-enumerate/1" JSON (SPEC.md §5), CSV with the same rows, and
+// Rendering an enumeration: "planck-enumerate/1" JSON (docs/simulator.md), CSV with the same rows, and
 // a text table.
 
 #include <cstdio>

@@ -82,7 +82,7 @@ double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, std::int
                                              static_cast<double>(m.heads);
   double u, dv;
   if (m.gated_mlp) {
-    // Llama-style layer (sim-anchors.md §3.2, derived): residual inputs to both RMSNorms 4sbh and
+    // Llama-style layer (docs/reference/sim-anchors.md §3.2, derived): residual inputs to both RMSNorms 4sbh and
     // their outputs (QKV / MLP inputs) 4sbh stay whole; Q 2sbh, K,V 4g sbh, attention output
     // 2sbh, gate, up and silu(gate)*up 6sbf are tp-split. Selective recompute (our choice,
     // torchtitan-style op SAC): re-run the norms and the SwiGLU product, dropping 4sbh + 2sbf.
@@ -128,7 +128,7 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
 
   if (shards_params(dp) && d_dense * d_exp > 1) {
     // FSDP working set: the root stays unsharded (FSDP2 reshard_after_forward=None for the root);
-    // with resharding, the block in use plus the prefetched one are gathered (sim-anchors.md
+    // with resharding, the block in use plus the prefetched one are gathered (docs/reference/sim-anchors.md
     // §3.1); without it every block stays gathered from its forward to its backward. Plus one
     // block's unsharded gradient as the reduce-scatter input.
     const double block = std::max(rp.dense_layers > 0 ? rp.dense_layer : 0.0,

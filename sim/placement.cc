@@ -1,6 +1,6 @@
 // Group placement from mesh strides (sim/cost.h), O(1) in the world size.
 //
-// Rank r sits on node r / G (block placement, SPEC.md §1). A group's members are
+// Rank r sits on node r / G (block placement, docs/plan-format.md). A group's members are
 // base + sum_i c_i x stride_i over its varied dims; bases differ by the fixed dims. Only
 // base mod G matters for how the group lies across node boundaries, so we collect the reachable
 // residues (at most G) and take the worst.

@@ -1,4 +1,4 @@
-// Rendering a SimResult: "planck-sim/1" JSON (SPEC.md §5) and a text table.
+// Rendering a SimResult: "planck-sim/1" JSON (docs/simulator.md) and a text table.
 
 #include <cmath>
 #include <sstream>
@@ -7,6 +7,7 @@
 
 #include "sim/format.h"
 #include "sim/simulate.h"
+#include "core/base/str_cat.h"
 
 namespace planck::sim {
 namespace {
@@ -77,7 +78,8 @@ std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::
       << pad(core::phase_name(c.phase), 10) << pad(std::to_string(c.group_size) + " x " + std::to_string(c.groups), 12)
       << pad(human_bytes(c.bytes_per_call), 12) << pad(std::to_string(c.calls_per_step), 8)
       << pad(human_bytes(t.bytes_sent_per_rank), 12) << pad(human_seconds(t.time_s), 11)
-      << pad(std::string(link_name(t.link)) + (t.algorithm == Algorithm::kRing ? "" : "/" + std::string(algorithm_name(t.algorithm))), 18)
+      << pad(core::str_cat(link_name(t.link), t.algorithm == Algorithm::kRing ? "" : "/",
+                              t.algorithm == Algorithm::kRing ? "" : algorithm_name(t.algorithm)), 18)
       << c.what << (t.overlapped ? " [overlapped]" : "") << "\n";
   }
   if (r.collectives.empty()) o << "(no collectives: every group has one rank)\n";

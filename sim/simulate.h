@@ -1,6 +1,6 @@
 #pragma once
 // One plan, one step: the lowered schedule timed by the cost model, compute time from FLOPs and
-// MFU, what overlaps, and memory per GPU (SPEC.md §5, "planck-sim/1"). O(1) in the world size:
+// MFU, what overlaps, and memory per GPU (docs/simulator.md, "planck-sim/1"). O(1) in the world size:
 // every group of a role has the same shape, so nothing loops over ranks.
 
 #include <cstdint>
@@ -63,7 +63,7 @@ core::Result<SimResult> simulate(const core::Plan& plan, const core::Mesh& mesh,
 SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core::Schedule schedule,
                             const SimOptions& options);
 
-// "planck-sim/1" JSON (SPEC.md §5) and a text table.
+// "planck-sim/1" JSON (docs/simulator.md) and a text table.
 std::string sim_to_json(const SimResult& r);
 std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::Mesh& mesh);
 

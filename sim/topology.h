@@ -17,7 +17,7 @@
 //   time_s = latency_s + step_latency_s x ring_steps(op, n) + wire_bytes_per_rank(op, n, bytes)
 //            / (bandwidth_GBps x 1e9)
 // i.e. bandwidth_GBps is nccl-tests' *bus* bandwidth (bytes each rank puts on the wire per
-// second, sim-anchors.md §1.1 identity), so one fitted figure holds across group sizes.
+// second, docs/reference/sim-anchors.md §1.1 identity), so one fitted figure holds across group sizes.
 // `points` are calibrate's measurements, [group_size, bytes, seconds]. When the call's group
 // size was measured, its time comes from them instead: a power law between the two measured
 // sizes around `bytes` (straight line in log-log), and beyond the measured range the nearest

@@ -7,6 +7,7 @@
 
 #include "viz/scene.h"
 #include "viz/style.h"
+#include "core/base/str_cat.h"
 
 namespace planck::viz {
 namespace {
@@ -57,7 +58,10 @@ std::optional<std::vector<std::string>> dims_of(const core::Mesh& mesh, const co
 std::string origin(const core::ObservedGroup& o) {
   std::string out;
   if (!o.name.empty()) out += o.name;
-  if (!o.source.empty()) out += (out.empty() ? "from " : " from ") + o.source + (o.line > 0 ? ":" + std::to_string(o.line) : "");
+  if (!o.source.empty()) {
+    out += core::str_cat(out.empty() ? "from " : " from ", o.source);
+    if (o.line > 0) out += core::str_cat(":", std::to_string(o.line));
+  }
   return out;
 }
 

@@ -1,4 +1,5 @@
 #include "viz/style.h"
+#include "core/base/str_cat.h"
 
 #include <cstdio>
 
@@ -18,7 +19,7 @@ const char* set_colour(int set_index) {
   return kDark2[set_index % 8];
 }
 
-std::string rank_id(std::int64_t rank) { return "r" + std::to_string(rank); }
+std::string rank_id(std::int64_t rank) { return core::str_cat("r", std::to_string(rank)); }
 std::string node_id(std::int64_t node) { return "node" + std::to_string(node); }
 
 std::string format_bytes(std::int64_t bytes) {
@@ -46,7 +47,7 @@ std::string format_ranks(const std::vector<std::int64_t>& ranks) {
   constexpr std::size_t kShown = 4;
   std::string out;
   if (ranks.size() <= 2 * kShown) {
-    for (std::size_t i = 0; i < ranks.size(); ++i) out += (i ? " " : "") + rank_id(ranks[i]);
+    for (std::size_t i = 0; i < ranks.size(); ++i) out += core::str_cat(i ? " " : "", rank_id(ranks[i]));
     return out;
   }
   for (std::size_t i = 0; i < kShown - 1; ++i) out += rank_id(ranks[i]) + " ";

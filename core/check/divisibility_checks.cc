@@ -1,4 +1,4 @@
-// Shape rules: batch, heads, KV heads, layers per stage, sequence, experts (SPEC.md §3).
+// Shape rules: batch, heads, KV heads, layers per stage, sequence, experts (docs/verify.md).
 
 #include "core/mesh/plan_mesh.h"
 #include "core/check/checks.h"
@@ -135,12 +135,12 @@ void add_core_checks(CheckRegistry& registry) {
 
   Check div;
   div.name = "divisibility";
-  div.rules = {{"batch-indivisible", Severity::kError, "global_batch != micro_batch x grad_accumulation x dp_degree"},
-               {"heads-indivisible", Severity::kError, "heads % tp != 0"},
-               {"kv-heads-indivisible", Severity::kError, "kv_heads and tp divide neither way"},
-               {"layers-indivisible", Severity::kError, "layers < pp x virtual_stages (error) or uneven stages (warning)"},
-               {"seq-indivisible", Severity::kError, "seq_len not divisible by 2 x cp, or by tp with sequence parallel"},
-               {"experts-indivisible", Severity::kError, "experts % ep != 0"}};
+  div.rules = {{"batch-indivisible", Severity::kError, "global_batch != micro_batch x grad_accumulation x dp_degree", {kInputGlobalBatch}},
+               {"heads-indivisible", Severity::kError, "heads % tp != 0", {kInputModel}},
+               {"kv-heads-indivisible", Severity::kError, "kv_heads and tp divide neither way", {kInputModel}},
+               {"layers-indivisible", Severity::kError, "layers < pp x virtual_stages (error) or uneven stages (warning)", {kInputModel}},
+               {"seq-indivisible", Severity::kError, "seq_len not divisible by 2 x cp, or by tp with sequence parallel", {kInputSeqLen}},
+               {"experts-indivisible", Severity::kError, "experts % ep != 0", {kInputModel}}};
   div.run = [](const CheckContext& ctx, Diagnostics& out) {
     check_batch(ctx.plan, *ctx.mesh, out);
     check_model(ctx.plan, *ctx.mesh, out);

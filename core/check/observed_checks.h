@@ -1,5 +1,5 @@
 #pragma once
-// Checks of observed communicators (--observed files) against the plan's mesh (SPEC.md §3):
+// Checks of observed communicators (--observed files) against the plan's mesh (docs/verify.md):
 //   groups-mismatch     an observed group that is no group of any role's dims (names the closest role)
 //   hsdp-flattened      HSDP planned, but the run built the replicate x shard group and no shard group
 //   placement-mismatch  observed hosts put ranks on nodes other than the plan's block placement

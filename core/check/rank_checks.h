@@ -1,5 +1,5 @@
 #pragma once
-// The rank-program rules of SPEC.md §3: rank-program-invalid, rank-out-of-range,
+// The rank-program rules of docs/verify.md: rank-program-invalid, rank-out-of-range,
 // rank-collision, rank-gap, rank-depends-on-nondp, rank-degree-mismatch, rank-latent (plus the
 // added rank-undecided / rank-bounded, see docs/rank-programs.md). They check the plan's
 // `rank_program` against its mesh exactly: symbolically where the arithmetic is affine in the

@@ -1,5 +1,5 @@
 #pragma once
-// The role table of SPEC.md §1: which dims each strategy's communicators span.
+// The role table of docs/plan-format.md: which dims each strategy's communicators span.
 
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Matching observed communicators to the plan's mesh. SPEC.md §1: any group of any subset of mesh
+// Matching observed communicators to the plan's mesh. docs/plan-format.md: any group of any subset of mesh
 // dims is a legitimate communicator, so an observed group is checked against every subset of the
 // mesh's non-trivial dims (at most 2^7), not only against the roles.
 

@@ -2,7 +2,7 @@
 // What it costs when HSDP silently runs as FSDP over the flattened replicate x shard group: the
 // bytes one rank sends per optimizer step through collectives whose group spans nodes, for the
 // run as observed and for the plan's groups (ring algorithms, nccl-tests' byte convention, as
-// SPEC.md §5: all-gather and reduce-scatter send (n-1)/n of the full buffer, all-reduce 2(n-1)/n).
+// docs/simulator.md: all-gather and reduce-scatter send (n-1)/n of the full buffer, all-reduce 2(n-1)/n).
 
 #include <cstdint>
 #include <optional>

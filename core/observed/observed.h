@@ -1,5 +1,5 @@
 #pragma once
-// Observed communicators: what a real run created (SPEC.md §4, "planck-observed/1").
+// Observed communicators: what a real run created (docs/observed.md, "planck-observed/1").
 
 #include <cstdint>
 #include <map>

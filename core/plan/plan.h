@@ -1,5 +1,5 @@
 #pragma once
-// The plan (SPEC.md §1) as typed C++ values. Loading and schema checking: plan_load.h.
+// The plan (docs/plan-format.md) as typed C++ values. Loading and schema checking: plan_load.h.
 // Values are stored as written; derived facts (the -1 mesh size, the inferred data-parallel
 // strategy, role groups) come from mesh.h and roles.h so there is one place for each rule.
 

@@ -5,6 +5,7 @@
 #include "core/base/input_file.h"
 #include "core/plan/presets.h"
 #include "core/plan/schema_reader.h"
+#include "core/base/str_cat.h"
 
 namespace planck::core {
 namespace {
@@ -384,6 +385,18 @@ LoadedPlan load_plan_text(std::string_view text, const std::string& path) {
   LoadedPlan out;
   JsonParseError err;
   auto doc = JsonDoc::parse(text, &err);
+  if (!doc && err.duplicate_key) {
+    Diagnostic d;
+    d.rule = "plan-schema";
+    d.severity = Severity::kError;
+    d.message = str_cat("ambiguous plan: ", err.message,
+                        "; JSON allows it, but tools disagree whether the first or the last value counts");
+    d.line = err.pos.line;
+    d.column = err.pos.column;
+    d.hint = "keep one of the two values and delete the other";
+    out.diagnostics.add(std::move(d));
+    return out;
+  }
   if (!doc) {
     Diagnostic d;
     d.rule = "plan-syntax";

@@ -1,5 +1,5 @@
 #pragma once
-// A rank program (SPEC.md §1 `rank_program.steps`): the straight-line rank arithmetic a training
+// A rank program (docs/plan-format.md `rank_program.steps`): the straight-line rank arithmetic a training
 // script performs, e.g. Lingua's
 //   dp_rank = dp_replicate.rank ; dp_degree = dp_replicate.size
 //   dp_rank = dp_rank * dp_degree + dp_shard.rank ; dp_degree = dp_degree * dp_shard.size

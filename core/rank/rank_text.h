@@ -1,6 +1,6 @@
 #pragma once
 // Words for the rank rules: messages that name the ranks, coordinates and values, witnesses in
-// SPEC.md §3's shape, and the mixed-radix fix as a hint.
+// docs/verify.md's shape, and the mixed-radix fix as a hint.
 
 #include <cstdint>
 #include <string>

@@ -7,9 +7,9 @@
 #include "core/plan/presets.h"
 #include "core/mesh/roles.h"
 
-// The one lowering of a plan into the collectives of one optimizer step (SPEC.md §5). Each
+// The one lowering of a plan into the collectives of one optimizer step (docs/simulator.md). Each
 // strategy follows where its framework communicates; formulas from
-// shared/reference/sim-anchors.md §2, sources cited at each emitter.
+// docs/reference/sim-anchors.md §2, sources cited at each emitter.
 
 namespace planck::core {
 namespace {
@@ -85,7 +85,7 @@ struct Unit {
 // A set of parameters synchronised over one group: dense weights over the data-parallel dims
 // (and ep, whose ranks see different tokens: Megatron reduces dense grads over the full DP group
 // that contains the expert-parallel ranks), routed experts over the data-parallel dims only
-// (Megatron's expert-data-parallel group, sim-anchors.md §2.1).
+// (Megatron's expert-data-parallel group, docs/reference/sim-anchors.md §2.1).
 struct ParamClass {
   const char* label;
   std::vector<Unit> units;
@@ -95,16 +95,6 @@ struct ParamClass {
     return t;
   }
 };
-
-int virtual_stages(const Plan& plan, std::int64_t pp) {
-  if (pp <= 1) return 1;
-  const auto sched = plan.parallelism.pipeline_schedule.value_or(PipelineSchedule::k1F1B);
-  if (sched == PipelineSchedule::kZbv) return 2;  // V-shape: two chunks per rank (torchtitan ScheduleZBVZeroBubble)
-  if (sched == PipelineSchedule::kInterleaved1F1B || sched == PipelineSchedule::kInterleavedZb) {
-    return static_cast<int>(std::max<std::int64_t>(1, plan.parallelism.virtual_stages));
-  }
-  return 1;
-}
 
 }  // namespace
 
@@ -158,6 +148,25 @@ std::vector<std::string> param_sync_dims(const Plan& plan, const Mesh& mesh, std
   return out;
 }
 
+int pipeline_chunks(const Plan& plan, std::int64_t pp) {
+  if (pp <= 1) return 1;
+  const auto sched = plan.parallelism.pipeline_schedule.value_or(PipelineSchedule::k1F1B);
+  if (sched == PipelineSchedule::kZbv) return 2;
+  if (sched == PipelineSchedule::kInterleaved1F1B || sched == PipelineSchedule::kInterleavedZb) {
+    return static_cast<int>(std::max<std::int64_t>(1, plan.parallelism.virtual_stages));
+  }
+  return 1;
+}
+
+std::optional<std::int64_t> micro_batches_per_step(const Plan& plan, const Mesh& mesh) {
+  if (!plan.training) return std::nullopt;
+  const Training& tr = *plan.training;
+  if (tr.grad_accumulation) return std::max<std::int64_t>(1, *tr.grad_accumulation);
+  if (!tr.global_batch) return std::nullopt;
+  const std::int64_t per_pass = std::max<std::int64_t>(1, tr.micro_batch) * degrees(mesh).dp_degree();
+  return std::max<std::int64_t>(1, *tr.global_batch / std::max<std::int64_t>(1, per_pass));
+}
+
 Result<Schedule> lower(const Plan& plan, const Mesh& mesh) {
   return lower(plan, mesh, plan.training ? plan.training->grad_sync : GradSync::kLastMicrobatch);
 }
@@ -178,13 +187,9 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   s.grad_sync = grad_sync;
   s.seq_len = tr.seq_len.value_or(kDefaultSeqLen);
   s.micro_batch = std::max<std::int64_t>(1, tr.micro_batch);
-  s.virtual_stages = virtual_stages(plan, d.pp);
+  s.virtual_stages = pipeline_chunks(plan, d.pp);
   if (!tr.seq_len) s.notes.push_back("training.seq_len absent: assumed 8192");
-  if (tr.grad_accumulation) {
-    s.micro_batches = std::max<std::int64_t>(1, *tr.grad_accumulation);
-  } else if (tr.global_batch) {
-    s.micro_batches = std::max<std::int64_t>(1, *tr.global_batch / std::max<std::int64_t>(1, s.micro_batch * d.dp_degree()));
-  }
+  if (auto k = micro_batches_per_step(plan, mesh)) s.micro_batches = *k;
   const std::int64_t k = s.micro_batches;
   const int bp = dtype_bytes(tr.param_dtype), bg = dtype_bytes(tr.reduce_dtype), ba = bp;
   const bool every = grad_sync == GradSync::kEveryMicrobatch;
@@ -209,7 +214,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
     const std::string tag = m.is_moe() ? std::string(" of ") + pc->label + " parameters" : std::string();
     if (dp == DataParallel::kNone || dp == DataParallel::kDdp) {
       // DDP: bucketed all-reduce during backward; no_sync() skips it on all but the last
-      // micro-batch (PyTorch DDP docs; sim-anchors.md §2.1).
+      // micro-batch (PyTorch DDP docs; docs/reference/sim-anchors.md §2.1).
       lo.add_bucketed("dp", dims_of("dp"), CollOp::kAllReduce, Phase::kBackward, to_bytes(pc->total(), bg),
                       kDdpBucketBytes, every ? k : 1, bg, "gradient all-reduce" + tag);
     } else if (dp == DataParallel::kZero1 || dp == DataParallel::kZero2) {
@@ -228,7 +233,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       // keeps the root unsharded), reduce-scatter of gradients; under accumulation
       // set_requires_gradient_sync(False) skips the reduce-scatter (and HSDP's all-reduce) until
       // the last micro-batch, set_requires_all_reduce(False) only the all-reduce
-      // (torch/distributed/fsdp/_fully_shard/_fully_shard.py; sim-anchors.md §2.1).
+      // (torch/distributed/fsdp/_fully_shard/_fully_shard.py; docs/reference/sim-anchors.md §2.1).
       const auto shard = dims_of("fsdp");
       const std::int64_t n_shard = mesh.groups(shard).group_size();
       for (const Unit& u : pc->units) {
@@ -299,7 +304,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   // --- context parallel: ring attention K/V exchange ---------------------------------------
   if (d.cp > 1) {
     // Megatron context_parallel.rst: K/V chunks circulate in a ring, cp-1 steps forward, again in
-    // backward plus the dK/dV chunks back (sim-anchors.md §2.4). MLA exchanges the up-projected
+    // backward plus the dK/dV chunks back (docs/reference/sim-anchors.md §2.4). MLA exchanges the up-projected
     // per-head K (nope + rope) and V.
     const std::int64_t tpd = std::max<std::int64_t>(1, d.tp);
     std::int64_t kv_elems;
@@ -318,7 +323,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
 
   // --- expert parallel all-to-all ----------------------------------------------------------
   if (d.ep > 1 && rp.moe_layers > 0) {
-    // Dispatch and combine per MoE layer per micro-batch, repeated in backward (sim-anchors.md
+    // Dispatch and combine per MoE layer per micro-batch, repeated in backward (docs/reference/sim-anchors.md
     // §2.5); top-k copies of each token's hidden state.
     const std::int64_t t_rank = tokens / (sp ? std::max<std::int64_t>(1, d.tp) : 1);
     const std::int64_t bytes = sat_mul(sat_mul(sat_mul(t_rank, std::max<std::int64_t>(1, m.experts_per_token)), m.hidden), ba);

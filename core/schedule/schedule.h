@@ -1,8 +1,9 @@
 #pragma once
 // The schedule: a plan lowered once into the collectives one optimizer step performs.
-// sim/ times it, exec/ runs it, viz/ draws it (SPEC.md §5 for the fields).
+// sim/ times it, exec/ runs it, viz/ draws it (docs/simulator.md for the fields).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,14 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh);
 
 // The same lowering with training.grad_sync replaced (what-if for sync-every-microbatch).
 Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync);
+
+// Model chunks per pipeline rank: 1 without pp or for gpipe/1f1b, 2 for zbv (V-shape, torchtitan
+// ScheduleZBVZeroBubble), parallelism.virtual_stages for the interleaved schedules.
+int pipeline_chunks(const Plan& plan, std::int64_t pp);
+
+// Micro-batches per optimizer step and rank: training.grad_accumulation, else global_batch /
+// (micro_batch x dp_degree); nullopt when the plan states neither.
+std::optional<std::int64_t> micro_batches_per_step(const Plan& plan, const Mesh& mesh);
 
 // Parameters held by the busiest rank before data-parallel sharding: the pipeline stage with the
 // most layers plus the larger of embedding / head, divided by tp (and experts by ep). Norms and

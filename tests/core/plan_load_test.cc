@@ -133,7 +133,7 @@ TEST_CASE("core_load every bundled plan loads and has a notes line") {
 }
 
 TEST_CASE("core_presets parameter counts match the published model sizes") {
-  // sim-anchors.md §6: Llama-3 8B 8.030B, 70B 70.55B, 405B 405.85B; Mixtral 46.70B total and
+  // docs/reference/sim-anchors.md §6: Llama-3 8B 8.030B, 70B 70.55B, 405B 405.85B; Mixtral 46.70B total and
   // 12.88B active; DeepSeek-V3 671.0B; GPT-3 174.6B.
   struct Case {
     const char* name;

@@ -1,6 +1,6 @@
 // Real multi-process runs: mpirun --oversubscribe -np 8 planck exec on the exec test plans
 // (DDP, HSDP 2x4, pp x dp x tp), a launcher of the wrong size, and a rank that dies.
-// Expected bytes come from the ring formulas written here (sim-anchors.md §1.2).
+// Expected bytes come from the ring formulas written here (docs/reference/sim-anchors.md §1.2).
 
 #include <doctest/doctest.h>
 

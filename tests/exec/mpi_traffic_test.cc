@@ -4,7 +4,7 @@
 // report and no temporaries left, and --expect naming the pair that crosses nodes.
 //
 // Expected pairs and bytes come from the algorithms written out here (OpenMPI 4.1 coll/base:
-// ring sends to rank + 1, pairwise all-to-all sends block j to rank j; sim-anchors.md §1.2).
+// ring sends to rank + 1, pairwise all-to-all sends block j to rank j; docs/reference/sim-anchors.md §1.2).
 // Measured bytes are TCP payload: the algorithm's bytes plus a few dozen header bytes per
 // message, so they are checked as >= the formula and within 3% + 512 bytes of it; pairs the
 // algorithm leaves empty carry at most rendezvous ACKs (under 1 KiB).

@@ -63,7 +63,7 @@ TEST_CASE("fuzz_hostile: 10^6 mesh dims of size 1 give the right world or a clea
   Diagnostics d = loaded.diagnostics;
   std::optional<Mesh> mesh;
   if (loaded.plan) mesh = plan_mesh(*loaded.plan, &d);
-  // d0..d999999 are no mesh dim planck knows (SPEC.md §1 names them), so the correct answer is
+  // d0..d999999 are no mesh dim planck knows (docs/plan-format.md names them), so the correct answer is
   // mesh-invalid-dim for the dims; never a mesh, and never a mesh claiming other than 1 x ... x 1.
   if (mesh) CHECK(mesh->world() == 1);
   CHECK(d.has_rule("mesh-invalid-dim"));

@@ -1,4 +1,4 @@
-// The observed rules (SPEC.md §3): groups-mismatch, hsdp-flattened, placement-mismatch,
+// The observed rules (docs/verify.md): groups-mismatch, hsdp-flattened, placement-mismatch,
 // observed-partial, each on the smallest observation that fires exactly it.
 
 #include <doctest/doctest.h>

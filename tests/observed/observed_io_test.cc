@@ -58,7 +58,7 @@ TEST_CASE("observed_json_round_trip") {
 }
 
 TEST_CASE("observed_json_spec_example_reads") {
-  // SPEC.md §4 verbatim (with the id shortened as printed there).
+  // docs/observed.md verbatim (with the id shortened as printed there).
   const char* spec = R"({ "format": "planck-observed/1", "sources": ["run.log"], "world": 16,
   "ranks_seen": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
   "hosts": { "0": "gpu-a17", "8": "gpu-a18" },

@@ -1,4 +1,4 @@
-// Memory per GPU against published worked examples (sim-anchors.md §3).
+// Memory per GPU against published worked examples (docs/reference/sim-anchors.md §3).
 
 #include <doctest/doctest.h>
 
@@ -95,7 +95,7 @@ TEST_CASE("sim_korthikanti_activation_rows") {
     CHECK(planck::sim::layer_activation_bytes(gpt, false, s, tp, false, Checkpointing::kSelective, 2) <
           planck::sim::layer_activation_bytes(gpt, false, s, tp, false, Checkpointing::kNone, 2));
   }
-  // Llama-style (sim-anchors.md §3.2): sbh(12 + 4g) + 6sbf; Llama-3-8B: 34.0 sbh.
+  // Llama-style (docs/reference/sim-anchors.md §3.2): sbh(12 + 4g) + 6sbf; Llama-3-8B: 34.0 sbh.
   const auto llama = *planck::core::model_preset("llama3-8b");
   CHECK(planck::sim::layer_activation_bytes(llama, false, s, 1, false, Checkpointing::kNone, 2) ==
         doctest::Approx(static_cast<double>(s) * 4096 * 34.0));
