@@ -1,4 +1,5 @@
 // mpirun -np N planck calibrate [--backend nccl|mpi] [--min-bytes B] [--max-bytes B] -o TOPOLOGY
+// planck calibrate --compute PLAN -o TOPOLOGY   (one process on a GPU host: cli/calibrate_compute.h)
 // Size sweeps of every collective over groups of several sizes, a least-squares line per op and
 // the measured points, written as the planck-topology/1 profile that `planck simulate/exec --topology` read.
 
@@ -8,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/calibrate_compute.h"
 #include "cli/command.h"
 #include "cli/launcher_flags.h"
 #include "exec/calibrate.h"
@@ -24,6 +26,7 @@ struct CalibrateOptions {
   int iters = 5;
   int warmup = 1;
   std::string output = "-";
+  std::string compute_plan;
 };
 
 sim::LinkFit to_link_fit(const exec::CalibrationFit& f, const std::vector<std::int64_t>& group_sizes,
@@ -48,11 +51,13 @@ sim::LinkFit to_link_fit(const exec::CalibrationFit& f, const std::vector<std::i
 }
 
 int run_calibrate(const CalibrateOptions& o) {
+  if (!o.compute_plan.empty()) return run_calibrate_compute(o.compute_plan, o.output, o.warmup, o.iters);
   const bool root = exec::launcher_rank() == 0;
   if (o.min_bytes > o.max_bytes) {
     if (root) print_error("--min-bytes " + std::to_string(o.min_bytes) + " exceeds --max-bytes " + std::to_string(o.max_bytes));
     return kExitCannotRun;
   }
+  warn_if_slow(root, o.max_bytes, o.warmup + o.iters);
   auto launched = exec::launch(o.launcher.launch_options());
   if (!launched) {
     if (root) print_error(launched.message());
@@ -66,7 +71,7 @@ int run_calibrate(const CalibrateOptions& o) {
     return kExitCannotRun;
   }
   const int me = world.rank();
-  const auto watchdog = exit_on_hang(me, o.launcher.timeout_s);
+  const auto watchdog = exit_on_hang(me, world.size(), o.launcher.timeout_s);
   exec::CalibrateOptions co;
   co.min_bytes = o.min_bytes;
   co.max_bytes = o.max_bytes;
@@ -116,6 +121,9 @@ void setup_calibrate(CLI::App& app, Action& action) {
       "measured points as a planck-topology/1 profile for planck simulate --topology and planck exec --topology "
       "(group sizes that were measured are predicted from the points, others from the line). More --iters steady "
       "the points on a noisy machine. Details: docs/exec.md.\n"
+      "--compute PLAN instead times, in one process on this host's GPU (no launcher), the cuBLAS BF16 GEMMs PLAN's "
+      "model runs under its tp/cp/ep, fits one efficiency scale against the GPU preset's curve and writes or merges "
+      "the profile's compute section (docs/simulator.md, \"Compute profile\"); exit 2 without a GPU or CUDA.\n"
       "Exit 2 when the backend is missing, fewer than 2 ranks run, or the output cannot be written.");
   add_launcher_flags(app, o->launcher);
   app.add_option("--min-bytes", o->min_bytes, "smallest call (bytes; KiB/MiB/GiB suffixes)")
@@ -128,7 +136,10 @@ void setup_calibrate(CLI::App& app, Action& action) {
       ->default_str("64MiB");
   app.add_option("--iters", o->iters, "timed calls per point")->check(CLI::Range(1, 1000))->default_str("5");
   app.add_option("--warmup", o->warmup, "untimed calls per point")->check(CLI::Range(0, 1000))->default_str("1");
-  app.add_option("-o,--output", o->output, "planck-topology/1 profile ('-' = stdout), written atomically by rank 0")
+  app.add_option("--compute", o->compute_plan,
+                 "PLAN: time the GEMMs of this plan's model on the local GPU and write the compute section");
+  app.add_option("-o,--output", o->output,
+                 "planck-topology/1 profile ('-' = stdout), written atomically by rank 0; --compute merges into it")
       ->default_str("-");
   action = [o] { return run_calibrate(*o); };
 }

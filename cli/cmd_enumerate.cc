@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/launcher_flags.h"
 #include "core/base/input_file.h"
 #include "core/plan/plan_load.h"
 #include "core/plan/presets.h"
@@ -16,6 +17,8 @@
 
 namespace planck::cli {
 namespace {
+
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;  // batches and lengths, as a plan allows them
 
 struct EnumerateOptions {
   std::int64_t world = 0;
@@ -132,25 +135,25 @@ void setup_enumerate(CLI::App& app, Action& action) {
       "\"pareto\" marks the time-vs-memory Pareto front. Sequence parallel is on wherever tp > 1 and the "
       "sequence splits; pipelines use 1f1b. JSON is planck-enumerate/1 (docs/simulator.md); docs/simulator.md.\n"
       "Exit 1 when no layout is valid, 2 on bad usage or an unreadable --model/--gpu/--topology, else 0.");
-  app.add_option("--world", o->world, "number of GPUs")->required()->check(CLI::Range(std::int64_t{1}, std::int64_t{2147483647}));
-  app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->required()->check(CLI::PositiveNumber);
+  app.add_option("--world", o->world, "number of GPUs")->required()->check(whole_number(1, core::kMaxWorld));
+  app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->required()->check(whole_number(1, core::kMaxWorld));
   app.add_option("--model", o->model, "model preset (llama3-8b, llama3-70b, llama3-405b, gpt3-175b, mixtral-8x7b, "
                                       "deepseek-v3) or a JSON file holding a plan's \"model\" value")->required();
-  app.add_option("--gpu", o->gpu, "GPU preset (h100-sxm, h200, a100-80g, cpu) or a JSON file holding a plan's "
+  app.add_option("--gpu", o->gpu, "GPU preset (h100-sxm, h200, h800, a100-80g, b200, cpu) or a JSON file holding a plan's "
                                   "\"cluster.gpu\" value")->default_str("h100-sxm");
   app.add_option("--global-batch", o->global_batch,
                  "sequences per optimizer step (default: one micro-batch per data-parallel rank); layouts whose "
-                 "micro_batch x dp degree does not divide it are skipped")->check(CLI::PositiveNumber);
-  app.add_option("--seq-len", o->seq_len, "tokens per sequence")->default_str("8192")->check(CLI::PositiveNumber);
-  app.add_option("--micro-batch", o->micro_batch, "sequences per micro-batch")->default_str("1")->check(CLI::PositiveNumber);
+                 "micro_batch x dp degree does not divide it are skipped")->check(whole_number(1, kMaxCount));
+  app.add_option("--seq-len", o->seq_len, "tokens per sequence")->default_str("8192")->check(whole_number(1, kMaxCount));
+  app.add_option("--micro-batch", o->micro_batch, "sequences per micro-batch")->default_str("1")->check(whole_number(1, kMaxCount));
   app.add_flag("--allow-cross-node-tp", o->allow_cross_node_tp, "also try TP groups that span nodes");
   app.add_option("--rank-by", o->rank_by,
-                 "time: step time first (the default); throughput: tokens per second first (fairer without "
+                 "time: step time first (the documented default); throughput: tokens per second first (fairer without "
                  "--global-batch, where layouts with fewer data-parallel ranks do less work per step)")
       ->check(CLI::IsMember({"time", "throughput"}))
       ->default_str("time");
   app.add_option("--top", o->top, "print only the best K layouts (default: 20 for text, all for json/csv)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, core::kMaxWorld));
   app.add_option("--format", o->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}))->default_str("text");
   app.add_option("--topology", o->topology, "planck-topology/1 profile overriding the GPU's link figures");
   app.add_flag("--nvls", o->nvls, "allow NVLink SHARP all-reduce inside a node");

@@ -6,9 +6,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/command.h"
+#include "cli/exec_prediction.h"
 #include "cli/launcher_flags.h"
+#include "core/mesh/placement.h"
 #include "core/mesh/plan_mesh.h"
 #include "core/plan/plan_load.h"
 #include "core/plan/presets.h"
@@ -133,6 +137,12 @@ int run_exec(const ExecOptions& o) {
     say(root, o.plan + ": " + schedule.message());
     return kExitCannotRun;
   }
+  if (o.kill_rank >= mesh->world()) {
+    say(root, "--kill-rank " + std::to_string(o.kill_rank) + " is not a rank of " + o.plan + " (" + mesh->to_string() +
+                  " has ranks 0 to " + std::to_string(mesh->world() - 1) + ")");
+    return kExitCannotRun;
+  }
+  warn_if_slow(root, o.max_bytes, o.warmup + o.iters);
   auto fault = parse_fault(o.inject);
   if (!fault) {
     say(root, fault.message());
@@ -176,11 +186,7 @@ int run_exec(const ExecOptions& o) {
     return kExitCannotRun;
   }
 
-  // The prediction: --topology, else the plan's GPU preset ("cpu" for MPI); MPI runs pinned
-  // ring algorithms, so the model may not pick a tree.
-  const core::GpuSpec gpu = L.backend == "mpi" ? *core::gpu_preset("cpu") : plan.cluster.gpu;
-  sim::CostOptions cost;
-  if (L.backend == "mpi") cost.allow_tree = false;
+  const core::GpuSpec gpu = prediction_gpu(plan, L.backend);
   const sim::Topology* topo = topology ? &*topology : nullptr;
   exec::RunOptions ro;
   ro.warmup = o.warmup;
@@ -201,13 +207,9 @@ int run_exec(const ExecOptions& o) {
     }
     ro.expect = [&](const core::ScheduledCollective& run) { return intended->match(run); };
   }
-  ro.predict = [&](const core::ScheduledCollective& s) {
-    const sim::Placement place = sim::placement_of(mesh->groups(s.dims), plan.cluster.gpus_per_node);
-    const sim::CallCost c = sim::predict_call(s.op, s.group_size, s.bytes_per_call, place, gpu, topo, cost);
-    return exec::Prediction{c.wire_bytes, c.time_s, sim::link_name(c.link), sim::algorithm_name(c.algorithm)};
-  };
+  ro.predict = make_predictor(plan, *mesh, L.backend, topo);
   const int me = world.rank();
-  const auto watchdog = exit_on_hang(me, o.launcher.timeout_s);
+  const auto watchdog = exit_on_hang(me, world.size(), o.launcher.timeout_s);
   ro.watchdog = watchdog.get();
 
   exec::ExecReport report;
@@ -227,6 +229,20 @@ int run_exec(const ExecOptions& o) {
     world.abort("rank " + std::to_string(me) + ": " + st.message());
     exec::shutdown(L);
     return kExitCannotRun;
+  }
+  if (topo) {
+    // Which figures came from where: the profile, or the preset where it has none.
+    std::vector<std::pair<sim::LinkClass, core::CollOp>> used_links;
+    for (const exec::OpResult& op : report.ops) {
+      const auto link = sim::parse_link(op.link);
+      if (link && op.group_size > 1) used_links.emplace_back(*link, op.op);
+    }
+    const std::string gaps = sim::missing_figures(*topo, used_links);
+    if (!gaps.empty()) {
+      report.prediction_basis = "topology+preset";
+      report.notes.push_back("partial topology profile " + o.topology + ": no figures for " + gaps +
+                             "; those predictions use the GPU preset " + gpu.name);
+    }
   }
   int code = report.ok ? kExitOk : kExitFindings;
   if (me == 0) {
@@ -274,8 +290,9 @@ void setup_exec(CLI::App& app, Action& action) {
                  "planck-topology/1 profile (from planck calibrate) for the predicted times; default: the plan's GPU "
                  "preset, 'cpu' for the MPI backend");
   app.add_option("--kill-rank", o->kill_rank,
-                 "testing aid: this rank kills itself (SIGKILL) after the communicators are built, to check that the "
-                 "job ends with an error naming it");
+                 "testing aid: this rank (0 to world-1) kills itself (SIGKILL) after the communicators are built, to "
+                 "check that the job ends with an error naming it (mpirun then exits 137 = 128 + SIGKILL)")
+      ->check(whole_number(0, core::kMaxWorld - 1));
   app.add_option("--wire-min-bytes", o->wire_min_bytes,
                  "interface-counter measurement: repeat each op until this many bytes crossed the wire in total, "
                  "plus an idle window as long (suffixes as --max-bytes; 0 = do not measure wire bytes)")

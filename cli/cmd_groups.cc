@@ -28,6 +28,20 @@ void append_int(std::string& out, std::int64_t v) {
   out.append(buf, res.ptr);
 }
 
+// The output is built in memory, so it is bounded: every set lists every rank once.
+constexpr std::int64_t kMaxOutputBytes = std::int64_t{1} << 30;
+
+// An upper bound of the output's size: per set, each rank's digits and separator, each group's key.
+std::int64_t output_bytes_bound(const core::Mesh& mesh, const std::vector<std::vector<std::string>>& sets) {
+  const std::int64_t digits = static_cast<std::int64_t>(std::to_string(mesh.world() - 1).size());
+  std::int64_t total = 256;
+  for (const auto& set : sets) {
+    const core::GroupSet gs = mesh.groups(set);
+    total += mesh.world() * (digits + 2) + gs.num_groups() * (static_cast<std::int64_t>(gs.key().size()) + 8);
+  }
+  return total;
+}
+
 int run_groups(const GroupsOptions& o) {
   auto input = load_plan_input(o.plan);
   if (!input) return kExitCannotRun;
@@ -47,6 +61,15 @@ int run_groups(const GroupsOptions& o) {
     sets.push_back(*dims);
   }
 
+  const std::int64_t bound = output_bytes_bound(*mesh, sets);
+  if (bound > kMaxOutputBytes) {
+    print_error(o.plan + ": listing " + std::to_string(sets.size()) + " dim set(s) of " + mesh->to_string() + " (" +
+                std::to_string(mesh->world()) + " ranks) would take about " + std::to_string(bound) +
+                " bytes, more than the " + std::to_string(kMaxOutputBytes) +
+                " bytes (1 GiB) planck groups builds in memory; pick fewer sets with --dim, or use a smaller mesh "
+                "(verify checks any size)");
+    return kExitCannotRun;
+  }
   std::string out;
   if (o.format == "json") {
     // Built as text: a 2^20-rank mesh has millions of entries and a json tree of them is slow.
@@ -91,7 +114,9 @@ void setup_groups(CLI::App& app, Action& action) {
   app.description(
       "List the communicators of each mesh dim, or of a flattened set of dims, as global rank lists (exactly "
       "what init_device_mesh / DeviceMesh._flatten create). Text: one line per group, 'KEY: r0 r1 ...'.\n"
-      "Exit 2 when the plan cannot be loaded or its mesh is invalid, else 0.");
+      "The output is built in memory and bounded at 1 GiB: a listing that would be larger (e.g. every dim of a "
+      "2^31-rank mesh) is refused before anything is allocated, naming its size.\n"
+      "Exit 2 when the plan cannot be loaded, its mesh is invalid or the listing is over the bound, else 0.");
   app.add_option("plan", o->plan, "plan file (planck/1 JSON)")->required();
   app.add_option("--dim", o->dims,
                  "dim or comma-joined dims (one result per occurrence; default: every mesh dim); torchtitan's "

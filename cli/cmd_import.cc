@@ -6,6 +6,8 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/launcher_flags.h"
+#include "core/plan/plan.h"
 #include "import/importer.h"
 
 namespace planck::cli {
@@ -66,9 +68,9 @@ void setup_import(CLI::App& app, Action& action) {
                  "DeepSpeed JSON")
       ->required();
   app.add_option("--nodes", a->nodes, "nodes of the cluster (default: the config's, else 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, core::kMaxWorld));
   app.add_option("--gpus-per-node", a->gpus_per_node, "GPUs per node (default: the config's, else 8)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, core::kMaxWorld));
   app.add_flag("--explain", a->explain, "print every inference and hint to stderr");
   app.add_option("--lingua-dp-rank-formula", a->lingua_formula,
                  "Lingua train.py's data-rank lines: after-fix (commit d1fd421, default) or before-fix "

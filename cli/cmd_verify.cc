@@ -1,4 +1,5 @@
-// planck verify INPUT... [--observed FILE]... [--format text|json|sarif|junit] [-o FILE] [--strict]
+// planck verify PLAN|CONFIG... [--framework F] [--nodes N --gpus-per-node G] [--observed FILE]...
+//               [--format text|json|sarif|junit] [-o FILE] [--strict]
 
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/verify_config.h"
 #include "cli/verify_registry.h"
 #include "core/check/report.h"
 #include "core/mesh/plan_mesh.h"
@@ -18,7 +20,9 @@ namespace planck::cli {
 namespace {
 
 struct VerifyOptions {
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs;  // plans and framework configs
+  std::string framework;            // "" = detect each input's from its content
+  std::int64_t nodes = 0, gpus_per_node = 0;
   std::vector<std::string> observed;
   std::string format = "text";
   std::string output = "-";
@@ -26,15 +30,14 @@ struct VerifyOptions {
   std::string color = "auto";
 };
 
-// One input of verify: the plan it describes, or the diagnostics saying why there is none. Each
-// input kind (a planck/1 plan file, stdin) turns a command-line argument into a LoadedPlan whose
-// plan carries the positions diagnostics point at; another kind (a framework config) plugs in
-// here by returning its plan and source positions the same way.
-core::LoadedPlan load_verify_input(const std::string& arg) { return core::load_plan_file(arg); }
+// The --observed files, read once and checked against every input.
+struct Observations {
+  std::vector<core::Observed> runs;
+  std::vector<core::Diagnostic> problems;  // observed-unreadable, one per file that could not be read
+};
 
-std::vector<core::Diagnostic> read_observed(const std::vector<std::string>& paths,
-                                            std::vector<core::Observed>& observed) {
-  std::vector<core::Diagnostic> problems;
+Observations read_observed(const std::vector<std::string>& paths) {
+  Observations out;
   for (const auto& path : paths) {
     auto obs = io::read_observed_file(path);
     if (!obs) {
@@ -44,12 +47,12 @@ std::vector<core::Diagnostic> read_observed(const std::vector<std::string>& path
       d.message = obs.message();
       d.file = path;
       d.hint = "pass a planck-observed JSON, an NCCL_DEBUG=INFO log or a PyTorch flight-recorder dump";
-      problems.push_back(std::move(d));
+      out.problems.push_back(std::move(d));
       continue;
     }
-    observed.push_back(std::move(*obs));
+    out.runs.push_back(std::move(*obs));
   }
-  return problems;
+  return out;
 }
 
 // Exit code of one input: 2 when it could not be checked, 1 on errors (and with --strict on
@@ -75,8 +78,11 @@ void stamp(core::VerifyReport& report) {
   if (::gmtime_r(&now, &utc) && std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc) > 0) report.timestamp = buf;
 }
 
-core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, const core::CheckRegistry& registry,
-                              int& code) {
+// One input of verify, a planck/1 plan (a file or '-') or a framework config imported in memory
+// (cli/verify_config.h), checked into one report. A config that cannot be imported is one
+// config-unreadable diagnostic (exit 2), also said on stderr as `planck import` says it.
+core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, const Observations& obs,
+                              const core::CheckRegistry& registry, int& code) {
   core::VerifyReport report;
   report.plan_path = arg;
   stamp(report);
@@ -85,16 +91,37 @@ core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, co
                           {{"plan-syntax", core::Severity::kError, "not valid JSON, or the file cannot be read"},
                            {"plan-schema", core::Severity::kError,
                             "missing field, wrong type, duplicate or unknown key, unknown preset"}});
-  core::LoadedPlan loaded = load_verify_input(arg);
-  if (loaded.plan) {
-    std::vector<core::Observed> observed;
-    for (auto& d : read_observed(o.observed, observed)) report.diagnostics.add(std::move(d));
-    std::optional<core::Mesh> mesh = core::plan_mesh(*loaded.plan, nullptr);
-    core::CheckContext ctx{*loaded.plan, mesh ? &*mesh : nullptr, &observed};
-    report.diagnostics.append(core::run_checks(registry, ctx));
+  auto check = [&](const core::Plan& plan) {
+    std::optional<core::Mesh> mesh = core::plan_mesh(plan, nullptr);
+    core::CheckContext ctx{plan, mesh ? &*mesh : nullptr, &obs.runs};
+    return core::run_checks(registry, ctx);
+  };
+  ConfigOptions config;
+  config.framework = o.framework;
+  if (o.nodes > 0) config.nodes = o.nodes;
+  if (o.gpus_per_node > 0) config.gpus_per_node = o.gpus_per_node;
+  core::Result<std::string> framework = config_framework(arg, config);
+  if (framework && *framework == "plan") {
+    core::LoadedPlan loaded = core::load_plan_file(arg);
+    if (loaded.plan) {
+      for (const auto& d : obs.problems) report.diagnostics.add(core::Diagnostic(d));
+      report.diagnostics.append(check(*loaded.plan));
+    } else {
+      report.loaded = false;
+      report.diagnostics = loaded.diagnostics;
+    }
   } else {
-    report.loaded = false;
-    report.diagnostics = loaded.diagnostics;
+    report.rules_ran.insert(report.rules_ran.begin(), config_unreadable_rule());
+    core::Result<core::Diagnostics> found =
+        framework ? verify_config(arg, *framework, config, check) : core::Result<core::Diagnostics>(framework.status());
+    if (found) {
+      for (const auto& d : obs.problems) report.diagnostics.add(core::Diagnostic(d));
+      report.diagnostics.append(std::move(*found));
+    } else {
+      print_error(found.message());
+      report.loaded = false;
+      report.diagnostics.add(config_unreadable(arg, found.message()));
+    }
   }
   code = exit_code(report.diagnostics, o.strict);
   report.ok = code == kExitOk;
@@ -108,11 +135,12 @@ int run_verify(const VerifyOptions& o) {
   else if (o.format == "junit") fmt = core::ReportFormat::kJunit;
 
   const core::CheckRegistry registry = verify_registry();
+  const Observations obs = read_observed(o.observed);
   std::vector<core::VerifyReport> reports;
   int code = kExitOk;
   for (const auto& arg : o.inputs) {
     int one = kExitOk;
-    reports.push_back(verify_one(arg, o, registry, one));
+    reports.push_back(verify_one(arg, o, obs, registry, one));
     code = std::max(code, one);
   }
   bool color = o.color == "always" ||
@@ -125,15 +153,28 @@ int run_verify(const VerifyOptions& o) {
 void setup_verify(CLI::App& app, Action& action) {
   auto o = std::make_shared<VerifyOptions>();
   app.description(
-      "Run every check on each input plan: mesh and world size, declared and observed communicators, HSDP "
-      "shape, placement, rank arithmetic, batch/heads/layers/sequence/expert divisibility, pipeline bubble, "
-      "memory and gradient sync. A rule whose input (model, training.global_batch, training.seq_len, "
-      "rank_program) is absent is reported by a checks-skipped note, never passed.\n"
+      "Run every check on each input, a planck plan or a framework's own config: mesh and world size, "
+      "declared and observed communicators, HSDP shape, placement, rank arithmetic, "
+      "batch/heads/layers/sequence/expert divisibility, pipeline bubble, memory and gradient sync. A rule "
+      "whose input (model, training.global_batch, training.seq_len, rank_program) is absent is reported by a "
+      "checks-skipped note, never passed.\n"
       "Exit (the highest over the inputs) 0: no error (warnings and notes allowed unless --strict); "
       "1: a plan breaks a rule; 2: could not run (unreadable file, plan-syntax, plan-schema, "
-      "rank-program-invalid, observed-unreadable, bad usage). Rules and formats: docs/verify.md.");
-  app.add_option("plans", o->inputs, "plan files (planck/1 JSON; see plans/); '-' reads one from stdin")
+      "rank-program-invalid, observed-unreadable, a config that cannot be imported or does not state its "
+      "cluster size without --nodes/--gpus-per-node, bad usage). Rules and formats: docs/verify.md.");
+  app.add_option("inputs", o->inputs,
+                 "plan files (planck/1 JSON; see plans/; '-' reads one from stdin) or framework configs, "
+                 "detected from their content: torchtitan TOML or config_registry.py[:FUNCTION] (every function "
+                 "when none is named), Lingua YAML, Megatron launch script, DeepSpeed JSON. A config is imported "
+                 "in memory (as `planck import`) and each finding is located at the line of the setting in the "
+                 "config")
       ->required();
+  app.add_option("--framework", o->framework, "read every CONFIG as this framework's instead of detecting it")
+      ->check(CLI::IsMember({"torchtitan", "lingua", "megatron", "deepspeed"}));
+  app.add_option("--nodes", o->nodes, "nodes of the cluster, for a config that does not state it")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node, for a config that does not state it")
+      ->check(CLI::PositiveNumber);
   app.add_option("--observed", o->observed,
                  "what a real run created: planck-observed JSON, NCCL_DEBUG=INFO log or PyTorch flight-recorder "
                  "dump (auto-detected; repeat for several files; checked against every input)");
@@ -152,6 +193,6 @@ void setup_verify(CLI::App& app, Action& action) {
 
 }  // namespace
 
-PLANCK_COMMAND(verify, "check plans against every rule (text, json, sarif, junit)", setup_verify);
+PLANCK_COMMAND(verify, "check plans or framework configs against every rule (text, json, sarif, junit)", setup_verify);
 
 }  // namespace planck::cli

@@ -1,13 +1,16 @@
 #pragma once
 // The launcher flags `planck exec` and `planck calibrate` share (--backend, --timeout,
-// --mpi-transport), the exec::LaunchOptions they mean, and the watchdog both install: a step
-// that outlives --timeout ends the job with an error naming the rank (docs/exec.md, "Faults").
+// --mpi-transport), the exec::LaunchOptions they mean, the watchdog both install (a step that
+// outlives --timeout ends the job with an error naming the rank that stopped; docs/exec.md,
+// "Faults"), and the numeric flag checks every command uses (finite, in range, a message in words).
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "exec/heartbeat.h"
 #include "exec/launch/launch.h"
 #include "exec/runner.h"
 
@@ -24,8 +27,26 @@ struct LauncherFlags {
 // Adds the three flags; `timeout_s` keeps its current value as the default.
 void add_launcher_flags(CLI::App& app, LauncherFlags& flags);
 
-// On expiry prints "planck: rank R: <step> did not complete within T s: ..." and exits 2 at once
-// (std::_Exit: the other ranks are blocked in the collective, nothing can be cleaned up).
-std::unique_ptr<exec::Watchdog> exit_on_hang(int rank, double timeout_s);
+// A whole number from `lo` to `hi`: "--gpus-per-node 0: must be a whole number from 1 to
+// 2147483647". Use as ->check(whole_number(1, kMax)).
+CLI::Validator whole_number(std::int64_t lo, std::int64_t hi);
+// A finite number of seconds from `lo` to `hi` ("nan", "inf" refused).
+CLI::Validator finite_seconds(double lo, double hi);
+
+// Above 1 GiB per call, prints (on `root`) a warning that the run will take minutes with no output
+// (calls x bytes at a few GB/s); the run goes on.
+void warn_if_slow(bool root, std::int64_t max_bytes, int calls_per_op);
+
+// The watchdog and this rank's heartbeat slot, kept together (the watchdog stamps the slot).
+struct HangGuard {
+  std::unique_ptr<exec::Heartbeats> heartbeats;
+  std::unique_ptr<exec::Watchdog> watchdog;
+  exec::Watchdog* get() const { return watchdog.get(); }
+};
+
+// On expiry prints "planck: rank R: <step> did not complete within T s: rank 3 (pid P) stopped
+// responding: no heartbeat for ..." and exits 2 at once (std::_Exit: the other ranks are blocked
+// in the collective, nothing can be cleaned up).
+HangGuard exit_on_hang(int rank, int world, double timeout_s);
 
 }  // namespace planck::cli

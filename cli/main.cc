@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +37,23 @@ int command_rank(const std::string& name) {
   }
   return 100;
 }
+
+// `planck --help` lists one line per command: its registered summary, not the long description
+// that `planck COMMAND --help` prints.
+class CommandListFormatter : public CLI::Formatter {
+ public:
+  explicit CommandListFormatter(std::map<std::string, std::string> summaries) : summaries_(std::move(summaries)) {}
+  std::string make_subcommand(const CLI::App* sub) const override {
+    auto it = summaries_.find(sub->get_name());
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true),
+                             it != summaries_.end() ? it->second : sub->get_description(), get_column_width());
+    return out.str();
+  }
+
+ private:
+  std::map<std::string, std::string> summaries_;
+};
 
 }  // namespace
 
@@ -110,6 +129,10 @@ int main(int argc, char** argv) {
     }
     subs.push_back(sub);
   }
+  std::map<std::string, std::string> summaries;
+  for (const auto& e : entries) summaries[e.name] = e.description;
+  // Set after the subcommands exist, so their own --help keeps the default formatter.
+  app.formatter(std::make_shared<planck::cli::CommandListFormatter>(std::move(summaries)));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -371,7 +371,7 @@ Status run_plan(Communicator& world, const core::Mesh& mesh, const core::Schedul
   report.warmup = o.warmup;
   report.iters = o.iters;
   report.max_bytes = o.max_bytes;
-  const double factor = scale_factor(schedule, o.max_bytes);
+  const double factor = o.factor ? *o.factor : scale_factor(schedule, o.max_bytes);
   report.scale_factor = factor;
 
   Comms comms;

@@ -34,10 +34,14 @@ using Predictor = std::function<Prediction(const core::ScheduledCollective& scal
 // The core/schedule/collectives.h ring bytes and no time: what the runner uses without a predictor.
 Prediction ring_prediction(const core::ScheduledCollective& scaled);
 
-// Arms a deadline around each blocking step; `on_expiry(what)` runs on a watchdog thread.
+class Heartbeats;  // exec/heartbeat.h
+
+// Arms a deadline around each blocking step; `on_expiry(what)` runs on a watchdog thread. With
+// `heartbeats`, the same thread stamps this rank's heartbeat and counts its steps (exec/watchdog.cc).
 class Watchdog {
  public:
-  Watchdog(std::chrono::milliseconds timeout, std::function<void(const std::string& what)> on_expiry);
+  Watchdog(std::chrono::milliseconds timeout, std::function<void(const std::string& what)> on_expiry,
+           Heartbeats* heartbeats = nullptr);
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
@@ -68,6 +72,9 @@ struct RunOptions {
   int warmup = 2;
   int iters = 5;
   std::int64_t max_bytes = std::int64_t{64} << 20;
+  // The scale factor to use instead of scale_factor(schedule, max_bytes): bench runs every
+  // layout with one factor so their times compare.
+  std::optional<double> factor;
   bool check_every_iteration = false;  // --check: verify data after every call, not only the last
   Predictor predict;                   // empty: ring_prediction
   WireCounter* wire = nullptr;         // null: wire bytes unmeasured

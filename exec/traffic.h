@@ -2,7 +2,7 @@
 // Per-peer traffic of one scheduled collective: who sends how many bytes to whom, predicted
 // from the schedule and the pinned algorithm, measured by the transport, and compared.
 //
-// Prediction (the algorithms exec/mpi/world.cc pins in OpenMPI's coll_tuned; docs/reference/sim-anchors.md
+// Prediction (the algorithms exec/mpi/world.cc pins in OpenMPI's coll_tuned; docs/sources/simulator.md
 // §1.2): ring all-reduce, ring all-gather and ring reduce-scatter send everything to the next
 // rank of the group; pairwise all-to-all sends one chunk to every other member; the pipelined
 // chain broadcast sends the whole buffer from member i to member i+1 (the last sends nothing);

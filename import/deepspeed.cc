@@ -1,6 +1,6 @@
 // DeepSpeed JSON -> plan.
 //
-// Semantics (docs/reference/mesh-anchors.md §5), deepspeedai/DeepSpeed @edaa722:
+// Semantics (docs/sources/mesh.md §5), deepspeedai/DeepSpeed @edaa722:
 // deepspeed/runtime/zero/config.py (stage, zero_hpz_partition_size, mics_shard_size),
 // deepspeed/runtime/zero/mics_utils.py (_generate_mics_config: contiguous shard groups of
 // mics_shard_size, strided replicate groups, (world // pp) % shard_size asserted),

@@ -126,6 +126,9 @@ std::string detect_framework(const std::string& path, std::string_view text) {
                              "--num-layers"}) {
     if (text.find(marker) != std::string_view::npos) return "megatron";
   }
+  // A shell script whose launch is in files it sources (the SC21 scripts): the only shell
+  // format planck reads is Megatron's.
+  if (text.substr(first, 2) == "#!" && text.find("sh", first) < text.find('\n', first)) return "megatron";
   return "";
 }
 

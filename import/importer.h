@@ -1,6 +1,6 @@
 #pragma once
 // Importers: a planck plan (docs/plan-format.md) from a framework's own config, with the framework's
-// semantics (sources cited in each importer, facts in docs/reference/mesh-anchors.md §2-5).
+// semantics (sources cited in each importer, facts in docs/sources/mesh.md §2-5).
 //
 // Every inference lands in `notes` (written into the plan's "notes" and printed by
 // `planck import --explain`); unknown keys and doubtful values are `warnings` (stderr and notes).

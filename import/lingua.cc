@@ -1,6 +1,6 @@
 // Meta Lingua YAML -> plan.
 //
-// Semantics (docs/reference/mesh-anchors.md §4), facebookresearch/lingua @437d680:
+// Semantics (docs/sources/mesh.md §4), facebookresearch/lingua @437d680:
 // apps/main/train.py (validate_train_args: the dp_replicate inference; the data-rank lines; the
 // gradient-accumulation loop), lingua/distributed.py (DistributedArgs defaults, get_device_mesh,
 // parallelize_model: the mesh handed to fully_shard), lingua/transformer.py (LMTransformerArgs

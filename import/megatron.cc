@@ -1,6 +1,6 @@
 // Megatron-LM launch script (or args file) -> plan.
 //
-// Semantics (docs/reference/mesh-anchors.md §3), NVIDIA/Megatron-LM @d98e8a6:
+// Semantics (docs/sources/mesh.md §3), NVIDIA/Megatron-LM @d98e8a6:
 // megatron/core/parallel_state.py (initialize_model_parallel: order "tp-cp-ep-dp-pp", first token
 // fastest; dp = world // (tp*pp*cp) with a RuntimeError when it does not divide; the expert
 // generator's world % (etp*ep*pp); (dp*cp) % num_distributed_optimizer_instances == 0 with
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/format.h"
 #include "core/mesh/mesh.h"
 #include "import/importer.h"
 #include "import/megatron_args.h"
@@ -226,16 +227,50 @@ core::Result<Strategy> read_strategy(const MegatronFlags& f, PlanBuilder& b, con
 
 }  // namespace
 
+// Where each plan field's flag is written, for `planck verify CONFIG`'s locations.
+void locate_flags(const MegatronFlags& f, PlanBuilder& b, const std::vector<std::string>& dims) {
+  const std::pair<const char*, const char*> kDimFlags[] = {
+      {"tp", "tensor-model-parallel-size"}, {"pp", "pipeline-model-parallel-size"}, {"cp", "context-parallel-size"}};
+  int first = 0;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    for (const auto& [dim, flag] : kDimFlags) {
+      if (dims[i] != dim || f.line(flag) == 0) continue;
+      b.locate("/mesh/shape/" + std::to_string(i), f.line(flag));
+      if (first == 0 || f.line(flag) < first) first = f.line(flag);
+    }
+  }
+  b.locate("/mesh", first);
+  b.locate("/parallelism", first);
+  b.locate("/training", f.line("global-batch-size"));
+  b.locate("/training/global_batch", f.line("global-batch-size"));
+  b.locate("/training/micro_batch", f.line("micro-batch-size"));
+  b.locate("/training/grad_accumulation", f.line("global-batch-size"));
+  b.locate("/training/seq_len", f.line("seq-length"));
+  b.locate("/model", f.line("num-layers"));
+  const std::pair<const char*, const char*> kModelFlags[] = {
+      {"layers", "num-layers"},       {"hidden", "hidden-size"}, {"heads", "num-attention-heads"},
+      {"ffn_hidden", "ffn-hidden-size"}, {"vocab", "vocab-size"}, {"kv_heads", "num-query-groups"}};
+  for (const auto& [field, flag] : kModelFlags) b.locate(std::string("/model/") + field, f.line(flag));
+}
+
 core::Result<ImportResult> import_megatron(std::string_view text, const std::string& path,
                                            const ImportOptions& options) {
   PlanBuilder b("megatron", path);
   PLANCK_IMPORT_TRY(script, run_shell(text, path));
-  PLANCK_IMPORT_TRY(launch, find_megatron_launch(script, b));
+  auto launch_r = find_megatron_launch(script, b);
+  if (!launch_r && !script.warnings.empty()) {
+    // The launch line is often in the file that could not be read: say which.
+    return core::Status::error(launch_r.message() + "; " + core::join(script.warnings, "; "));
+  }
+  PLANCK_IMPORT_TRY(launch, std::move(launch_r));
+  relocate_flags(launch, text);
   MegatronFlags f(launch, b);
   b.note(launch.script.empty() ? "args file: " + str(static_cast<std::int64_t>(launch.flags.size())) + " flags"
                                : "launch: " + launch.script + " at line " + str(launch.line) + " with " +
                                      str(static_cast<std::int64_t>(launch.flags.size())) + " flags");
   for (const std::string& a : script.assumptions) b.hint(a);
+  for (const std::string& r : script.followed) b.note(r);
+  for (const std::string& w : script.warnings) b.warn(w);
 
   PLANCK_IMPORT_TRY(world, b.resolve_world(options, config_world(launch, script)));
   b.set_cluster(world);
@@ -259,7 +294,8 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
     shape.push_back(dim == "tp" ? d.tp : dim == "cp" ? d.cp : dim == "pp" ? d.pp : d.dp);
   }
   b.set_mesh(dims, shape);
-  b.note("mesh from Megatron order " + order + " (first token fastest): [" + join(dims, ", ") + "]");
+  locate_flags(f, b, dims);
+  b.note("mesh from Megatron order " + order + " (first token fastest): [" + core::join(dims, ", ") + "]");
 
   nlohmann::ordered_json par;
   par["data_parallel"] = s.data_parallel;
@@ -290,7 +326,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
       if (k >= 2 && (d.dp * d.cp) % k == 0) {
         h += " (enabled, it splits each dp x cp group of " + str(d.dp * d.cp) + " ranks into " + str(k) +
              " contiguous shard groups of " + str(d.dp * d.cp / k) + " and replicate groups of " + str(k) +
-             ": HFSDP; see docs/reference/mesh-anchors.md §3 M7)";
+             ": HFSDP; see docs/sources/mesh.md §3 M7)";
       }
     }
     b.hint(h);

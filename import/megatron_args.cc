@@ -74,6 +74,36 @@ core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, con
   return launch;
 }
 
+void relocate_flags(MegatronLaunch& launch, std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  auto writes = [](std::string_view line, const std::string& flag) {
+    for (std::size_t p = line.find(flag); p != std::string_view::npos; p = line.find(flag, p + 1)) {
+      const std::size_t after = p + flag.size();
+      if (after == line.size() || line[after] == ' ' || line[after] == '\t' || line[after] == '=' ||
+          line[after] == '\\' || line[after] == '"')
+        return true;
+    }
+    return false;
+  };
+  for (auto& [name, f] : launch.flags) {
+    const std::string flag = "--" + name;
+    if (f.line >= 1 && static_cast<std::size_t>(f.line) <= lines.size() && writes(lines[f.line - 1], flag)) continue;
+    int found = 0;  // not written in this script (a sourced file's): no line of this file
+    for (std::size_t i = 0; i < lines.size() && found == 0; ++i) {
+      const std::size_t b = lines[i].find_first_not_of(" \t");
+      if (b != std::string_view::npos && lines[i][b] == '#') continue;
+      if (writes(lines[i], flag)) found = static_cast<int>(i + 1);
+    }
+    f.line = found;
+  }
+}
+
 int MegatronFlags::line(const std::string& name) const {
   auto it = launch_.flags.find(name);
   return it == launch_.flags.end() ? 0 : it->second.line;

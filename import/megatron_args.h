@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/base/status.h"
@@ -30,6 +31,11 @@ struct MegatronLaunch {
 // The launch command of `script` (the last one naming a .py file), else every command made only
 // of --flags (an args file). Error when neither exists.
 core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, const PlanBuilder& b);
+
+// A flag that reached the launch through a string (`bash -c "${CMD}"`, a sourced file) carries
+// the line of the command that ran it; when the script writes the flag itself on another line
+// (an array element, a continuation line), that line is where the setting is, for diagnostics.
+void relocate_flags(MegatronLaunch& launch, std::string_view script_text);
 
 class MegatronFlags {
  public:

@@ -13,6 +13,15 @@ namespace {
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
+constexpr std::int64_t kGpt2Vocab = 50257;
+
+// Megatron's GPT2BPETokenizer: named, or implied by a --vocab-file/--merge-file pair and no other
+// --tokenizer-type (the GPT-3 example scripts pass gpt2-vocab.json and gpt2-merges.txt).
+bool gpt2_bpe(const MegatronFlags& f) {
+  if (auto t = f.string("tokenizer-type")) return *t == "GPT2BPETokenizer";
+  return f.has("vocab-file") && f.has("merge-file");
+}
+
 // arguments.py: ffn = 4h, or int(4h x 2/3 / 64) x 64 with --swiglu; kv heads = heads unless
 // --group-query-attention (then --num-query-groups, default 1); embeddings tied unless
 // --untie-embeddings-and-output-weights; vocab padded to a multiple of
@@ -60,7 +69,12 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
   m.kv_heads = f.has("group-query-attention") ? groups : *heads;
   if (kv_channels && *kv_channels * *heads != *hidden) m.head_dim = *kv_channels;
   m.tied_embeddings = !f.has("untie-embeddings-and-output-weights");
-  if (!f.has("swiglu")) b.note("no --swiglu: a GELU MLP with 2 matrices; planck's model counts a gated MLP");
+  // --swiglu and --quick-geglu (GPT-OSS) are both gated linear units: three matrices per MLP
+  // (arguments.py sets gated_linear_unit for either); otherwise a GELU MLP with two.
+  m.gated_mlp = f.has("swiglu") || f.has("quick-geglu");
+  if (!m.gated_mlp) b.note("no --swiglu / --quick-geglu: a GELU MLP with 2 matrices (gated_mlp false)");
+  if (f.has("quick-geglu")) b.note("--quick-geglu: a gated MLP (3 matrices), as --swiglu");
+  if (!f.has("disable-bias-linear") && !m.gated_mlp) m.biases = true;
   if (experts) {
     if (*experts % d.ep != 0) {
       return b.error(f.line("num-experts"), "--num-experts " + str(*experts) +
@@ -71,6 +85,19 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
     m.experts = *experts;
     m.experts_per_token = topk;
     m.moe_ffn_hidden = moe_ffn.value_or(m.ffn_hidden);
+  }
+  if (!vocab && gpt2_bpe(f)) {
+    // GPT2BPETokenizer's vocabulary is GPT-2's gpt2-vocab.json: 50257 tokens. Megatron pads it
+    // to a multiple of make_vocab_size_divisible_by x tp (_vocab_size_with_padding); the plan
+    // keeps the tokenizer's 50257 so that the shape can match a preset (gpt3-175b).
+    m.vocab = kGpt2Vocab;
+    const std::int64_t multiple = divisible * d.tp;
+    b.note("no --vocab-size: GPT-2 BPE tokenizer (" +
+           std::string(f.has("tokenizer-type") ? "--tokenizer-type GPT2BPETokenizer" : "--vocab-file + --merge-file") +
+           ") has 50257 tokens; Megatron pads them to " + str((kGpt2Vocab + multiple - 1) / multiple * multiple) +
+           " (multiple of " + str(divisible) + " x tp " + str(d.tp) + ")");
+    b.set_model(m, "Megatron flags");
+    return core::Status::ok();
   }
   if (!vocab) {
     // The tokenizer file sets the vocabulary; a preset of the same shape gives it instead.
@@ -198,11 +225,14 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
     t["optimizer"] = "adamw";  // Megatron's adam applies decoupled weight decay (AdamW)
   else
     b.note("--optimizer " + opt + " is not one planck models; left at its default");
+  // Megatron's selective granularity recomputes the attention core (QK^T, softmax, dropout,
+  // AV; Korthikanti et al. 2022 §4.2), which planck calls selective_attention; its "selective"
+  // is torchtitan's op-level policy. --recompute-activations is the older spelling of selective.
   auto recompute = f.string("recompute-granularity");
-  if (recompute == "full" || recompute == "selective")
-    t["activation_checkpointing"] = *recompute;
-  else if (f.has("recompute-activations"))
-    t["activation_checkpointing"] = "selective";
+  if (recompute == "full")
+    t["activation_checkpointing"] = "full";
+  else if (recompute == "selective" || f.has("recompute-activations"))
+    t["activation_checkpointing"] = "selective_attention";
   else
     t["activation_checkpointing"] = "none";
   b.plan()["training"] = t;

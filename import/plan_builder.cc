@@ -27,15 +27,6 @@ std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> 
   return acc;
 }
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
-
 PlanBuilder::PlanBuilder(std::string framework, std::string path)
     : framework_(std::move(framework)), path_(std::move(path)) {
   // Key order follows docs/plan-format.md so the written plan reads like the documented one.
@@ -131,7 +122,8 @@ namespace {
 bool same_shape(const core::ModelSpec& a, const core::ModelSpec& b) {
   return a.layers == b.layers && a.hidden == b.hidden && a.ffn_hidden == b.ffn_hidden && a.heads == b.heads &&
          a.kv_heads == b.kv_heads && a.vocab == b.vocab && a.experts == b.experts &&
-         a.effective_head_dim() == b.effective_head_dim() && a.tied_embeddings == b.tied_embeddings;
+         a.effective_head_dim() == b.effective_head_dim() && a.tied_embeddings == b.tied_embeddings &&
+         a.gated_mlp == b.gated_mlp;
 }
 
 }  // namespace
@@ -149,6 +141,8 @@ void PlanBuilder::set_model(const core::ModelSpec& m, const std::string& describ
                                 {"heads", m.heads},   {"kv_heads", m.kv_heads}, {"vocab", m.vocab}};
   if (m.head_dim > 0) obj["head_dim"] = m.head_dim;
   if (m.tied_embeddings) obj["tied_embeddings"] = true;
+  if (!m.gated_mlp) obj["gated_mlp"] = false;
+  if (m.biases) obj["biases"] = true;
   if (m.experts > 0) {
     obj["experts"] = m.experts;
     if (m.experts_per_token > 0) obj["experts_per_token"] = m.experts_per_token;

@@ -62,9 +62,6 @@ class PlanBuilder {
   ImportResult result_;
 };
 
-// "a=2, b=3" style list for messages.
-std::string join(const std::vector<std::string>& parts, const std::string& sep);
-
 }  // namespace planck::import
 
 // `auto var = *expr` for a core::Result, returning its Status from the enclosing function on error.

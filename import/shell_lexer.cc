@@ -98,11 +98,16 @@ core::Result<std::string> Lexer::balanced(char open, char close) {
       advance();
       continue;
     }
-    if (c == open) ++depth;
-    if (c == close && --depth == 0) {
-      std::string inner(t_.substr(start, pos_ - start));
-      advance();
-      return inner;
+    // A closing char closes only once something is open: for backticks (open == close) the
+    // first one opens and the next one closes; counting both as opens ran to the end of the file.
+    if (c == close && depth > 0) {
+      if (--depth == 0) {
+        std::string inner(t_.substr(start, pos_ - start));
+        advance();
+        return inner;
+      }
+    } else if (c == open) {
+      ++depth;
     }
     advance();
   }

@@ -11,52 +11,19 @@
 #include "import/plan_builder.h"
 #include "import/shell_arith.h"
 #include "import/shell_lexer.h"
+#include "import/shell_runner.h"
 
 namespace planck::import {
 
-namespace {
+namespace shell {
 
-using Fields = std::vector<ShellField>;
 
-// A hostile script can double a variable per line; expansion stops well before memory does.
-constexpr std::size_t kMaxFieldBytes = std::size_t{1} << 20;
-constexpr std::size_t kMaxFields = std::size_t{1} << 16;
-constexpr int kMaxDepth = 32;
-
-std::string join_fields(const Fields& f) {
-  std::string out;
-  for (std::size_t i = 0; i < f.size(); ++i) out += (i ? " " : "") + f[i].text;
-  return out;
+// A command's text in a message: its first line, at most 80 characters.
+std::string one_line(const std::string& text) {
+  std::string out = text.substr(0, text.find('\n'));
+  if (out.size() > 80) out = out.substr(0, 77) + "...";
+  return out.size() < text.size() ? out + " ..." : out;
 }
-
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
-
-class Runner {
- public:
-  Runner(const std::string& path) : path_(path) {}
-  core::Status run(const std::vector<ShellToken>& tokens);
-  ShellScript script;
-
- private:
-  struct Frame {
-    bool parent_active, active, taken;
-  };
-  bool active() const { return frames_.empty() || frames_.back().active; }
-  core::Status error(int line, const std::string& what) const {
-    return core::Status::error(path_ + ":" + std::to_string(line) + ": " + what);
-  }
-  core::Status statement(std::vector<const ShellToken*> toks);
-  core::Status command(const std::vector<const ShellToken*>& toks);
-  core::Result<std::optional<bool>> condition(const std::vector<const ShellToken*>& toks, int line);
-  std::optional<bool> test(const Fields& args);
-  core::Result<Fields> expand(const ShellWord& w, bool split);
-  core::Result<Fields> param(const std::string& expr, int line, bool* multi);
-  core::Result<std::string> inline_word(const std::string& text, int line);
-
-  const std::string& path_;
-  std::vector<Frame> frames_;
-  int depth_ = 0;
-};
 
 core::Result<std::string> Runner::inline_word(const std::string& text, int line) {
   if (depth_ >= kMaxDepth) return error(line, "expansion nested deeper than " + std::to_string(kMaxDepth));
@@ -171,8 +138,11 @@ core::Result<Fields> Runner::expand(const ShellWord& w, bool split) {
       auto v = shell_arith(*text, script.vars);
       if (!v) script.assumptions.push_back("line " + std::to_string(w.line) + ": $((" + seg.text + ")) not evaluated");
       vals = {{v ? std::to_string(*v) : "$((" + seg.text + "))", w.line}};
+    } else if (auto dir = substitute(seg.text)) {
+      vals = {{*dir, w.line}};
     } else {
-      script.assumptions.push_back("line " + std::to_string(w.line) + ": $(" + seg.text + ") not run; kept as text");
+      script.assumptions.push_back("line " + std::to_string(w.line) + ": $(" + one_line(seg.text) +
+                                   ") not run; kept as text");
       vals = {{"$(" + seg.text + ")", w.line}};
     }
     if (seg.quoted || !split) {
@@ -371,6 +341,9 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
     if (!f) return f.status();
     cmd.words.insert(cmd.words.end(), f->begin(), f->end());
   }
+  auto followed = follow(cmd);
+  if (!followed) return followed.status();
+  if (*followed) return core::Status::ok();
   if (!cmd.words.empty() && cmd.words.front().text == "unset") {
     for (std::size_t k = 1; k < cmd.words.size(); ++k) script.vars.erase(cmd.words[k].text);
     return core::Status::ok();
@@ -447,19 +420,19 @@ core::Status Runner::run(const std::vector<ShellToken>& tokens) {
   return statement(stmt);
 }
 
-}  // namespace
+}  // namespace shell
 
 core::Result<ShellScript> run_shell(std::string_view text, const std::string& path) {
   std::vector<ShellComment> comments;
   auto tokens = lex_shell(text, path, &comments);
   if (!tokens) return tokens.status();
-  Runner runner(path);
+  shell::Runner runner(path);
   if (auto st = runner.run(*tokens); !st) return st;
   for (const ShellComment& c : comments) {
     std::size_t p = c.text.find_first_not_of("# \t");
     if (p != std::string::npos && c.text.compare(p, 2, "--") == 0) {
       std::string flag = c.text.substr(p);
-      while (!flag.empty() && is_blank(flag.back())) flag.pop_back();
+      while (!flag.empty() && shell::is_blank(flag.back())) flag.pop_back();
       runner.script.commented_flags.push_back({flag, c.line});
     }
   }

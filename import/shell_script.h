@@ -2,7 +2,8 @@
 // A small, side-effect-free interpreter for the bash subset Megatron-LM launch scripts use:
 // VAR=value, VAR=( ... ) / VAR+=( ... ) arrays, ${VAR:-default} and friends, ${ARR[@]},
 // $(( arithmetic )), quoting and word splitting, line continuations, comments, and
-// if/elif/else/fi over [ ] / [[ ]] tests. Nothing is executed: commands are recorded with their
+// if/elif/else/fi over [ ] / [[ ]] tests, `source`/`.` of other files, scripts run with
+// bash/sh/sbatch and `bash -c "TEXT"` (srun lines; read in place). Nothing is executed: commands are recorded with their
 // expanded words so the importer can find the `pretrain_*.py` launch line, and commented-out
 // flags are kept for `--explain`. Conditions it cannot decide are assumed true and reported.
 
@@ -32,6 +33,8 @@ struct ShellScript {
   std::vector<ShellCommand> commands;                   // in order, only those on taken branches
   std::vector<ShellField> commented_flags;              // "--flag value" text found in comments
   std::vector<std::string> assumptions;                 // conditions assumed true, unknown $( )
+  std::vector<std::string> followed;                    // files sourced or run, `bash -c` text read
+  std::vector<std::string> warnings;                    // a sourced file that is not there
 };
 
 // Runs `text` (a bash script or a plain list of flags). Errors name path:line (unterminated

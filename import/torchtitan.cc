@@ -1,6 +1,6 @@
 // torchtitan TOML -> plan.
 //
-// Semantics (docs/reference/mesh-anchors.md §2): torchtitan/distributed/parallel_dims.py
+// Semantics (docs/sources/mesh.md §2): torchtitan/distributed/parallel_dims.py
 // (`_validate`, `build_mesh`, classic 64dc922fc and HEAD b5bcd76c6),
 // torchtitan/models/llama3/infra/parallelize.py (`apply_fsdp`, dp mesh after #713/#729),
 // torchtitan/train.py (global batch / gradient accumulation), torchtitan/config/job_config.py

@@ -1,5 +1,5 @@
 #pragma once
-// Process groups from a PyTorch flight-recorder dump (docs/reference/ecosystem.md §5): one file
+// Process groups from a PyTorch flight-recorder dump (docs/sources/ecosystem.md §5): one file
 // per rank, named <prefix><global rank> (default prefix /tmp/nccl_trace_rank_). Read from the
 // dump: `pg_config` {pg name: {name, desc, ranks}} where ranks are GLOBAL ranks written as a
 // string "[0, 1, 2]" (a list is accepted too) and desc is "default_pg" or "mesh_<dim>" for

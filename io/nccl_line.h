@@ -4,7 +4,7 @@
 // Line prefix (NCCL src/debug.cc): `HOST:PID:TID [CUDADEV] NCCL INFO <msg>`, possibly behind a
 // launcher prefix (torchrun `[rank3]:`, pdsh `host: `, mpirun `[1,0]<stdout>:`, timestamps):
 // the prefix is found by walking back from " NCCL INFO ", so anything in front of HOST is ignored.
-// Messages understood (formats NCCL 2.8 .. 2.30, docs/reference/ecosystem.md §4):
+// Messages understood (formats NCCL 2.8 .. 2.30, docs/sources/ecosystem.md §4):
 //   [Rank R] [ncclCommXxx] comm P rank R nranks N cudaDev D [nvmlDev D] busId B
 //       [commId C] [parent P [splitCount|childCount K] color C key K] [commId C] - Init START|COMPLETE
 //   comm P rank R nRanks N nNodes N localRanks N localRank N MNNVL N          (topology, 2.20+)

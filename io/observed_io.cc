@@ -231,7 +231,8 @@ core::Result<core::Observed> read_observed_file(const std::string& path) {
 std::string observed_to_json(const core::Observed& o) {
   // Written by hand, one group per line (readable, diffable): an ordered_json object looks keys up
   // linearly, which costs minutes for 10^5 hosts.
-  auto q = [](const std::string& v) { return json(v).dump(); };
+  // Strings from pickles and logs may hold bytes that are not UTF-8: written as U+FFFD, never an error.
+  auto q = [](const std::string& v) { return json(v).dump(-1, ' ', false, json::error_handler_t::replace); };
   auto ranks = [](const std::vector<std::int64_t>& v) {
     std::string s = "[";
     for (std::size_t i = 0; i < v.size(); ++i) s += core::str_cat(i ? "," : "", std::to_string(v[i]));

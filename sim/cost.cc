@@ -4,10 +4,13 @@
 #include <cmath>
 #include <limits>
 
+#include "core/base/saturating.h"
+
 namespace planck::sim {
 namespace {
 
 using core::CollOp;
+using core::Placement;
 
 // Achievable fraction of the line rate. NVLink4: NCCL reaches 365-370 GB/s of the 450 GB/s line
 // rate on 8xH100 ("about 80% of 450", nccl#1455, nccl-tests#212) and models 18 x 20.6 = 370.8
@@ -16,7 +19,7 @@ constexpr double kNvlinkEfficiency = 370.0 / 450.0;
 constexpr double kNicEfficiency = 47.0 / 50.0;
 
 // NCCL's latency constants in microseconds, columns LL / LL128 / Simple
-// (NVIDIA/nccl v2.30.7 src/graph/tuning.cc baseLat / hwLat; docs/reference/sim-anchors.md §1.3).
+// (NVIDIA/nccl v2.30.7 src/graph/tuning.cc baseLat / hwLat; docs/sources/simulator.md §1.3).
 enum Proto { kLL = 0, kLL128 = 1, kSimple = 2 };
 constexpr double kBaseRing[3] = {6.6, 14.0, 8.4};
 constexpr double kBaseTree[3] = {6.8, 14.0, 8.4};
@@ -41,7 +44,7 @@ double bus_bandwidth(CollOp op, const Placement& place, const core::GpuSpec& gpu
   // (sjeaugey, nccl-tests#267): one NIC per GPU.
   if (op == CollOp::kAllToAll || op == CollOp::kSendRecv) return std::min(intra, nic);
   // Ring collectives spanning nodes: the node's NICs in use (one per member GPU, rail-aligned)
-  // bound the ring, never above the NVLink figure (docs/reference/sim-anchors.md §5 "Model guidance").
+  // bound the ring, never above the NVLink figure (docs/sources/simulator.md §5 "Model guidance").
   return std::min(intra, nic * static_cast<double>(std::max<std::int64_t>(1, place.ranks_per_node)));
 }
 
@@ -77,7 +80,7 @@ Candidate ring_cost(CollOp op, std::int64_t n, std::int64_t bytes, const Placeme
 }
 
 // NCCL double binary tree all-reduce: reduce up, broadcast down; an inner rank sends about 2S
-// (docs/reference/sim-anchors.md §1.2) and NCCL prices it at half the bus bandwidth.
+// (docs/sources/simulator.md §1.2) and NCCL prices it at half the bus bandwidth.
 Candidate tree_cost(std::int64_t n, std::int64_t bytes, const Placement& place, double bw) {
   const std::int64_t wire = n <= 2 ? core::wire_bytes_per_rank(CollOp::kAllReduce, n, bytes) : 2 * bytes;
   const double ppn = static_cast<double>(place.ranks_per_node);
@@ -101,14 +104,6 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::kMeasured: return "measured";
   }
   return "ring";
-}
-
-Placement placement_of(const core::GroupSet& groups, std::int64_t gpus_per_node) {
-  Placement p;
-  p.nodes_spanned = std::max<std::int64_t>(1, groups.max_nodes_spanned(std::max<std::int64_t>(1, gpus_per_node)));
-  const std::int64_t n = groups.group_size();
-  p.ranks_per_node = std::max<std::int64_t>(1, (n + p.nodes_spanned - 1) / p.nodes_spanned);
-  return p;
 }
 
 LinkClass link_for(const Placement& place, const core::GpuSpec& gpu, const Topology* topology) {
@@ -150,7 +145,7 @@ CallCost predict_call(CollOp op, std::int64_t n, std::int64_t bytes, const Place
     if (options.allow_nvls && place.nodes_spanned <= 1 && n > 1) {
       const double nv_bw = nvls_bandwidth(n, gpu);
       // busbw keeps the all-reduce factor 2(n-1)/n; on the wire a GPU sends ~S + S/n (multimem
-      // reduce + store, docs/reference/sim-anchors.md §1.2 [derived]).
+      // reduce + store, docs/sources/simulator.md §1.2 [derived]).
       const double t = kNvlsLatencyUs * 1e-6 + static_cast<double>(bytes) * core::bus_factor(op, n) / nv_bw;
       const std::int64_t wire = bytes + (bytes + n - 1) / n;
       if (t < best.time_s) best = {t, wire, Algorithm::kNvls};
@@ -166,10 +161,7 @@ CallCost predict_time(const core::ScheduledCollective& c, const Placement& place
                       const Topology* topology, const CostOptions& options) {
   CallCost one = predict_call(c.op, c.group_size, c.bytes_per_call, place, gpu, topology, options);
   one.time_s *= static_cast<double>(c.calls_per_step);
-  // Saturate rather than wrap on absurd plans (bytes x calls past 2^63).
-  if (__builtin_mul_overflow(one.wire_bytes, c.calls_per_step, &one.wire_bytes)) {
-    one.wire_bytes = std::numeric_limits<std::int64_t>::max();
-  }
+  one.wire_bytes = core::sat_mul(one.wire_bytes, c.calls_per_step);
   return one;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // Cost of one collective: which link it crosses, which algorithm an NCCL-like runtime picks,
-// and latency + bytes / bandwidth (docs/reference/sim-anchors.md §1). This is the API cli/cmd_exec.cc uses for
+// and latency + bytes / bandwidth (docs/sources/simulator.md §1). This is the API cli/cmd_exec.cc uses for
 // its predictions:
 //
-//   auto place = sim::placement_of(mesh.groups(entry.dims), plan.cluster.gpus_per_node);
+//   auto place = core::placement_of(mesh.groups(entry.dims), plan.cluster.gpus_per_node);
 //   sim::CallCost c = sim::predict_time(entry, place, plan.cluster.gpu, topology_or_null);
 //
 // Bytes on the wire come from core/schedule/collectives.h, the one table shared with exec and bench.
@@ -12,30 +12,18 @@
 
 #include "core/schedule/collectives.h"
 #include "core/mesh/mesh.h"
+#include "core/mesh/placement.h"
 #include "core/plan/plan.h"
 #include "core/schedule/schedule.h"
 #include "sim/topology.h"
 
 namespace planck::sim {
 
+using core::Placement;  // placement is core's (core/mesh/placement.h); the cost model reads it
+
 // kFitted: a topology profile's line; kMeasured: its measured points (sim/topology.h).
 enum class Algorithm { kRing, kTree, kNvls, kFitted, kMeasured };
 const char* algorithm_name(Algorithm a);  // "ring", "tree", "nvls", "fitted", "measured"
-
-// Where the ranks of a group sit (block placement, docs/plan-format.md). Every group of a mesh dim set
-// has the same shape, so this is O(1) in the world size.
-struct Placement {
-  std::int64_t nodes_spanned = 1;   // nodes one group touches
-  std::int64_t ranks_per_node = 1;  // group members inside one node
-};
-// Exact, from the groups' members (cost grows with the group count: fine for exec's worlds).
-Placement placement_of(const core::GroupSet& groups, std::int64_t gpus_per_node);
-// The same from the mesh's strides, in O(dims x gpus_per_node^2) whatever the world size, for
-// simulate and enumerate: worst case over the groups' offsets inside a node. Exact when the
-// group's strides are below gpus_per_node or multiples of it and a node holds whole blocks of the
-// small-stride dims (every layout enumerate makes); otherwise it reads the small-stride part as
-// contiguous.
-Placement placement_of(const core::Mesh& mesh, const std::vector<std::string>& dims, std::int64_t gpus_per_node);
 
 struct CostOptions {
   bool allow_tree = true;   // NCCL's tree all-reduce (latency-bound sizes across nodes)

@@ -156,6 +156,14 @@ class Search {
       l.exposed_comm_time_s = r.step.exposed_comm_time_s;
       l.memory_peak = r.memory.peak;
       l.bytes_sent_per_rank = r.step.bytes_sent_per_rank;
+      l.flops_per_rank = r.flops_per_rank;
+      l.tflops_per_gpu = r.tflops_per_gpu;
+      l.mfu = r.mfu;
+      l.bubble_fraction = r.bubble_fraction;
+      l.gemm_s = r.compute.gemm_s;
+      l.attention_s = r.compute.attention_s;
+      l.memory_bound_s = r.compute.memory_s;
+      l.recompute_s = r.compute.recompute_s;
       const core::Degrees d = core::degrees(mesh);
       l.tokens_per_step = static_cast<double>(mesh.world() / (d.tp * d.pp * d.cp)) * static_cast<double>(k) *
                           static_cast<double>(req_.micro_batch * req_.seq_len);

@@ -45,6 +45,10 @@ struct Layout {
   double exposed_comm_time_s = 0;
   std::int64_t memory_peak = 0;
   std::int64_t bytes_sent_per_rank = 0;
+  // simulate's honest figures (SimResult): model FLOPs per rank, their rate and share of peak,
+  // the bubble, and the compute split (summed over the step, bubble excluded).
+  double flops_per_rank = 0, tflops_per_gpu = 0, mfu = 0, bubble_fraction = 0;
+  double gemm_s = 0, attention_s = 0, memory_bound_s = 0, recompute_s = 0;
   double tokens_per_step = 0;  // world / (tp x pp x cp) x micro-batches x micro_batch x seq_len
   double tokens_per_s = 0;
   bool pareto = false;

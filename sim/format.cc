@@ -5,21 +5,6 @@
 
 namespace planck::sim {
 
-std::string human_bytes(std::int64_t bytes) {
-  char buf[64];
-  const double b = static_cast<double>(bytes);
-  if (bytes >= 1000000000) {
-    std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
-  } else if (bytes >= 1000000) {
-    std::snprintf(buf, sizeof buf, "%.2f MB", b / 1e6);
-  } else if (bytes >= 1000) {
-    std::snprintf(buf, sizeof buf, "%.2f kB", b / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-  }
-  return buf;
-}
-
 std::string human_seconds(double s) {
   char buf[64];
   if (!std::isfinite(s)) return "inf";

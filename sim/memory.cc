@@ -30,7 +30,8 @@ double in_flight(const core::Plan& plan, const core::Schedule& s, std::int64_t p
   switch (sched) {
     case core::PipelineSchedule::kGpipe: return m;  // all forwards before any backward
     case core::PipelineSchedule::k1F1B:
-    case core::PipelineSchedule::kZbv: return std::min(p, m);
+    case core::PipelineSchedule::kZbv:
+    case core::PipelineSchedule::kDualPipeV: return std::min(p, m);
     case core::PipelineSchedule::kInterleaved1F1B:
     case core::PipelineSchedule::kInterleavedZb:
       // Korthikanti et al. §4.2.3: interleaving adds (1 + (p-1)/(p v)); Megatron scales by
@@ -59,10 +60,30 @@ ModelStates model_states(double params, core::DataParallel dp, std::int64_t shar
   return m;
 }
 
-double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, std::int64_t tokens, std::int64_t tp,
-                              bool sp, core::Checkpointing ckpt, int act_bytes) {
-  const double sbh = static_cast<double>(tokens) * static_cast<double>(m.hidden) * act_bytes / 2.0;  // "2sbh" = bytes
-  const double t = static_cast<double>(std::max<std::int64_t>(1, tp));
+double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, const ComputeShape& shape, int act_bytes) {
+  const double tokens = shape.tokens();
+  const double sbh = tokens * static_cast<double>(m.hidden) * act_bytes / 2.0;  // "2sbh" = bytes
+  const double t = static_cast<double>(std::max<std::int64_t>(1, shape.tp));
+  const bool sp = shape.sequence_parallel && shape.tp > 1;
+  const core::Checkpointing ckpt = shape.checkpointing;
+  if (ckpt == core::Checkpointing::kFull) {
+    // Only the layer input (2sbh) is kept; sequence parallel stores it sharded over tp
+    // (Korthikanti et al. Table 2, "full recompute" row).
+    return 2 * sbh / (sp ? t : 1.0);
+  }
+  if (ckpt == core::Checkpointing::kSelective) {
+    // torchtitan op-level SAC keeps the block input, the outputs of the 1st, 3rd, 5th ... mm
+    // (layer_gemms order), the attention kernel's output and, under sequence parallel, the two
+    // reduce-scatter outputs; the rest is recomputed (activation_checkpoint.py _save_list).
+    const double h = static_cast<double>(m.hidden);
+    double elems = tokens * h / (sp ? t : 1.0);
+    const std::vector<Gemm> gemms = layer_gemms(m, shape, moe_layer);
+    for (std::size_t i = 0; i < gemms.size(); i += 2) elems += gemms[i].m * gemms[i].n * gemms[i].count;
+    const double v = static_cast<double>(m.kv_lora_rank > 0 ? m.v_head_dim : m.effective_head_dim());
+    elems += tokens * static_cast<double>(m.heads) / t * v;
+    if (sp) elems += 2 * tokens * h / t;
+    return elems * act_bytes;
+  }
   double ffn = static_cast<double>(m.ffn_hidden);
   if (moe_layer) {
     // Each token's activations pass through its top-k routed experts and the shared ones.
@@ -70,42 +91,35 @@ double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, std::int
     ffn = moe_ffn * static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token) + m.shared_experts);
   }
   const double sbf = sbh * ffn / static_cast<double>(m.hidden);
-  if (ckpt == core::Checkpointing::kFull) {
-    // Only the layer input (2sbh) is kept; sequence parallel stores it sharded over tp
-    // (Korthikanti et al. Table 2, "full recompute" row).
-    return 2 * sbh / (sp ? t : 1.0);
-  }
   // Bytes per layer in units of sbh, split into what TP leaves whole without SP (u) and what
-  // TP divides (dv). FlashAttention stores no s^2 terms (Korthikanti's 5as/h vanishes).
+  // TP divides (dv). The attention core's own s^2 terms are added below for standard attention.
   const double kv = m.kv_lora_rank > 0 ? 1.0
                                        : static_cast<double>(m.kv_heads > 0 ? m.kv_heads : m.heads) /
                                              static_cast<double>(m.heads);
   double u, dv;
   if (m.gated_mlp) {
-    // Llama-style layer (docs/reference/sim-anchors.md §3.2, derived): residual inputs to both RMSNorms 4sbh and
+    // Llama-style layer (docs/sources/simulator.md §3.2, derived): residual inputs to both RMSNorms 4sbh and
     // their outputs (QKV / MLP inputs) 4sbh stay whole; Q 2sbh, K,V 4g sbh, attention output
-    // 2sbh, gate, up and silu(gate)*up 6sbf are tp-split. Selective recompute (our choice,
-    // torchtitan-style op SAC): re-run the norms and the SwiGLU product, dropping 4sbh + 2sbf.
+    // 2sbh, gate, up and silu(gate)*up 6sbf are tp-split.
     u = 8 * sbh;
     dv = (4 + 4 * kv) * sbh + 6 * sbf;
-    if (ckpt == core::Checkpointing::kSelective) {
-      u -= 4 * sbh;
-      dv -= 2 * sbf;
-    }
   } else {
     // GPT layer, Korthikanti §4.1 without the attention-core terms: LayerNorms 4sbh, dropout
     // masks 2sbh, attention/MLP inputs 4sbh stay whole (the "10"); Q,K,V,out-proj input 8sbh and
-    // the GeLU input/output 4sbf are tp-split (the "24/t" at f = 4h). Selective: re-run the
-    // LayerNorms and the GeLU, dropping the LN outputs (the attention/MLP inputs, 4sbh) and the
-    // GeLU output (2sbf).
+    // the GeLU input/output 4sbf are tp-split (the "24/t" at f = 4h).
     u = 10 * sbh;
     dv = 8 * sbh + 4 * sbf;
-    if (ckpt == core::Checkpointing::kSelective) {
-      u -= 4 * sbh;
-      dv -= 2 * sbf;
-    }
   }
-  return sp ? (u + dv) / t : u + dv / t;
+  double scores = 0;
+  if (shape.attention == core::Attention::kStandard && ckpt == core::Checkpointing::kNone) {
+    // Korthikanti Table 2's 5as^2b: softmax output (2 bytes), dropout mask (1) and dropout
+    // output (2) per score, tp-split by heads; without dropout only the softmax output.
+    const double per_score = m.biases ? 2.0 * act_bytes + 1 : act_bytes;
+    scores = per_score * static_cast<double>(shape.micro_batch) * static_cast<double>(m.heads) / t *
+             (static_cast<double>(shape.seq_len) / static_cast<double>(std::max<std::int64_t>(1, shape.cp))) *
+             static_cast<double>(shape.seq_len);
+  }
+  return (sp ? (u + dv) / t : u + dv / t) + scores;
 }
 
 Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& s) {
@@ -128,7 +142,7 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
 
   if (shards_params(dp) && d_dense * d_exp > 1) {
     // FSDP working set: the root stays unsharded (FSDP2 reshard_after_forward=None for the root);
-    // with resharding, the block in use plus the prefetched one are gathered (docs/reference/sim-anchors.md
+    // with resharding, the block in use plus the prefetched one are gathered (docs/sources/simulator.md
     // §3.1); without it every block stays gathered from its forward to its backward. Plus one
     // block's unsharded gradient as the reduce-scatter input.
     const double block = std::max(rp.dense_layers > 0 ? rp.dense_layer : 0.0,
@@ -143,22 +157,18 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
 
   // Activations on the busiest stage: the first holds the most micro-batches in flight, the
   // last (or the only) one holds the logits.
+  const ComputeShape shape = compute_shape(plan, d, s);
   const std::int64_t tokens = std::max<std::int64_t>(1, s.seq_len / std::max<std::int64_t>(1, d.cp)) * s.micro_batch;
-  const bool sp = plan.parallelism.sequence_parallel && d.tp > 1;
   const int ba = bp;
   double per_mb = 0;
-  if (rp.dense_layers > 0) {
-    per_mb += static_cast<double>(rp.dense_layers) *
-              layer_activation_bytes(m, false, tokens, d.tp, sp, tr.activation_checkpointing, ba);
-  }
-  if (rp.moe_layers > 0) {
-    per_mb += static_cast<double>(rp.moe_layers) *
-              layer_activation_bytes(m, true, tokens, d.tp, sp, tr.activation_checkpointing, ba);
-  }
+  if (rp.dense_layers > 0) per_mb += static_cast<double>(rp.dense_layers) * layer_activation_bytes(m, false, shape, ba);
+  if (rp.moe_layers > 0) per_mb += static_cast<double>(rp.moe_layers) * layer_activation_bytes(m, true, shape, ba);
   double recompute_ws = 0;
-  if (tr.activation_checkpointing == core::Checkpointing::kFull) {
-    // Recomputing one layer rebuilds its full activations for its backward.
-    recompute_ws = layer_activation_bytes(m, m.is_moe(), tokens, d.tp, sp, core::Checkpointing::kNone, ba);
+  if (tr.activation_checkpointing != core::Checkpointing::kNone) {
+    // Recomputing one layer rebuilds its activations for its backward.
+    ComputeShape whole = shape;
+    whole.checkpointing = core::Checkpointing::kNone;
+    recompute_ws = layer_activation_bytes(m, m.is_moe(), whole, ba) - layer_activation_bytes(m, m.is_moe(), shape, ba);
   }
   // Output layer and loss: Megatron theoretical_memory_usage.py counts 4 s b h (1 + V/h) on the
   // last stage (bf16 logits plus their fp32 upcast), vocab-parallel over tp.

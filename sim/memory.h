@@ -1,7 +1,7 @@
 #pragma once
 // Memory per GPU: model states (ZeRO §3.1 mixed-precision accounting with fp32 master weights),
 // the FSDP working set, unsharded accumulated gradients, and activations (Korthikanti et al.
-// 2022 with FlashAttention), on the most-loaded GPU.
+// 2022; FlashAttention or standard attention; torchtitan and Megatron checkpointing), on the most-loaded GPU.
 
 #include <cstdint>
 #include <string>
@@ -9,6 +9,7 @@
 #include "core/mesh/mesh.h"
 #include "core/plan/plan.h"
 #include "core/schedule/schedule.h"
+#include "sim/compute.h"
 
 namespace planck::sim {
 
@@ -32,9 +33,8 @@ ModelStates model_states(double params, core::DataParallel dp, std::int64_t shar
                          int grad_bytes, const std::string& optimizer);
 
 // Activation bytes of one transformer layer for one micro-batch on one rank (derivation in
-// memory.cc): `tokens` = (s/cp) x micro_batch.
-double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, std::int64_t tokens, std::int64_t tp,
-                              bool sequence_parallel, core::Checkpointing ckpt, int act_bytes);
+// memory.cc), for the shape's tp / cp / sequence parallel, attention kind and checkpointing.
+double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, const ComputeShape& shape, int act_bytes);
 
 struct Memory {
   std::int64_t params = 0;       // parameter shards + FSDP's gathered working set

@@ -6,6 +6,8 @@
 
 #include "core/base/str_cat.h"
 #include "core/schedule/schedule.h"
+#include "core/schedule/step_bytes.h"
+#include "core/base/format.h"
 #include "sim/format.h"
 #include "sim/memory.h"
 #include "sim/model.h"
@@ -23,12 +25,8 @@ constexpr double kTightFraction = 0.9;
 // (bubble_fraction): the bubble then adds more than half again to the step, a third of it idle.
 constexpr double kBubbleThreshold = 0.5;
 
-std::int64_t ring_bytes(const core::Schedule& s) {
-  std::int64_t total = 0;
-  for (const auto& c : s.collectives) {
-    total += core::wire_bytes_per_rank(c.op, c.group_size, c.bytes_per_call) * c.calls_per_step;
-  }
-  return total;
+std::int64_t ring_bytes(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& s) {
+  return core::step_bytes(s, mesh, plan.cluster.gpus_per_node).total;
 }
 
 std::string percent(double f) {
@@ -38,8 +36,8 @@ std::string percent(double f) {
 }
 
 std::string memory_parts(const Memory& m) {
-  return "params " + human_bytes(m.params) + ", grads " + human_bytes(m.grads) + ", optimizer " +
-         human_bytes(m.optimizer) + ", activations " + human_bytes(m.activations);
+  return "params " + core::format_bytes(m.params) + ", grads " + core::format_bytes(m.grads) + ", optimizer " +
+         core::format_bytes(m.optimizer) + ", activations " + core::format_bytes(m.activations);
 }
 
 // What would shrink the peak, from what the plan does now.
@@ -67,8 +65,8 @@ void check_memory(const core::CheckContext& ctx, core::Diagnostics& out) {
   Diagnostic d;
   d.rule = exceeds ? "memory-exceeds" : "memory-tight";
   d.severity = exceeds ? Severity::kError : Severity::kWarning;
-  d.message = "predicted peak memory " + human_bytes(m.peak) + " per GPU (" + memory_parts(m) + ") is " +
-              percent(frac) + " of " + plan.cluster.gpu.name + "'s " + human_bytes(m.capacity) +
+  d.message = "predicted peak memory " + core::format_bytes(m.peak) + " per GPU (" + memory_parts(m) + ") is " +
+              percent(frac) + " of " + plan.cluster.gpu.name + "'s " + core::format_bytes(m.capacity) +
               (exceeds ? "" : ": less than 10% headroom for the allocator, CUDA context and NCCL buffers");
   d.pointer = "/model";
   d.hint = memory_hint(plan, *schedule);
@@ -91,7 +89,7 @@ void check_sync(const core::CheckContext& ctx, core::Diagnostics& out) {
   if (every->micro_batches <= 1) return;
   auto last = core::lower(plan, *ctx.mesh, core::GradSync::kLastMicrobatch);
   if (!last) return;
-  const std::int64_t b_every = ring_bytes(*every), b_last = ring_bytes(*last);
+  const std::int64_t b_every = ring_bytes(plan, *ctx.mesh, *every), b_last = ring_bytes(plan, *ctx.mesh, *last);
   const std::int64_t extra = b_every - b_last;
   if (extra <= 0) return;
   const Memory m_every = memory(plan, *ctx.mesh, *every), m_last = memory(plan, *ctx.mesh, *last);
@@ -103,14 +101,14 @@ void check_sync(const core::CheckContext& ctx, core::Diagnostics& out) {
   d.message = std::string(core::to_string(dp)) + " synchronises gradients on every one of " + k +
               " micro-batches: each rank sends " + std::to_string(b_every) + " bytes per step instead of " +
               std::to_string(b_last) + " with last_microbatch, " + std::to_string(extra) + " bytes (" +
-              human_bytes(extra) + ") more per step";
+              core::format_bytes(extra) + ") more per step";
   d.pointer = "/training/grad_sync";
   std::string hint = "set \"grad_sync\": \"last_microbatch\" (";
   hint += dp == core::DataParallel::kDdp ? "DDP no_sync() on the first " + std::to_string(every->micro_batches - 1) +
                                                " micro-batches"
                                          : "FSDP2 set_requires_gradient_sync(False) on all but the last micro-batch";
   hint += ")";
-  if (extra_mem > 0) hint += "; it keeps unsharded gradients: +" + human_bytes(extra_mem) + " peak per GPU";
+  if (extra_mem > 0) hint += "; it keeps unsharded gradients: +" + core::format_bytes(extra_mem) + " peak per GPU";
   if (dp == core::DataParallel::kHsdp) {
     hint += "; or \"last_microbatch_replicate\" (set_requires_all_reduce(False)): reduce-scatter every micro-batch, "
             "all-reduce only on the last";
@@ -169,7 +167,7 @@ std::optional<std::int64_t> sync_extra_bytes_per_step(const core::Plan& plan, co
   auto now = core::lower(plan, mesh);
   auto last = core::lower(plan, mesh, core::GradSync::kLastMicrobatch);
   if (!now || !last) return std::nullopt;
-  return ring_bytes(*now) - ring_bytes(*last);
+  return ring_bytes(plan, mesh, *now) - ring_bytes(plan, mesh, *last);
 }
 
 void add_sim_checks(core::CheckRegistry& registry) {

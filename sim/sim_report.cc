@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/format.h"
 #include "sim/format.h"
 #include "sim/simulate.h"
 #include "core/base/str_cat.h"
@@ -14,12 +15,6 @@ namespace {
 
 // JSON has no infinity: a time that cannot be computed (zero bandwidth) prints as null.
 nlohmann::json seconds(double s) { return std::isfinite(s) ? nlohmann::json(s) : nlohmann::json(nullptr); }
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 }  // namespace
 
@@ -53,8 +48,24 @@ std::string sim_to_json(const SimResult& r) {
                {"exposed_comm_time_s", seconds(r.step.exposed_comm_time_s)},
                {"step_time_s", seconds(r.step.step_time_s)},
                {"micro_batches", r.schedule.micro_batches},
+               {"flops_per_rank", r.flops_per_rank},
+               {"tflops_per_gpu", r.tflops_per_gpu},
                {"mfu", r.mfu},
-               {"flops_per_rank", r.flops_per_rank}};
+               {"bubble_fraction", r.bubble_fraction}};
+  const ComputeBreakdown& c = r.compute;
+  j["compute"] = {{"model", c.mfu_override ? "training.mfu" : "per-kernel"},
+                  {"gemm_s", seconds(c.gemm_s)},
+                  {"attention_s", seconds(c.attention_s)},
+                  {"memory_bound_s", seconds(c.memory_s)},
+                  {"recompute_s", seconds(c.recompute_s)},
+                  {"optimizer_s", seconds(c.optimizer_s)},
+                  {"bubble_s", seconds(c.bubble_s)},
+                  {"per_microbatch",
+                   {{"layers_forward_s", seconds(c.layers_forward_s)},
+                    {"layers_backward_s", seconds(c.layers_backward_s)},
+                    {"head_forward_s", seconds(c.head_forward_s)},
+                    {"head_backward_s", seconds(c.head_backward_s)}}}};
+  if (c.mfu_override) j["compute"]["mfu_override"] = *c.mfu_override;
   j["memory"] = {{"params", r.memory.params},           {"grads", r.memory.grads},
                  {"optimizer", r.memory.optimizer},     {"activations", r.memory.activations},
                  {"peak", r.memory.peak},               {"capacity", r.memory.capacity}};
@@ -74,23 +85,35 @@ std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::
     << "what\n";
   for (const auto& t : r.collectives) {
     const auto& c = t.entry;
-    o << pad(c.role, 10) << pad(join(c.dims, ","), 18) << pad(core::op_name(c.op), 15)
+    o << pad(c.role, 10) << pad(core::join(c.dims, ","), 18) << pad(core::op_name(c.op), 15)
       << pad(core::phase_name(c.phase), 10) << pad(std::to_string(c.group_size) + " x " + std::to_string(c.groups), 12)
-      << pad(human_bytes(c.bytes_per_call), 12) << pad(std::to_string(c.calls_per_step), 8)
-      << pad(human_bytes(t.bytes_sent_per_rank), 12) << pad(human_seconds(t.time_s), 11)
+      << pad(core::format_bytes(c.bytes_per_call), 12) << pad(std::to_string(c.calls_per_step), 8)
+      << pad(core::format_bytes(t.bytes_sent_per_rank), 12) << pad(human_seconds(t.time_s), 11)
       << pad(core::str_cat(link_name(t.link), t.algorithm == Algorithm::kRing ? "" : "/",
                               t.algorithm == Algorithm::kRing ? "" : algorithm_name(t.algorithm)), 18)
       << c.what << (t.overlapped ? " [overlapped]" : "") << "\n";
   }
   if (r.collectives.empty()) o << "(no collectives: every group has one rank)\n";
-  o << "\nstep: " << human_bytes(r.step.bytes_sent_per_rank) << " sent per rank, comm "
+  o << "\nstep: " << core::format_bytes(r.step.bytes_sent_per_rank) << " sent per rank, comm "
     << human_seconds(r.step.comm_time_s) << " (exposed " << human_seconds(r.step.exposed_comm_time_s)
-    << "), compute " << human_seconds(r.step.compute_time_s) << " at MFU " << r.mfu << ", step "
-    << human_seconds(r.step.step_time_s) << "\n";
+    << "), compute " << human_seconds(r.step.compute_time_s) << ", step " << human_seconds(r.step.step_time_s)
+    << "\n";
+  const ComputeBreakdown& c = r.compute;
+  if (c.mfu_override) {
+    o << "compute: training.mfu = " << *c.mfu_override << " (override; the per-kernel model is not used), recompute "
+      << human_seconds(c.recompute_s);
+  } else {
+    o << "compute: GEMM " << human_seconds(c.gemm_s) << ", attention " << human_seconds(c.attention_s)
+      << ", memory-bound " << human_seconds(c.memory_s) << " (optimizer " << human_seconds(c.optimizer_s)
+      << "), recompute " << human_seconds(c.recompute_s);
+  }
+  o << ", bubble " << human_seconds(c.bubble_s) << " (" << r.bubble_fraction << " of compute)\n";
+  o << "throughput: " << r.flops_per_rank / 1e12 << " model TFLOP per GPU per step, " << r.tflops_per_gpu
+    << " TFLOP/s per GPU, MFU " << r.mfu << "\n";
   const auto& m = r.memory;
-  o << "memory per GPU: params " << human_bytes(m.params) << ", grads " << human_bytes(m.grads) << ", optimizer "
-    << human_bytes(m.optimizer) << ", activations " << human_bytes(m.activations) << "; peak "
-    << human_bytes(m.peak) << " of " << human_bytes(m.capacity);
+  o << "memory per GPU: params " << core::format_bytes(m.params) << ", grads " << core::format_bytes(m.grads) << ", optimizer "
+    << core::format_bytes(m.optimizer) << ", activations " << core::format_bytes(m.activations) << "; peak "
+    << core::format_bytes(m.peak) << " of " << core::format_bytes(m.capacity);
   if (m.capacity > 0) {
     o << " (" << static_cast<int>(std::lround(100.0 * static_cast<double>(m.peak) / static_cast<double>(m.capacity)))
       << "%)";

@@ -19,7 +19,7 @@
 namespace planck::sim {
 
 struct SimOptions {
-  const Topology* topology = nullptr;
+  const Topology* topology = nullptr;  // measured links and compute (its gemm_scale)
   CostOptions cost;
 };
 
@@ -45,14 +45,32 @@ struct StepTime {
   double step_time_s = 0;
 };
 
+// Compute of one step on the busiest rank (docs/simulator.md "Compute model"). The four parts
+// are summed over the step's micro-batches and exclude the bubble; memory_s includes the
+// optimizer step. Per micro-batch: the busiest stage's layers (backward includes recompute) and
+// the head, which the last stage adds.
+struct ComputeBreakdown {
+  double gemm_s = 0, attention_s = 0, memory_s = 0, recompute_s = 0;
+  double optimizer_s = 0;
+  double bubble_s = 0;
+  double layers_forward_s = 0, layers_backward_s = 0;
+  double head_forward_s = 0, head_backward_s = 0;
+  std::optional<double> mfu_override;  // training.mfu was set: kernel times not used
+};
+
 struct SimResult {
   std::int64_t world = 0;
   core::Schedule schedule;  // the lowering's facts; its collectives live in `collectives`
   std::vector<TimedCollective> collectives;
   StepTime step;
   Memory memory;
-  double mfu = 0.4;
-  double flops_per_rank = 0;  // model FLOPs of one step on one rank
+  ComputeBreakdown compute;
+  // Model FLOPs of one step on one rank (sim/model.h convention: no recompute, head counted),
+  // over the step time; mfu = tflops_per_gpu / the BF16 peak.
+  double flops_per_rank = 0;
+  double tflops_per_gpu = 0;
+  double mfu = 0;
+  double bubble_fraction = 0;  // pipeline bubble / the ideal compute time
   std::vector<std::string> notes;
 };
 

@@ -195,6 +195,30 @@ void Topology::set(LinkClass link, core::CollOp op, LinkFit fit) { fits[link_ind
 
 void Topology::set_default(LinkClass link, LinkFit fit) { defaults[link_index(link)] = std::move(fit); }
 
+bool Topology::empty() const {
+  if (compute) return false;  // a compute-only profile (calibrate --compute) is a real one
+  for (const auto& link : fits) {
+    for (const auto& f : link) {
+      if (f) return false;
+    }
+  }
+  for (const auto& d : defaults) {
+    if (d) return false;
+  }
+  return true;
+}
+
+std::string missing_figures(const Topology& topology, const std::vector<std::pair<LinkClass, core::CollOp>>& used) {
+  std::vector<std::pair<LinkClass, core::CollOp>> seen;
+  std::string out;
+  for (const auto& [link, op] : used) {
+    if (topology.find(link, op) || std::find(seen.begin(), seen.end(), std::make_pair(link, op)) != seen.end()) continue;
+    seen.emplace_back(link, op);
+    out += (out.empty() ? "" : ", ") + std::string(core::op_name(op)) + " on " + link_name(link);
+  }
+  return out;
+}
+
 core::Result<Topology> parse_topology(const nlohmann::json& doc, const std::string& path) {
   if (!doc.is_object()) return err(path, "", std::string("expected a JSON object, got ") + doc.type_name());
   auto fmt = doc.find("format");
@@ -243,8 +267,13 @@ core::Result<Topology> parse_topology(const nlohmann::json& doc, const std::stri
           t.set(*link, *op, std::move(*fit));
         }
       }
+    } else if (k == "compute") {
+      auto c = parse_compute_profile(*it, path, "/compute");
+      if (!c) return c.status();
+      t.compute = std::move(*c);
     } else {
-      return err(path, "/" + core::json_pointer_escape(k), "unknown key '" + k + "' (known: format, source, placement, links)");
+      return err(path, "/" + core::json_pointer_escape(k),
+                 "unknown key '" + k + "' (known: format, source, placement, links, compute)");
     }
   }
   return t;
@@ -259,7 +288,13 @@ core::Result<Topology> load_topology(const std::string& path) {
     return core::Status::error(path + ":" + std::to_string(pe.pos.line) + ":" + std::to_string(pe.pos.column) +
                                ": not valid JSON: " + pe.message);
   }
-  return parse_topology(doc->root(), path);
+  auto t = parse_topology(doc->root(), path);
+  if (t && t->empty()) {
+    return core::Status::error(path + ": a planck-topology/1 profile with no link figures and no compute section "
+                               "(\"links\" and \"compute\" are missing or empty), so it would predict nothing; write one "
+                               "with planck calibrate (docs/exec.md)");
+  }
+  return t;
 }
 
 std::string topology_to_json(const Topology& t) {
@@ -277,6 +312,7 @@ std::string topology_to_json(const Topology& t) {
     if (!entry.empty()) links[link_name(l)] = entry;
   }
   j["links"] = links;
+  if (t.compute) j["compute"] = compute_profile_json(*t.compute);
   return j.dump(2) + "\n";
 }
 

@@ -17,7 +17,7 @@
 //   time_s = latency_s + step_latency_s x ring_steps(op, n) + wire_bytes_per_rank(op, n, bytes)
 //            / (bandwidth_GBps x 1e9)
 // i.e. bandwidth_GBps is nccl-tests' *bus* bandwidth (bytes each rank puts on the wire per
-// second, docs/reference/sim-anchors.md §1.1 identity), so one fitted figure holds across group sizes.
+// second, docs/sources/simulator.md §1.1 identity), so one fitted figure holds across group sizes.
 // `points` are calibrate's measurements, [group_size, bytes, seconds]. When the call's group
 // size was measured, its time comes from them instead: a power law between the two measured
 // sizes around `bytes` (straight line in log-log), and beyond the measured range the nearest
@@ -38,6 +38,7 @@
 
 #include "core/schedule/collectives.h"
 #include "core/base/status.h"
+#include "sim/compute_profile.h"
 
 namespace planck::sim {
 
@@ -86,13 +87,23 @@ struct Topology {
   // fits[link][op]: the op's own entry; defaults[link]: the link's "default" entry.
   std::array<std::array<std::optional<LinkFit>, kCollOpCount>, kLinkClassCount> fits;
   std::array<std::optional<LinkFit>, kLinkClassCount> defaults;
+  // "compute": measured GEMM correction (sim/compute_profile.h); a profile may hold links,
+  // compute or both.
+  std::optional<ComputeProfile> compute;
 
   // The op's entry on `link`, else that link's default, else nullopt (the caller falls back to
   // the GPU preset's figures).
   const LinkFit* find(LinkClass link, core::CollOp op) const;
   void set(LinkClass link, core::CollOp op, LinkFit fit);
   void set_default(LinkClass link, LinkFit fit);
+  // True when the profile holds no link figures at all (load_topology refuses such a profile).
+  bool empty() const;
 };
+
+// The (op, link) pairs among `used` that `topology` has no figures for, deduplicated in first-use
+// order: "all_reduce on net, all_gather on net"; "" when it covers them all. Those predictions
+// fall back to the GPU preset, and simulate / exec say so (the profile is partial).
+std::string missing_figures(const Topology& topology, const std::vector<std::pair<LinkClass, core::CollOp>>& used);
 
 // Parses a planck-topology/1 document. Errors name the JSON pointer and the fix; `path` is
 // only used in messages.

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace planck_test {
@@ -28,6 +29,14 @@ inline CommandRun run_command(const std::string& cmd) {
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+// `cmd` with stderr merged into stdout and OpenMPI allowed to start as root (CI runs as root):
+// the mpirun runs of the exec tests.
+inline CommandRun run_mpi_command(const std::string& cmd) {
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  return run_command(cmd + " 2>&1");
 }
 
 }  // namespace planck_test

@@ -1,15 +1,10 @@
 #include "viz/diagram.h"
 
+#include "core/base/format.h"
 #include "viz/scene.h"
 
 namespace planck::viz {
 namespace {
-
-std::string join(const std::vector<std::string>& dims) {
-  std::string out;
-  for (const auto& d : dims) out += (out.empty() ? "" : ",") + d;
-  return out;
-}
 
 std::string role_for(const std::vector<std::string>& dims, const std::vector<core::RoleGroups>& roles) {
   for (const auto& r : roles) {
@@ -38,7 +33,7 @@ core::Result<std::vector<DimSet>> dim_sets_from_specs(const core::Mesh& mesh, co
     auto dims = core::resolve_dim_spec(mesh, spec);
     if (!dims) return core::Status::error("--dim " + spec + ": " + dims.message());
     std::vector<std::string> in_mesh = present(mesh, *dims);
-    out.push_back({join(in_mesh), in_mesh, role_for(in_mesh, roles)});
+    out.push_back({core::join(in_mesh, ","), in_mesh, role_for(in_mesh, roles)});
   }
   return out;
 }
@@ -55,13 +50,13 @@ std::vector<DimSet> default_dim_sets(const core::Mesh& mesh, const std::vector<c
   if (pick == nullptr && !roles.empty()) pick = &roles.front();
   if (pick != nullptr) {
     std::vector<std::string> dims = present(mesh, pick->dims);
-    return {{join(dims), dims, pick->role}};
+    return {{core::join(dims, ","), dims, pick->role}};
   }
   std::vector<std::string> dims;
   for (int i = 0; i < mesh.ndims(); ++i) {
     if (mesh.sizes()[i] > 1) dims.push_back(mesh.dims()[i]);
   }
-  return {{join(dims), dims, role_for(dims, roles)}};
+  return {{core::join(dims, ","), dims, role_for(dims, roles)}};
 }
 
 core::Result<std::string> build_dot(const DiagramInput& input) {

@@ -1,4 +1,4 @@
-// Graphviz's C API with statically linked plugins (docs/reference/ecosystem.md §1.1):
+// Graphviz's C API with statically linked plugins (docs/sources/ecosystem.md §1.1):
 // gvContextPlugins(builtins, 0) registers exactly the plugins listed here and never reads
 // config6a, so rendering works on a box where `dot -c` was never run.
 

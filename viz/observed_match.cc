@@ -5,6 +5,9 @@
 #include <optional>
 #include <set>
 
+#include "core/base/format.h"
+#include "core/observed/group_match.h"
+#include "core/observed/observed_files.h"
 #include "viz/scene.h"
 #include "viz/style.h"
 #include "core/base/str_cat.h"
@@ -12,25 +15,23 @@
 namespace planck::viz {
 namespace {
 
-std::string join(const std::vector<std::string>& dims) {
-  std::string out;
-  for (const auto& d : dims) out += (out.empty() ? "" : ",") + d;
-  return out;
-}
-
 bool in_world(const core::Mesh& mesh, const core::ObservedGroup& o) {
   return !o.ranks.empty() && o.ranks.front() >= 0 && o.ranks.back() < mesh.world();
 }
 
-// The group of `gs` that observed group `o` is (all its seen ranks in one group of the right
-// size), if any.
-std::optional<std::int64_t> group_matching(const core::GroupSet& gs, const core::Mesh& mesh, const core::ObservedGroup& o) {
-  if (!in_world(mesh, o) || o.size != gs.group_size()) return std::nullopt;
-  std::int64_t g = gs.group_of(o.ranks.front());
-  for (std::int64_t r : o.ranks) {
-    if (gs.group_of(r) != g) return std::nullopt;
+// The group of `gs` (over `dims`) that observed group `o` is or may be, by core's matcher.
+std::optional<std::int64_t> group_matching(const core::GroupSet& gs, const core::Mesh& mesh,
+                                           const std::vector<std::string>& dims, const core::ObservedGroup& o) {
+  if (!in_world(mesh, o) || !core::observed::is_group_of(mesh, o, dims)) return std::nullopt;
+  return gs.group_of(o.ranks.front());
+}
+
+// The first (fewest dims, mesh order) non-trivial dims subset `o` is a group of, by core's matcher.
+std::optional<std::vector<std::string>> dims_of(const core::Mesh& mesh, const core::ObservedGroup& o) {
+  for (auto& dims : core::observed::matching_dims(mesh, o)) {
+    if (!dims.empty()) return std::move(dims);
   }
-  return g;
+  return std::nullopt;
 }
 
 bool strict_superset(const std::vector<std::string>& big, const std::vector<std::string>& small) {
@@ -39,20 +40,25 @@ bool strict_superset(const std::vector<std::string>& big, const std::vector<std:
                      [&](const std::string& d) { return std::find(big.begin(), big.end(), d) != big.end(); });
 }
 
-// Which dims' groups `o` is, trying every subset of the mesh's dims of size > 1 (at most 2^7).
-std::optional<std::vector<std::string>> dims_of(const core::Mesh& mesh, const core::ObservedGroup& o) {
-  std::vector<int> real;
-  for (int d = 0; d < mesh.ndims(); ++d) {
-    if (mesh.sizes()[d] > 1) real.push_back(d);
+const std::vector<std::string>* dims_of_role(const std::vector<core::RoleGroups>& roles, const char* role) {
+  for (const auto& r : roles) {
+    if (r.role == role) return &r.dims;
   }
-  for (unsigned mask = 1; mask < (1u << real.size()); ++mask) {
-    std::vector<std::string> dims;
-    for (std::size_t i = 0; i < real.size(); ++i) {
-      if (mask & (1u << i)) dims.push_back(mesh.dims()[real[i]]);
-    }
-    if (group_matching(mesh.groups(dims), mesh, o)) return dims;
-  }
-  return std::nullopt;
+  return nullptr;
+}
+
+// verify's hsdp-flattened verdict (core/observed/observed_files.h) on this run's groups: the
+// flattened communicator's size, 0 when the run is not flattened HSDP.
+std::int64_t runs_as_flattened_fsdp(const core::Mesh& mesh, const std::vector<core::RoleGroups>& roles,
+                            const std::vector<core::ObservedGroup>& observed) {
+  const auto* shard = dims_of_role(roles, "fsdp");
+  const auto* repl = dims_of_role(roles, "replicate");
+  if (!shard || !repl) return 0;
+  core::Observed run;
+  run.groups = observed;
+  const core::observed::ObservedFile file{&run, core::observed::world_comm(run, mesh)};
+  const auto verdict = core::observed::flattened_hsdp(mesh, *shard, *repl, {file});
+  return verdict ? verdict->flattened->size : 0;
 }
 
 std::string origin(const core::ObservedGroup& o) {
@@ -84,7 +90,9 @@ Comparison compare_with_observed(const core::Mesh& mesh, const DimSet& set, cons
   std::set<std::int64_t> matched;
   std::vector<const core::ObservedGroup*> rest;
   for (const core::ObservedGroup& o : observed) {
-    auto g = group_matching(gs, mesh, o);
+    // A communicator with no global rank known cannot be placed on the mesh (verify skips it too).
+    if (o.ranks.empty()) continue;
+    auto g = group_matching(gs, mesh, set.dims, o);
     if (g && matched.insert(*g).second) {
       std::string note = origin(o);
       if (static_cast<std::int64_t>(o.ranks.size()) < o.size) {
@@ -130,7 +138,7 @@ Comparison compare_with_observed(const core::Mesh& mesh, const DimSet& set, cons
       note = "rank " + std::to_string(o->ranks.back() >= mesh.world() ? o->ranks.back() : o->ranks.front()) +
              " is outside the plan's world of " + std::to_string(mesh.world());
     } else if (dims) {
-      note = "= the " + (role ? role->role + " " : std::string()) + "group over " + join(*dims) + (flattened ? " (flattened)" : "");
+      note = "= the " + (role ? role->role + " " : std::string()) + "group over " + core::join(*dims, ",") + (flattened ? " (flattened)" : "");
     } else {
       note = "matches no group of any mesh dims";
     }
@@ -141,17 +149,15 @@ Comparison compare_with_observed(const core::Mesh& mesh, const DimSet& set, cons
     }
     c.groups.push_back({GroupStatus::kUnexpected, o->ranks, o->size, note, flattened});
     ++c.unexpected;
-    c.hsdp_flattened = c.hsdp_flattened || (hsdp && set.role == "fsdp" && flattened);
   }
+  // The run-level verdict is verify's; the drawing names it on the fsdp groups it concerns.
+  const std::int64_t flattened_size = hsdp && set.role == "fsdp" ? runs_as_flattened_fsdp(mesh, roles, observed) : 0;
+  c.hsdp_flattened = flattened_size > 0;
   for (const auto& [role, n] : other) c.other_roles.push_back({role, n});
 
   const std::string what = set.role.empty() ? set.key : set.role + " (" + set.key + ")";
   if (c.hsdp_flattened) {
-    std::int64_t biggest = 0;
-    for (const auto& g : c.groups) {
-      if (g.status == GroupStatus::kUnexpected && g.flattened) biggest = std::max(biggest, g.size);
-    }
-    c.headline = "HSDP RUNS AS FSDP: parameters sharded over " + std::to_string(biggest) +
+    c.headline = "HSDP RUNS AS FSDP: parameters sharded over " + std::to_string(flattened_size) +
                  "-rank flattened groups, not the " + detail::describe_groups(gs) + " of " + what;
   } else if (c.missing > 0 || c.unexpected > 0) {
     c.headline = "MISMATCH: " + std::to_string(c.missing) + " of " + std::to_string(c.expected_groups) + " expected " + what +

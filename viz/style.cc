@@ -19,24 +19,9 @@ const char* set_colour(int set_index) {
   return kDark2[set_index % 8];
 }
 
-std::string rank_id(std::int64_t rank) { return core::str_cat("r", std::to_string(rank)); }
-std::string node_id(std::int64_t node) { return "node" + std::to_string(node); }
-
-std::string format_bytes(std::int64_t bytes) {
-  static const char* kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
-  if (bytes < 1000) return std::to_string(bytes) + " B";
-  double v = static_cast<double>(bytes);
-  int unit = 0;
-  while (v >= 1000.0 && unit < 6) {
-    v /= 1000.0;
-    ++unit;
-  }
-  char buf[32];
-  // Three significant digits: 1.21 GB, 12.3 MB, 512 MB.
-  const char* fmt = v < 10 ? "%.2f %s" : (v < 100 ? "%.1f %s" : "%.0f %s");
-  std::snprintf(buf, sizeof buf, fmt, v, kUnits[unit]);
-  return buf;
-}
+// Appended, not "r" + to_string(): GCC 12 warns falsely (-Wrestrict) on the inlined operator+.
+std::string rank_id(std::int64_t rank) { return std::string("r").append(std::to_string(rank)); }
+std::string node_id(std::int64_t node) { return std::string("node").append(std::to_string(node)); }
 
 std::string format_ranks(const std::vector<std::int64_t>& ranks) {
   if (ranks.empty()) return "(none)";
@@ -47,17 +32,17 @@ std::string format_ranks(const std::vector<std::int64_t>& ranks) {
   constexpr std::size_t kShown = 4;
   std::string out;
   if (ranks.size() <= 2 * kShown) {
-    for (std::size_t i = 0; i < ranks.size(); ++i) out += core::str_cat(i ? " " : "", rank_id(ranks[i]));
+    for (std::size_t i = 0; i < ranks.size(); ++i) out.append(i ? " " : "").append(rank_id(ranks[i]));
     return out;
   }
   for (std::size_t i = 0; i < kShown - 1; ++i) out += rank_id(ranks[i]) + " ";
-  out += "\u2026 " + rank_id(ranks.back()) + " (" + std::to_string(ranks.size()) + " ranks)";
+  out.append("\u2026 ").append(rank_id(ranks.back())).append(" (").append(std::to_string(ranks.size())).append(" ranks)");
   return out;
 }
 
 std::string tuple(const std::vector<std::string>& items) {
   std::string out = "(";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  out += core::join(items, ", ");
   return out + ")";
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/base/format.h"
+
 namespace planck::viz {
 
 // Fill colour of group g: ColorBrewer "Set3" (12 pastel classes, colorbrewer2.org), repeating
@@ -38,9 +40,8 @@ inline constexpr const char* kFont = "DejaVu Sans";
 std::string rank_id(std::int64_t rank);
 std::string node_id(std::int64_t node);
 
-// Bytes with decimal units (GB = 1e9 bytes, as everywhere in planck): "0 B", "512 B",
-// "1.50 kB", "12.3 MB", "1.21 GB", "3.40 TB".
-std::string format_bytes(std::int64_t bytes);
+// Bytes with decimal units: the one formatter (core/base/format.h).
+using core::format_bytes;
 
 // A compact rank list: runs of step 1 as "r0–r7", otherwise listed; long lists elided
 // ("r0 r8 r16 … r120 (16 ranks)").

@@ -1,21 +1,10 @@
 #include "viz/traffic.h"
 
-#include <limits>
-
-#include "core/schedule/collectives.h"
+#include "core/base/saturating.h"
+#include "core/mesh/placement.h"
+#include "core/schedule/step_bytes.h"
 
 namespace planck::viz {
-namespace {
-
-constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-
-std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
-  if (a <= 0 || b <= 0) return 0;
-  return a > kMax / b ? kMax : a * b;
-}
-std::int64_t saturating_add(std::int64_t a, std::int64_t b) { return a > kMax - b ? kMax : a + b; }
-
-}  // namespace
 
 std::vector<HopTraffic> hop_traffic(const core::Schedule& schedule, const core::Mesh& mesh, std::int64_t gpus_per_node) {
   std::vector<HopTraffic> out;
@@ -32,9 +21,8 @@ std::vector<HopTraffic> hop_traffic(const core::Schedule& schedule, const core::
     t.group_size = c.group_size;
     t.calls_per_step = c.calls_per_step;
     t.bytes_per_call = c.bytes_per_call;
-    t.bytes_per_hop_per_step =
-        saturating_mul(core::wire_bytes_per_rank(c.op, c.group_size, c.bytes_per_call), c.calls_per_step);
-    t.crosses_nodes = mesh.groups(t.dims).max_nodes_spanned(gpus_per_node) > 1;
+    t.bytes_per_hop_per_step = core::wire_bytes_per_step(c);
+    t.crosses_nodes = core::placement_of(mesh, t.dims, gpus_per_node).crosses_nodes();
     out.push_back(std::move(t));
   }
   return out;
@@ -43,7 +31,7 @@ std::vector<HopTraffic> hop_traffic(const core::Schedule& schedule, const core::
 std::int64_t bytes_per_hop(const std::vector<HopTraffic>& traffic, const std::vector<std::string>& dims) {
   std::int64_t sum = 0;
   for (const HopTraffic& t : traffic) {
-    if (t.dims == dims) sum = saturating_add(sum, t.bytes_per_hop_per_step);
+    if (t.dims == dims) sum = core::sat_add(sum, t.bytes_per_hop_per_step);
   }
   return sum;
 }
@@ -52,7 +40,7 @@ LinkClassBytes bytes_by_link_class(const std::vector<HopTraffic>& traffic) {
   LinkClassBytes b;
   for (const HopTraffic& t : traffic) {
     std::int64_t& slot = t.crosses_nodes ? b.cross : b.intra;
-    slot = saturating_add(slot, t.bytes_per_hop_per_step);
+    slot = core::sat_add(slot, t.bytes_per_hop_per_step);
   }
   return b;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/base/str_cat.h"
+#include "core/base/format.h"
 #include "core/check/checks.h"
 #include "core/mesh/group_text.h"
 #include "core/plan/plan_load.h"
@@ -10,12 +11,6 @@
 
 namespace planck::core {
 namespace {
-
-std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
 
 std::string dims_text(const std::vector<std::string>& dims) { return dims.empty() ? "(no dims)" : join(dims, " x "); }
 
@@ -186,7 +181,7 @@ void check_declared(const CheckContext& ctx, const DeclaredGroups& decl, Diagnos
                                 std::to_string(flat.group_size()) + " ranks, so this runs as FSDP. Expected " +
                                 group_set_text(expected) + " replicated across " + group_set_text(mesh.groups(*repl)),
                             base, "fsdp",
-                            "hand fully_shard the 2-D (" + join(*repl) + ", " + join(*shard) +
+                            "hand fully_shard the 2-D (" + join(*repl, ", ") + ", " + join(*shard, ", ") +
                                 ") mesh, not the flattened dp mesh (torchtitan #711, fixed in #713)");
         d.witness = witness_of(mesh, flat.members(0).size() > 64 ? std::vector<std::int64_t>{flat.member(0, 0)}
                                                                   : flat.members(0));
@@ -245,13 +240,13 @@ void check_hsdp_shape(const CheckContext& ctx, Diagnostics& out) {
     }
     const GroupSet want = mesh.groups(proper);
     Diagnostic d = make("hsdp-flattened", Severity::kError,
-                        "HSDP declared, but fsdp_dims [" + join(*shard) + "] include the replicate dim(s) [" +
-                            join(shared) + "]: the sharding group is the flattened " + dims_text(*shard) + " group (" +
+                        "HSDP declared, but fsdp_dims [" + join(*shard, ", ") + "] include the replicate dim(s) [" +
+                            join(shared, ", ") + "]: the sharding group is the flattened " + dims_text(*shard) + " group (" +
                             group_set_text(sg) + "), so this runs as FSDP over " + std::to_string(sg.group_size()) +
                             " ranks. Expected " + group_set_text(want) + " replicated across " + group_set_text(rg),
                         plan.parallelism.fsdp_dims ? "/parallelism/fsdp_dims" : "/parallelism", "fsdp",
-                        "set fsdp_dims to [" + join(proper) + "] so fully_shard gets the 2-D (" + join(*repl) + ", " +
-                            join(proper) + ") mesh (torchtitan #711, fixed in #713)");
+                        "set fsdp_dims to [" + join(proper, ", ") + "] so fully_shard gets the 2-D (" + join(*repl, ", ") + ", " +
+                            join(proper, ", ") + ") mesh (torchtitan #711, fixed in #713)");
     d.witness = witness_of(mesh, sg.group_size() > 64 ? std::vector<std::int64_t>{0} : sg.members(0));
     out.add(std::move(d));
     return;
@@ -291,7 +286,7 @@ std::vector<std::string> proposed_order(const Mesh& mesh) {
 }
 
 std::string order_hint(const Mesh& mesh) {
-  return str_cat("order mesh.dims as [", join(proposed_order(mesh)),
+  return str_cat("order mesh.dims as [", join(proposed_order(mesh), ", "),
                  "] (outermost first: tp innermost, then cp/ep, then the sharding dims, then dp_replicate and pp), "
                  "so each group stays in a node whenever the dims placed inside it leave room");
 }

@@ -1,14 +1,16 @@
 #include "core/check/observed_checks.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <set>
 
+#include "core/base/format.h"
 #include "core/mesh/group_text.h"
+#include "core/mesh/placement.h"
 #include "core/observed/group_match.h"
-#include "core/observed/hsdp_traffic.h"
+#include "core/observed/observed_files.h"
 #include "core/mesh/roles.h"
+#include "core/schedule/step_bytes.h"
 
 namespace planck::core {
 namespace {
@@ -17,13 +19,6 @@ using observed::is_group_of;
 
 std::string file_of(const Observed& o) { return o.sources.empty() ? "(observed)" : o.sources.front(); }
 std::string where(const ObservedGroup& g) { return g.source + (g.line > 0 ? ":" + std::to_string(g.line) : ""); }
-bool world_name(const std::string& n) { return n == "world" || n == "default_pg"; }
-
-std::string gb(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
-  return buf;
-}
 
 Diagnostic observed_diag(const char* rule, Severity sev, const std::string& file, int line, std::string message) {
   Diagnostic d;
@@ -42,77 +37,58 @@ Witness ranks_witness(const std::vector<std::int64_t>& ranks) {
   return w;
 }
 
-// The world communicator of one file: named so (NCCL logs, torch's default_pg), else the first
-// complete group of the world's size.
-const ObservedGroup* world_comm(const Observed& o, std::int64_t world) {
-  for (const auto& g : o.groups) {
-    if (world_name(g.name)) return &g;
-  }
-  for (const auto& g : o.groups) {
-    if (g.complete && g.size == o.world.value_or(world)) return &g;
-  }
-  return nullptr;
-}
-
-struct Usable {
-  const Observed* obs;
-  const ObservedGroup* world;
-  // Where file-level findings point: the world communicator's line, in the file that holds it.
-  std::string file() const { return world ? world->source : file_of(*obs); }
-  int line() const { return world ? world->line : 0; }
-};
+// Where file-level findings point: the world communicator's line, in the file that holds it.
+std::string file_of(const observed::ObservedFile& f) { return f.world ? f.world->source : file_of(*f.obs); }
+int line_of(const observed::ObservedFile& f) { return f.world ? f.world->line : 0; }
 
 // Files whose global ranks can be trusted against this mesh; the others get one diagnostic each.
-std::vector<Usable> usable_files(const CheckContext& ctx, const Mesh& mesh, Diagnostics& out) {
+std::vector<observed::ObservedFile> usable_files(const CheckContext& ctx, const Mesh& mesh, Diagnostics& out) {
+  using observed::FileProblem;
   const std::int64_t W = mesh.world();
-  std::vector<Usable> ok;
+  std::vector<observed::ObservedFile> ok;
   for (const Observed& o : *ctx.observed) {
-    const ObservedGroup* wc = world_comm(o, W);
-    const int line = wc ? wc->line : 0;
-    if (o.world && *o.world > W) {
-      Diagnostic d = observed_diag("groups-mismatch", Severity::kError, file_of(o), line,
-                                   "the run's world communicator has " + std::to_string(*o.world) + " ranks but the plan's " +
-                                       mesh.to_string() + " has " + std::to_string(W));
-      d.pointer = "/mesh";
-      d.hint = "observe the run this plan describes, or fix cluster.nodes, cluster.gpus_per_node and mesh.shape";
-      out.add(std::move(d));
-      continue;
+    const observed::ObservedFile f = observed::read_file_against(o, mesh);
+    const int line = f.world ? f.world->line : 0;
+    switch (f.problem) {
+      case FileProblem::kNone: ok.push_back(f); break;
+      case FileProblem::kWorldLarger: {
+        Diagnostic d = observed_diag("groups-mismatch", Severity::kError, file_of(o), line,
+                                     "the run's world communicator has " + std::to_string(*o.world) + " ranks but the plan's " +
+                                         mesh.to_string() + " has " + std::to_string(W));
+        d.pointer = "/mesh";
+        d.hint = "observe the run this plan describes, or fix cluster.nodes, cluster.gpus_per_node and mesh.shape";
+        out.add(std::move(d));
+        break;
+      }
+      case FileProblem::kWorldSmaller:
+        out.add(observed_diag("observed-partial", Severity::kNote, file_of(o), line,
+                              "the largest communicator in " + file_of(o) + " has " + std::to_string(*o.world) +
+                                  " ranks but the plan's world has " + std::to_string(W) +
+                                  ": the world communicator's init lines are not in it, so global ranks are unknown and its " +
+                                  std::to_string(o.groups.size()) + " communicators were not checked"));
+        break;
+      case FileProblem::kRankOutside: {
+        const ObservedGroup& at = *f.outside_group;
+        Diagnostic d = observed_diag("groups-mismatch", Severity::kError, at.source, at.line,
+                                     "observed rank " + std::to_string(f.outside_rank) + " is outside the plan's " +
+                                         std::to_string(W) + " ranks (" + mesh.to_string() + ")");
+        d.pointer = "/mesh";
+        d.witness = ranks_witness({f.outside_rank});
+        out.add(std::move(d));
+        break;
+      }
+      case FileProblem::kNoGlobalRanks:
+        out.add(observed_diag("observed-partial", Severity::kNote, file_of(o), o.groups.empty() ? 0 : o.groups.front().line,
+                              file_of(o) + " shows " + std::to_string(o.groups.size()) +
+                                  " communicators but no global rank: the world communicator's init line of its processes is "
+                                  "not in it, so nothing in it was checked"));
+        break;
     }
-    if (o.world && *o.world < W) {
-      out.add(observed_diag("observed-partial", Severity::kNote, file_of(o), line,
-                            "the largest communicator in " + file_of(o) + " has " + std::to_string(*o.world) +
-                                " ranks but the plan's world has " + std::to_string(W) +
-                                ": the world communicator's init lines are not in it, so global ranks are unknown and its " +
-                                std::to_string(o.groups.size()) + " communicators were not checked"));
-      continue;
-    }
-    std::int64_t beyond = -1;
-    const ObservedGroup* at = nullptr;
-    for (const auto& g : o.groups) {
-      if (!g.ranks.empty() && g.ranks.back() >= W && g.ranks.back() > beyond) beyond = g.ranks.back(), at = &g;
-    }
-    if (at) {
-      Diagnostic d = observed_diag("groups-mismatch", Severity::kError, at->source, at->line,
-                                   "observed rank " + std::to_string(beyond) + " is outside the plan's " +
-                                       std::to_string(W) + " ranks (" + mesh.to_string() + ")");
-      d.pointer = "/mesh";
-      d.witness = ranks_witness({beyond});
-      out.add(std::move(d));
-      continue;
-    }
-    if (o.ranks_seen.empty() && std::all_of(o.groups.begin(), o.groups.end(), [](const auto& g) { return g.ranks.empty(); })) {
-      out.add(observed_diag("observed-partial", Severity::kNote, file_of(o), o.groups.empty() ? 0 : o.groups.front().line,
-                            file_of(o) + " shows " + std::to_string(o.groups.size()) +
-                                " communicators but no global rank: the world communicator's init line of its processes is "
-                                "not in it, so nothing in it was checked"));
-      continue;
-    }
-    ok.push_back({&o, wc});
   }
   return ok;
 }
 
-void check_partial(const std::vector<Usable>& files, const Mesh& mesh, Diagnostics& out) {
+void check_partial(const std::vector<observed::ObservedFile>& files, const Mesh& mesh, Diagnostics& out) {
   std::set<std::int64_t> all;
   for (const auto& f : files) all.insert(f.obs->ranks_seen.begin(), f.obs->ranks_seen.end());
   const std::int64_t W = mesh.world();
@@ -122,7 +98,7 @@ void check_partial(const std::vector<Usable>& files, const Mesh& mesh, Diagnosti
     std::string msg = file_of(o) + " covers " + std::to_string(o.ranks_seen.size()) + " of " + std::to_string(W) +
                       " ranks " + rank_list_text(o.ranks_seen) + "; communicators were checked on the ranks seen only";
     if (files.size() > 1) msg += " (all observed files together: " + std::to_string(all.size()) + " of " + std::to_string(W) + ")";
-    Diagnostic d = observed_diag("observed-partial", Severity::kNote, f.file(), f.line(), msg);
+    Diagnostic d = observed_diag("observed-partial", Severity::kNote, file_of(f), line_of(f), msg);
     d.witness = ranks_witness(o.ranks_seen);
     d.witness->values.emplace_back("ranks_seen", static_cast<std::int64_t>(o.ranks_seen.size()));
     d.witness->values.emplace_back("world", W);
@@ -139,7 +115,7 @@ std::string group_text(const ObservedGroup& g) {
 }
 
 // Each distinct group once, however many files (one flight-recorder dump per rank) repeat it.
-std::vector<const ObservedGroup*> distinct_groups(const std::vector<Usable>& files) {
+std::vector<const ObservedGroup*> distinct_groups(const std::vector<observed::ObservedFile>& files) {
   std::set<std::string> keys;
   std::vector<const ObservedGroup*> out;
   for (const auto& f : files) {
@@ -162,7 +138,7 @@ bool point_to_point(const Mesh& mesh, const ObservedGroup& g) {
   return differ == 1;
 }
 
-void check_groups(const CheckContext& ctx, const Mesh& mesh, const std::vector<Usable>& files, Diagnostics& out) {
+void check_groups(const CheckContext& ctx, const Mesh& mesh, const std::vector<observed::ObservedFile>& files, Diagnostics& out) {
   for (const ObservedGroup* g : distinct_groups(files)) {
     const auto named = observed::dims_from_name(mesh, g->name);
     if (!named.empty()) {
@@ -196,30 +172,43 @@ void check_groups(const CheckContext& ctx, const Mesh& mesh, const std::vector<U
   }
 }
 
-void check_hsdp(const CheckContext& ctx, const Mesh& mesh, const std::vector<Usable>& files, Diagnostics& out) {
+// Cross-node bytes per rank per step of the plan as intended and as the run did it: FSDP over
+// `flat` (fsdp_dims = the flattened replicate x shard dims), both from the one lowering.
+struct FlattenedCost {
+  std::int64_t flattened_cross = 0, planned_cross = 0, micro_batches = 1;
+  std::int64_t extra() const { return flattened_cross - planned_cross; }
+};
+
+Result<FlattenedCost> flattened_cost(const Plan& plan, const Mesh& mesh, const std::vector<std::string>& flat) {
+  Plan as_run = plan;
+  as_run.parallelism.data_parallel = DataParallel::kHsdp;
+  as_run.parallelism.fsdp_dims = flat;
+  auto planned = lower(plan, mesh);
+  if (!planned) return planned.status();
+  auto flattened = lower(as_run, mesh);
+  if (!flattened) return flattened.status();
+  const std::int64_t gpn = plan.cluster.gpus_per_node;
+  FlattenedCost c;
+  c.planned_cross = step_bytes(*planned, mesh, gpn).cross_node;
+  c.flattened_cross = step_bytes(*flattened, mesh, gpn).cross_node;
+  c.micro_batches = planned->micro_batches;
+  return c;
+}
+
+void check_hsdp(const CheckContext& ctx, const Mesh& mesh, const std::vector<observed::ObservedFile>& files, Diagnostics& out) {
   if (effective_data_parallel(ctx.plan, mesh) != DataParallel::kHsdp) return;
   const auto shard_dims = role_dims(ctx.plan, mesh, "fsdp");
   const auto repl_dims = role_dims(ctx.plan, mesh, "replicate");
   if (!shard_dims || !repl_dims) return;
-  const auto shard = observed::nontrivial(mesh, *shard_dims), repl = observed::nontrivial(mesh, *repl_dims);
-  if (shard.empty() || repl.empty()) return;  // hsdp-degenerate's business
-  std::vector<std::string> flat = shard;
-  flat.insert(flat.end(), repl.begin(), repl.end());
-  flat = observed::nontrivial(mesh, flat);
-  const ObservedGroup* flattened = nullptr;
-  bool shard_seen = false;
-  for (const auto& f : files) {
-    for (const auto& g : f.obs->groups) {
-      if (g.ranks.empty()) continue;
-      if (is_group_of(mesh, g, shard)) shard_seen = true;
-      // The world communicator is every run's; it only counts when it is not also the world.
-      if (!flattened && &g != f.world && is_group_of(mesh, g, flat)) flattened = &g;
-    }
-  }
-  if (!flattened || shard_seen) return;
+  const auto verdict = observed::flattened_hsdp(mesh, *shard_dims, *repl_dims, files);
+  if (!verdict) return;
+  const ObservedGroup* flattened = verdict->flattened;
+  const auto& flat = verdict->flat;
+  const auto& shard = verdict->shard;
+  const auto& repl = verdict->replicate;
   const GroupSet fs = mesh.groups(flat), ss = mesh.groups(shard), rs = mesh.groups(repl);
   const std::int64_t n = fs.group_size(), gpn = ctx.plan.cluster.gpus_per_node;
-  const std::int64_t nodes = gpn > 0 ? fs.max_nodes_spanned(gpn) : 1;
+  const std::int64_t nodes = placement_of(fs, gpn).nodes_spanned;
   std::string msg = "HSDP planned (replicate over " + rs.key() + " = " + std::to_string(rs.group_size()) + ", shard over " +
                     ss.key() + " = " + std::to_string(ss.group_size()) + "), but " + where(*flattened) +
                     " shows the flattened " + fs.key() + " communicator of " + std::to_string(n) + " ranks and no " +
@@ -229,18 +218,16 @@ void check_hsdp(const CheckContext& ctx, const Mesh& mesh, const std::vector<Usa
   d.witness = ranks_witness(flattened->ranks);
   d.witness->values.emplace_back("fsdp_group_size", n);
   d.witness->values.emplace_back("planned_shard_size", ss.group_size());
-  if (auto t = observed::hsdp_traffic(ctx.plan, fs, ss, rs)) {
-    char params[32];
-    std::snprintf(params, sizeof params, "%.3g", t->params);
-    msg += ". Each optimizer step every rank now sends " + gb(t->flattened_cross_node_bytes) +
-           " of parameters and gradients through collectives that cross nodes (all-gathers of " + params + " " +
-           t->param_dtype + " parameters, reduce-scatters of " + t->reduce_dtype + " gradients, " +
-           std::to_string(t->grad_accumulation) + (t->grad_accumulation == 1 ? " micro-batch" : " micro-batches") + "), against " + gb(t->planned_cross_node_bytes) +
-           " with the planned groups";
-    d.witness->values.emplace_back("cross_node_bytes_per_step", static_cast<std::int64_t>(t->flattened_cross_node_bytes));
-    d.witness->values.emplace_back("planned_cross_node_bytes_per_step", static_cast<std::int64_t>(t->planned_cross_node_bytes));
+  if (const auto cost = flattened_cost(ctx.plan, mesh, flat)) {
+    msg += ". Each optimizer step every rank now sends " + format_bytes(cost->flattened_cross) +
+           " through collectives that cross nodes, against " + format_bytes(cost->planned_cross) +
+           " with the planned groups (" + format_bytes(cost->extra()) + " more; the lowering of both layouts, " +
+           std::to_string(cost->micro_batches) + (cost->micro_batches == 1 ? " micro-batch" : " micro-batches") + ")";
+    d.witness->values.emplace_back("cross_node_bytes_per_step", cost->flattened_cross);
+    d.witness->values.emplace_back("planned_cross_node_bytes_per_step", cost->planned_cross);
+    d.witness->values.emplace_back("extra_cross_node_bytes_per_step", cost->extra());
   } else {
-    msg += " (give the plan a \"model\" to see how many parameter bytes per step now cross nodes)";
+    msg += " (" + cost.message() + ", to see how many bytes per step now cross nodes)";
   }
   d.message = msg;
   d.role = "fsdp";
@@ -250,7 +237,7 @@ void check_hsdp(const CheckContext& ctx, const Mesh& mesh, const std::vector<Usa
   out.add(std::move(d));
 }
 
-void check_placement(const CheckContext& ctx, const std::vector<Usable>& files, Diagnostics& out) {
+void check_placement(const CheckContext& ctx, const std::vector<observed::ObservedFile>& files, Diagnostics& out) {
   const std::int64_t gpn = ctx.plan.cluster.gpus_per_node;
   if (gpn <= 0) return;
   for (const auto& f : files) {
@@ -278,7 +265,7 @@ void check_placement(const CheckContext& ctx, const std::vector<Usable>& files, 
       if (!this_one.empty() && conflicts++ == 0) msg = this_one;
     }
     if (conflicts == 0) continue;
-    Diagnostic d = observed_diag("placement-mismatch", Severity::kWarning, f.file(), f.line(),
+    Diagnostic d = observed_diag("placement-mismatch", Severity::kWarning, file_of(f), line_of(f),
                                  file_of(o) + ": " + msg + " (" + std::to_string(gpn) + " GPUs per node, ranks in blocks)" +
                                      (conflicts > 1 ? "; " + std::to_string(conflicts - 1) + " more ranks disagree" : ""));
     d.pointer = "/cluster";
@@ -292,7 +279,7 @@ void check_placement(const CheckContext& ctx, const std::vector<Usable>& files, 
 void run_observed(const CheckContext& ctx, Diagnostics& out) {
   if (!ctx.observed || ctx.observed->empty() || !ctx.mesh) return;
   const Mesh& mesh = *ctx.mesh;
-  const std::vector<Usable> files = usable_files(ctx, mesh, out);
+  const std::vector<observed::ObservedFile> files = usable_files(ctx, mesh, out);
   if (files.empty()) return;
   check_partial(files, mesh, out);
   check_groups(ctx, mesh, files, out);

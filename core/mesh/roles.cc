@@ -29,7 +29,7 @@ const std::vector<std::string>& role_names() {
 DataParallel effective_data_parallel(const Plan& plan, const Mesh& mesh) {
   if (plan.parallelism.data_parallel) return *plan.parallelism.data_parallel;
   // torchtitan ParallelDims: dp_replicate > 1 and dp_shard > 1 is HSDP, dp_shard > 1 FSDP,
-  // replicate only DDP (docs/reference/mesh-anchors.md §2.2).
+  // replicate only DDP (docs/sources/mesh.md §2.2).
   const std::int64_t r = mesh.size("dp_replicate"), s = mesh.size("dp_shard"), dp = mesh.size("dp");
   if (r > 1 && s > 1) return DataParallel::kHsdp;
   if (s > 1) return DataParallel::kFsdp;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/base/format.h"
 #include "core/mesh/roles.h"
 
 namespace planck::core::observed {
@@ -42,11 +43,7 @@ std::vector<std::vector<std::string>> matching_dims(const Mesh& mesh, const Obse
 
 namespace {
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
-  return s.empty() ? "(none)" : s;
-}
+std::string dims_or_none(const std::vector<std::string>& v) { return v.empty() ? "(none)" : join(v, ","); }
 
 std::int64_t shared_with(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& sorted_b) {
   std::int64_t n = 0;
@@ -64,7 +61,7 @@ Closest closest_expected(const Plan& plan, const Mesh& mesh, const ObservedGroup
   std::vector<Candidate> cands;
   for (const auto& rg : plan_roles(plan, mesh)) {
     if (nontrivial(mesh, rg.dims).empty()) continue;
-    cands.push_back({rg.role + " (dims " + join(nontrivial(mesh, rg.dims)) + ")", rg.role, rg.dims});
+    cands.push_back({rg.role + " (dims " + dims_or_none(nontrivial(mesh, rg.dims)) + ")", rg.role, rg.dims});
   }
   if (cands.empty()) {
     const auto dims = nontrivial(mesh, mesh.dims());

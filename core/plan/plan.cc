@@ -35,6 +35,7 @@ const char* to_string(PipelineSchedule v) {
     case PipelineSchedule::kInterleaved1F1B: return "interleaved_1f1b";
     case PipelineSchedule::kZbv: return "zbv";
     case PipelineSchedule::kInterleavedZb: return "interleaved_zb";
+    case PipelineSchedule::kDualPipeV: return "dualpipev";
   }
   return "1f1b";
 }
@@ -52,9 +53,19 @@ const char* to_string(Checkpointing v) {
   switch (v) {
     case Checkpointing::kNone: return "none";
     case Checkpointing::kSelective: return "selective";
+    case Checkpointing::kSelectiveAttention: return "selective_attention";
     case Checkpointing::kFull: return "full";
   }
   return "none";
+}
+
+const char* to_string(Attention v) { return v == Attention::kStandard ? "standard" : "flash"; }
+
+std::optional<Attention> parse_attention(std::string_view s) {
+  for (auto v : {Attention::kFlash, Attention::kStandard}) {
+    if (s == to_string(v)) return v;
+  }
+  return std::nullopt;
 }
 
 const char* to_string(DType v) {
@@ -88,11 +99,12 @@ std::optional<DataParallel> parse_data_parallel(std::string_view s) {
 std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view s) {
   std::string l = lower(s);
   // torchtitan's class names (torch.distributed.pipelining): GPipe, 1F1B, Interleaved1F1B,
-  // ZBVZeroBubble, InterleavedZeroBubble; and planck's own snake_case names.
+  // ZBVZeroBubble, InterleavedZeroBubble, DualPipeV; and planck's own snake_case names.
   if (l == "gpipe") return PipelineSchedule::kGpipe;
   if (l == "1f1b") return PipelineSchedule::k1F1B;
   if (l == "interleaved_1f1b" || l == "interleaved1f1b") return PipelineSchedule::kInterleaved1F1B;
   if (l == "zbv" || l == "zbvzerobubble") return PipelineSchedule::kZbv;
+  if (l == "dualpipev") return PipelineSchedule::kDualPipeV;
   if (l == "interleaved_zb" || l == "interleavedzerobubble" || l == "interleavedzb") {
     return PipelineSchedule::kInterleavedZb;
   }
@@ -107,7 +119,8 @@ std::optional<GradSync> parse_grad_sync(std::string_view s) {
 }
 
 std::optional<Checkpointing> parse_checkpointing(std::string_view s) {
-  for (auto v : {Checkpointing::kNone, Checkpointing::kSelective, Checkpointing::kFull}) {
+  for (auto v : {Checkpointing::kNone, Checkpointing::kSelective, Checkpointing::kSelectiveAttention,
+                 Checkpointing::kFull}) {
     if (lower(s) == to_string(v)) return v;
   }
   return std::nullopt;

@@ -17,9 +17,14 @@ namespace planck::core {
 inline constexpr std::int64_t kMaxWorld = 2147483647;
 
 enum class DataParallel { kNone, kDdp, kFsdp, kZero1, kZero2, kZero3, kHsdp };
-enum class PipelineSchedule { kGpipe, k1F1B, kInterleaved1F1B, kZbv, kInterleavedZb };
+enum class PipelineSchedule { kGpipe, k1F1B, kInterleaved1F1B, kZbv, kInterleavedZb, kDualPipeV };
 enum class GradSync { kEveryMicrobatch, kLastMicrobatch, kLastMicrobatchReplicate };
-enum class Checkpointing { kNone, kSelective, kFull };
+// selective = torchtitan's op-level selective AC; selective_attention = Megatron's selective
+// recompute of the attention core (Korthikanti et al. 2022 §4.2); full = every layer re-runs.
+enum class Checkpointing { kNone, kSelective, kSelectiveAttention, kFull };
+// flash: the fused kernel keeps no s x s scores; standard: scores, softmax and dropout
+// materialised (Korthikanti et al. 2022 Table 2's 5as/h term).
+enum class Attention { kFlash, kStandard };
 enum class DType { kFp32, kBf16, kFp16, kFp8 };
 
 const char* to_string(DataParallel v);
@@ -27,12 +32,26 @@ const char* to_string(PipelineSchedule v);
 const char* to_string(GradSync v);
 const char* to_string(Checkpointing v);
 const char* to_string(DType v);
+const char* to_string(Attention v);
 int dtype_bytes(DType v);
 std::optional<DataParallel> parse_data_parallel(std::string_view s);
 std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view s);  // case-insensitive, torchtitan names too
 std::optional<GradSync> parse_grad_sync(std::string_view s);
 std::optional<Checkpointing> parse_checkpointing(std::string_view s);
 std::optional<DType> parse_dtype(std::string_view s);  // fp32|float32, bf16|bfloat16, fp16|float16, fp8
+std::optional<Attention> parse_attention(std::string_view s);
+
+// How fast kernels run on a GPU relative to its peaks (sim/compute.h, docs/simulator.md
+// "Compute model"). GEMM efficiency = gemm_max x f(M) f(N) f(K) with f(x) = x / (x + gemm_half_dim);
+// attention (fused, forward + backward) efficiency = attention_max x s / (s + attention_half_seq);
+// memory-bound kernels move bytes at hbm_efficiency x hbm_gbps.
+struct ComputeCurve {
+  double gemm_max = 0.7;
+  double gemm_half_dim = 64;
+  double attention_max = 0.35;
+  double attention_half_seq = 550;
+  double hbm_efficiency = 0.8;
+};
 
 // GB/s per direction per GPU, GB = 1e9 bytes. memory_bytes as nvidia-smi reports total memory.
 struct GpuSpec {
@@ -41,6 +60,9 @@ struct GpuSpec {
   double bf16_tflops = 0;   // dense
   double nvlink_gbps = 0;   // intra-node, per direction per GPU
   double nic_gbps = 0;      // inter-node, per direction per GPU
+  double fp8_tflops = 0;    // dense; 0 = no FP8 tensor cores (FP8 GEMMs run at the BF16 rate)
+  double hbm_gbps = 0;      // HBM bandwidth, GB/s
+  ComputeCurve compute;
 };
 
 struct ModelSpec {
@@ -93,7 +115,9 @@ struct Training {
   DType reduce_dtype = DType::kFp32;
   std::string optimizer = "adamw";
   Checkpointing activation_checkpointing = Checkpointing::kNone;
-  double mfu = 0.4;  // model FLOPs utilisation the compute-time estimate assumes
+  Attention attention = Attention::kFlash;
+  // Set: compute time = model FLOPs (+ recompute) / (peak x mfu), the per-kernel model skipped.
+  std::optional<double> mfu;
 };
 
 struct RankProgramSpec {

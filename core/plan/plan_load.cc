@@ -16,7 +16,8 @@ constexpr std::int64_t kMaxRank = kMaxWorld;
 
 const std::vector<std::string> kTopKeys = {"format", "name", "notes", "cluster", "mesh", "parallelism",
                                            "model", "training", "rank_program", "groups"};
-const std::vector<std::string> kGpuKeys = {"preset", "name", "memory_bytes", "bf16_tflops", "nvlink_gbps", "nic_gbps"};
+const std::vector<std::string> kGpuKeys = {"preset",   "name",       "memory_bytes", "bf16_tflops", "nvlink_gbps",
+                                           "nic_gbps", "fp8_tflops", "hbm_gbps",     "compute"};
 const std::vector<std::string> kModelIntKeys = {
     "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "head_dim", "experts", "experts_per_token",
     "moe_ffn_hidden", "shared_experts", "dense_layers", "position_embeddings", "q_lora_rank", "kv_lora_rank",
@@ -31,6 +32,7 @@ class Loader {
  private:
   void cluster(const nlohmann::json& v, Plan& plan);
   std::optional<GpuSpec> gpu(const nlohmann::json& v, const std::string& ptr);
+  void compute_curve(const nlohmann::json& v, const std::string& ptr, ComputeCurve& c);
   void mesh(const nlohmann::json& v, Plan& plan);
   void parallelism(const nlohmann::json& v, Plan& plan);
   std::optional<ModelSpec> model(const nlohmann::json& v, const std::string& ptr);
@@ -102,6 +104,9 @@ void Loader::cluster(const nlohmann::json& v, Plan& plan) {
 
 std::optional<GpuSpec> Loader::gpu(const nlohmann::json& v, const std::string& ptr) {
   auto preset_named = [&](const nlohmann::json& name, const std::string& p) -> std::optional<GpuSpec> {
+    if (name.is_string()) {  // gpu_preset knows the aliases ("h100", "a100") and ignores case
+      if (auto g = gpu_preset(name.get<std::string>())) return g;
+    }
     auto s = r_.choice(name, p, gpu_preset_names());
     if (!s) return std::nullopt;
     return gpu_preset(*s);
@@ -141,7 +146,31 @@ std::optional<GpuSpec> Loader::gpu(const nlohmann::json& v, const std::string& p
   if (v.contains("nic_gbps")) {
     if (auto x = r_.number(v["nic_gbps"], ptr + "/nic_gbps", 1e-6, 1e6)) g.nic_gbps = *x;
   }
+  if (v.contains("fp8_tflops")) {
+    if (auto x = r_.number(v["fp8_tflops"], ptr + "/fp8_tflops", 0, 1e7)) g.fp8_tflops = *x;
+  }
+  if (v.contains("hbm_gbps")) {
+    if (auto x = r_.number(v["hbm_gbps"], ptr + "/hbm_gbps", 1e-6, 1e7)) g.hbm_gbps = *x;
+  }
+  if (v.contains("compute")) compute_curve(v["compute"], ptr + "/compute", g.compute);
   return g;
+}
+
+void Loader::compute_curve(const nlohmann::json& v, const std::string& ptr, ComputeCurve& c) {
+  if (!r_.is_object(v, ptr, "the GPU's 'compute'")) return;
+  const std::pair<const char*, double*> fields[] = {{"gemm_max", &c.gemm_max},
+                                                    {"gemm_half_dim", &c.gemm_half_dim},
+                                                    {"attention_max", &c.attention_max},
+                                                    {"attention_half_seq", &c.attention_half_seq},
+                                                    {"hbm_efficiency", &c.hbm_efficiency}};
+  std::vector<std::string> keys;
+  for (const auto& [key, field] : fields) keys.emplace_back(key);
+  r_.check_keys(v, ptr, keys);
+  for (const auto& [key, field] : fields) {
+    if (!v.contains(key)) continue;
+    const bool fraction = std::string_view(key).find("half") == std::string_view::npos;
+    if (auto x = r_.number(v[key], ptr + "/" + key, fraction ? 1e-6 : 0.0, fraction ? 1.0 : 1e9)) *field = *x;
+  }
 }
 
 void Loader::mesh(const nlohmann::json& v, Plan& plan) {
@@ -206,7 +235,7 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
       p.pipeline_schedule = parse_pipeline_schedule(*s);
       if (!p.pipeline_schedule) {
         r_.error("/parallelism/pipeline_schedule", "unknown pipeline schedule \"" + *s + "\"",
-                 "use gpipe, 1f1b, interleaved_1f1b, zbv or interleaved_zb (torchtitan's names such as "
+                 "use gpipe, 1f1b, interleaved_1f1b, zbv, interleaved_zb or dualpipev (torchtitan's names such as "
                  "Interleaved1F1B are accepted)");
       }
     }
@@ -279,7 +308,8 @@ std::optional<ModelSpec> Loader::model(const nlohmann::json& v, const std::strin
 void Loader::training(const nlohmann::json& v, Plan& plan) {
   if (!r_.is_object(v, "/training", "'training'")) return;
   r_.check_keys(v, "/training", {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync",
-                                 "param_dtype", "reduce_dtype", "optimizer", "activation_checkpointing", "mfu"});
+                                 "param_dtype", "reduce_dtype", "optimizer", "activation_checkpointing", "attention",
+                                 "mfu"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
   if (v.contains("micro_batch")) {
@@ -308,8 +338,13 @@ void Loader::training(const nlohmann::json& v, Plan& plan) {
   }
   if (v.contains("activation_checkpointing")) {
     if (auto s = r_.choice(v["activation_checkpointing"], "/training/activation_checkpointing",
-                           {"none", "selective", "full"})) {
+                           {"none", "selective", "selective_attention", "full"})) {
       t.activation_checkpointing = *parse_checkpointing(*s);
+    }
+  }
+  if (v.contains("attention")) {
+    if (auto s = r_.choice(v["attention"], "/training/attention", {"flash", "standard"})) {
+      t.attention = *parse_attention(*s);
     }
   }
   if (v.contains("mfu")) {

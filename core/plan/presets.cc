@@ -6,16 +6,34 @@
 namespace planck::core {
 namespace {
 
-// GPU figures (docs/reference/sim-anchors.md §5): memory as nvidia-smi reports the total
-// (H100 SXM 81559 MiB, H200 143771 MiB, A100 80GB 81920 MiB); dense BF16 TFLOP/s from NVIDIA's
-// datasheets; NVLink per direction per GPU (NVLink4: 18 links, 450 GB/s; A100 NVLink3: 300 GB/s);
-// NIC per GPU (one 400 Gb/s NDR NIC per H100/H200 = 50 GB/s; 200 Gb/s HDR per A100 = 25 GB/s).
+// GPU figures (docs/sources/simulator.md §5): memory as nvidia-smi reports the total
+// (H100 SXM 81559 MiB, H200 143771 MiB, A100 80GB 81920 MiB); dense BF16 and FP8 TFLOP/s and HBM
+// bandwidth from NVIDIA's datasheets (A100 80GB SXM 312 / none / 2039 GB/s; H100 SXM and H800 SXM
+// 989 / 1979 / 3350; H200 989 / 1979 / 4800; B200 2250 / 4500 / 8000, 180 GB per GPU in a DGX
+// B200); NVLink per direction per GPU (NVLink3 300 GB/s, NVLink4 450, H800's cut-down NVLink 200,
+// NVLink5 900); NIC per GPU (400 Gb/s NDR = 50 GB/s; 200 Gb/s HDR per A100 = 25 GB/s).
 // "cpu" describes an MPI run on one host: shared memory as the intra-node link, a 10 GbE NIC.
+//
+// Compute curves (docs/simulator.md "Compute model"): gemm_max and gemm_half_dim are fitted by
+// scripts/fit_compute.py to the fit half of tests/data/published/runs.csv (A100 rows for
+// a100-80g, H100 rows for the Hopper parts); attention_max / attention_half_seq come from the
+// FlashAttention-2 forward+backward causal head-dim-128 benchmark charts (Dao-AILab/flash-attention
+// README, A100 99..189 and H100 163..328 TFLOP/s at seq 512..16k); hbm_efficiency is an assumed
+// 0.8 of the datasheet bandwidth. H200 and H800 share the H100 SXM's SMs and clocks, so its curve;
+// B200's gemm_max is H100's scaled by the ratio of their best-shape GEMM efficiencies (77.6% vs
+// 80.3%, stas00/ml-engineering MAMF table), its attention figures are H100's.
+// Fit of 2026-11-23: gemm_half_dim 128 (the best of 32 / 64 / 128 / 256 on a first search),
+// gemm_max 0.838 (A100, 9 fit rows) and 0.826 (H100, 6 fit rows), fit-set mean |error| 6.3%.
+constexpr ComputeCurve kAmpere{0.838, 128, 0.624, 500, 0.8};
+constexpr ComputeCurve kHopper{0.826, 128, 0.343, 550, 0.8};
+constexpr ComputeCurve kBlackwell{0.826 * 77.6 / 80.3, 128, 0.343, 550, 0.8};
 const GpuSpec kGpus[] = {
-    {"h100-sxm", 81559LL * 1024 * 1024, 989.0, 450.0, 50.0},
-    {"h200", 143771LL * 1024 * 1024, 989.0, 450.0, 50.0},
-    {"a100-80g", 81920LL * 1024 * 1024, 312.0, 300.0, 25.0},
-    {"cpu", 16LL * 1024 * 1024 * 1024, 1.0, 10.0, 1.25},
+    {"h100-sxm", 81559LL * 1024 * 1024, 989.0, 450.0, 50.0, 1979.0, 3350.0, kHopper},
+    {"h200", 143771LL * 1024 * 1024, 989.0, 450.0, 50.0, 1979.0, 4800.0, kHopper},
+    {"h800", 81559LL * 1024 * 1024, 989.0, 200.0, 50.0, 1979.0, 3350.0, kHopper},
+    {"a100-80g", 81920LL * 1024 * 1024, 312.0, 300.0, 25.0, 0.0, 2039.0, kAmpere},
+    {"b200", 180LL * 1000 * 1000 * 1000, 2250.0, 900.0, 50.0, 4500.0, 8000.0, kBlackwell},
+    {"cpu", 16LL * 1024 * 1024 * 1024, 1.0, 10.0, 1.25, 0.0, 20.0, ComputeCurve{}},
 };
 
 ModelSpec llama(const char* name, std::int64_t layers, std::int64_t hidden, std::int64_t ffn, std::int64_t heads) {
@@ -31,7 +49,7 @@ ModelSpec llama(const char* name, std::int64_t layers, std::int64_t hidden, std:
   return m;
 }
 
-// Shapes: docs/reference/sim-anchors.md §6 (Llama 3 from meta-llama/llama-models sku_list.py; Mixtral from
+// Shapes: docs/sources/simulator.md §6 (Llama 3 from meta-llama/llama-models sku_list.py; Mixtral from
 // arXiv:2401.04088 Table 1; DeepSeek-V3 from its tech report and HF config; GPT-3 from Brown
 // et al. 2020 Table 2.1).
 std::vector<ModelSpec> make_models() {

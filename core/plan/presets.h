@@ -1,5 +1,5 @@
 #pragma once
-// GPU and model presets (docs/plan-format.md; figures and sources in docs/reference/sim-anchors.md §5-6).
+// GPU and model presets (docs/plan-format.md; figures and sources in docs/sources/simulator.md §5-6).
 
 #include <optional>
 #include <string>

@@ -1,6 +1,7 @@
 #include "core/schedule/collectives.h"
 
 #include "core/base/int128.h"
+#include "core/base/saturating.h"
 
 namespace planck::core {
 
@@ -41,7 +42,11 @@ std::int64_t wire_bytes_per_rank(CollOp op, std::int64_t n, std::int64_t bytes) 
   if (bytes <= 0) return 0;
   if (n <= 1) return op == CollOp::kSendRecv ? bytes : 0;
   using i128 = Int128;
-  auto ceil_div = [](i128 a, i128 b) { return static_cast<std::int64_t>((a + b - 1) / b); };
+  // Rounded up; past INT64_MAX it saturates (core/base/saturating.h).
+  auto ceil_div = [](i128 a, i128 b) {
+    const i128 q = (a + b - 1) / b;
+    return q > kSaturated ? kSaturated : static_cast<std::int64_t>(q);
+  };
   switch (op) {
     case CollOp::kAllReduce: return ceil_div(i128{2} * (n - 1) * bytes, n);
     case CollOp::kAllGather:

@@ -1,6 +1,6 @@
 #pragma once
 // One table of collective facts, shared by sim/, exec/ and bench/ (as nccl-tests src/common.h).
-// Sizes follow nccl-tests' convention (docs/reference/sim-anchors.md §1.1): the buffer for all-reduce and
+// Sizes follow nccl-tests' convention (docs/sources/simulator.md §1.1): the buffer for all-reduce and
 // broadcast, the full output (n x chunk) for all-gather, the full input for reduce-scatter, the
 // per-rank send buffer for all-to-all, the bytes sent for send_recv. GB means 1e9 bytes.
 
@@ -22,7 +22,7 @@ std::optional<CollOp> parse_op(std::string_view name);
 double bus_factor(CollOp op, std::int64_t n);
 
 // Bytes the busiest rank puts on the wire for one call of `bytes` (nccl-tests size convention)
-// in a group of n under the ring / pairwise algorithms (docs/reference/sim-anchors.md §1.2): all-reduce
+// in a group of n under the ring / pairwise algorithms (docs/sources/simulator.md §1.2): all-reduce
 // 2(n-1)/n x S, all-gather and reduce-scatter (n-1)/n x S, all-to-all (n-1)/n x S, broadcast S
 // (pipelined chain: every rank but the last sends the whole buffer), send_recv S.
 // Exact integer arithmetic (128-bit intermediate), rounded up: a chunk that does not divide

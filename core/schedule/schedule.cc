@@ -2,14 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
+#include "core/base/saturating.h"
 #include "core/plan/presets.h"
 #include "core/mesh/roles.h"
 
 // The one lowering of a plan into the collectives of one optimizer step (docs/simulator.md). Each
 // strategy follows where its framework communicates; formulas from
-// docs/reference/sim-anchors.md §2, sources cited at each emitter.
+// docs/sources/simulator.md §2, sources cited at each emitter.
 
 namespace planck::core {
 namespace {
@@ -25,15 +25,14 @@ constexpr std::int64_t kZeroBucketElements = 500000000;
 std::int64_t to_bytes(double params, int bytes_per_element) {
   const double b = std::round(params * bytes_per_element);
   if (!(b > 0)) return 0;
-  // Absurd shapes saturate instead of overflowing; sim/ reports them as not fitting.
-  constexpr double kMax = static_cast<double>(std::numeric_limits<std::int64_t>::max() / 1024);
-  return b >= kMax ? static_cast<std::int64_t>(kMax) : static_cast<std::int64_t>(b);
+  // Absurd shapes saturate (core/base/saturating.h); 2^63 itself is past INT64_MAX.
+  return b >= 9223372036854775808.0 ? kSaturated : static_cast<std::int64_t>(b);
 }
 
-std::int64_t sat_mul(std::int64_t a, std::int64_t b) {
-  std::int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) return std::numeric_limits<std::int64_t>::max() / 1024;
-  return r;
+// Rounded-up share of `bytes` over n ranks (n >= 1), without overflowing at saturation.
+std::int64_t ceil_div(std::int64_t bytes, std::int64_t n) {
+  n = std::max<std::int64_t>(1, n);
+  return bytes / n + (bytes % n != 0 ? 1 : 0);
 }
 
 class Lowering {
@@ -85,7 +84,7 @@ struct Unit {
 // A set of parameters synchronised over one group: dense weights over the data-parallel dims
 // (and ep, whose ranks see different tokens: Megatron reduces dense grads over the full DP group
 // that contains the expert-parallel ranks), routed experts over the data-parallel dims only
-// (Megatron's expert-data-parallel group, docs/reference/sim-anchors.md §2.1).
+// (Megatron's expert-data-parallel group, docs/sources/simulator.md §2.1).
 struct ParamClass {
   const char* label;
   std::vector<Unit> units;
@@ -151,7 +150,8 @@ std::vector<std::string> param_sync_dims(const Plan& plan, const Mesh& mesh, std
 int pipeline_chunks(const Plan& plan, std::int64_t pp) {
   if (pp <= 1) return 1;
   const auto sched = plan.parallelism.pipeline_schedule.value_or(PipelineSchedule::k1F1B);
-  if (sched == PipelineSchedule::kZbv) return 2;
+  // V-shape: two chunks per rank (torch pipelining ScheduleZBVZeroBubble, ScheduleDualPipeV)
+  if (sched == PipelineSchedule::kZbv || sched == PipelineSchedule::kDualPipeV) return 2;
   if (sched == PipelineSchedule::kInterleaved1F1B || sched == PipelineSchedule::kInterleavedZb) {
     return static_cast<int>(std::max<std::int64_t>(1, plan.parallelism.virtual_stages));
   }
@@ -163,7 +163,7 @@ std::optional<std::int64_t> micro_batches_per_step(const Plan& plan, const Mesh&
   const Training& tr = *plan.training;
   if (tr.grad_accumulation) return std::max<std::int64_t>(1, *tr.grad_accumulation);
   if (!tr.global_batch) return std::nullopt;
-  const std::int64_t per_pass = std::max<std::int64_t>(1, tr.micro_batch) * degrees(mesh).dp_degree();
+  const std::int64_t per_pass = sat_mul(std::max<std::int64_t>(1, tr.micro_batch), degrees(mesh).dp_degree());
   return std::max<std::int64_t>(1, *tr.global_batch / std::max<std::int64_t>(1, per_pass));
 }
 
@@ -214,7 +214,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
     const std::string tag = m.is_moe() ? std::string(" of ") + pc->label + " parameters" : std::string();
     if (dp == DataParallel::kNone || dp == DataParallel::kDdp) {
       // DDP: bucketed all-reduce during backward; no_sync() skips it on all but the last
-      // micro-batch (PyTorch DDP docs; docs/reference/sim-anchors.md §2.1).
+      // micro-batch (PyTorch DDP docs; docs/sources/simulator.md §2.1).
       lo.add_bucketed("dp", dims_of("dp"), CollOp::kAllReduce, Phase::kBackward, to_bytes(pc->total(), bg),
                       kDdpBucketBytes, every ? k : 1, bg, "gradient all-reduce" + tag);
     } else if (dp == DataParallel::kZero1 || dp == DataParallel::kZero2) {
@@ -233,9 +233,16 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       // keeps the root unsharded), reduce-scatter of gradients; under accumulation
       // set_requires_gradient_sync(False) skips the reduce-scatter (and HSDP's all-reduce) until
       // the last micro-batch, set_requires_all_reduce(False) only the all-reduce
-      // (torch/distributed/fsdp/_fully_shard/_fully_shard.py; docs/reference/sim-anchors.md §2.1).
+      // (torch/distributed/fsdp/_fully_shard/_fully_shard.py; docs/sources/simulator.md §2.1).
       const auto shard = dims_of("fsdp");
       const std::int64_t n_shard = mesh.groups(shard).group_size();
+      // Replicas all-reduce over the replicate dims the shard group does not already span: when
+      // fsdp_dims include them (the flattened HSDP of torchtitan #711) FSDP shards across the
+      // replicas and no all-reduce runs (Lowering::add drops the trivial group).
+      std::vector<std::string> replicate;
+      for (const auto& r : dims_of("replicate")) {
+        if (std::find(shard.begin(), shard.end(), r) == shard.end()) replicate.push_back(r);
+      }
       for (const Unit& u : pc->units) {
         if (u.count <= 0 || u.params <= 0) continue;
         const std::string what = u.name;
@@ -249,8 +256,8 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
         lo.add("fsdp", shard, CollOp::kReduceScatter, Phase::kBackward, to_bytes(u.params, bg),
                sat_mul(u.count, (hsdp ? rs_every : every) ? k : 1), bg, "gradient reduce-scatter, " + what);
         if (hsdp) {
-          const std::int64_t shard_bytes = (to_bytes(u.params, bg) + n_shard - 1) / std::max<std::int64_t>(1, n_shard);
-          lo.add("replicate", dims_of("replicate"), CollOp::kAllReduce, Phase::kBackward, shard_bytes,
+          const std::int64_t shard_bytes = ceil_div(to_bytes(u.params, bg), n_shard);
+          lo.add("replicate", replicate, CollOp::kAllReduce, Phase::kBackward, shard_bytes,
                  sat_mul(u.count, every ? k : 1), bg, "gradient-shard all-reduce across replicas, " + what);
         }
       }
@@ -269,25 +276,25 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
     if (!sp) {
       // Narayanan et al. SC'21 §3.2: 2 all-reduces forward (attention out-proj, MLP down-proj),
       // 2 backward (input grads of QKV and FC1).
-      lo.add("tp", tp, CollOp::kAllReduce, Phase::kForward, act, 2 * lk, ba, "row-parallel output all-reduce");
-      lo.add("tp", tp, CollOp::kAllReduce, Phase::kBackward, act, (2 + 2 * recompute) * lk, ba,
+      lo.add("tp", tp, CollOp::kAllReduce, Phase::kForward, act, sat_mul(2, lk), ba, "row-parallel output all-reduce");
+      lo.add("tp", tp, CollOp::kAllReduce, Phase::kBackward, act, sat_mul(2 + 2 * recompute, lk), ba,
              full_ckpt ? "column-parallel input-grad all-reduce + recomputed forward" : "column-parallel input-grad all-reduce");
       lo.add("tp", tp, CollOp::kAllReduce, Phase::kForward, act, k, ba, "vocab-parallel embedding all-reduce");
     } else {
       // Korthikanti et al. §4.2.2: each all-reduce becomes all-gather + reduce-scatter; Megatron-
       // Core re-gathers the sequence-sharded input in backward for the weight gradient
       // (megatron/core/tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication).
-      lo.add("tp", tp, CollOp::kAllGather, Phase::kForward, act, 2 * lk, ba, "sequence-parallel all-gather");
-      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kForward, act, 2 * lk, ba, "sequence-parallel reduce-scatter");
-      lo.add("tp", tp, CollOp::kAllGather, Phase::kBackward, act, (4 + 2 * recompute) * lk, ba,
+      lo.add("tp", tp, CollOp::kAllGather, Phase::kForward, act, sat_mul(2, lk), ba, "sequence-parallel all-gather");
+      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kForward, act, sat_mul(2, lk), ba, "sequence-parallel reduce-scatter");
+      lo.add("tp", tp, CollOp::kAllGather, Phase::kBackward, act, sat_mul(4 + 2 * recompute, lk), ba,
              "grad all-gather + input re-gather for weight grads");
-      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kBackward, act, (2 + 2 * recompute) * lk, ba,
+      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kBackward, act, sat_mul(2 + 2 * recompute, lk), ba,
              "input-grad reduce-scatter");
       lo.add("tp", tp, CollOp::kReduceScatter, Phase::kForward, act, k, ba, "vocab-parallel embedding reduce-scatter");
     }
     // Vocab-parallel cross-entropy: max, sum-exp and target logit, fp32 per token
     // (megatron/core/tensor_parallel/cross_entropy.py).
-    lo.add("tp", tp, CollOp::kAllReduce, Phase::kForward, sat_mul(tokens, 4), 3 * k, 4, "vocab-parallel cross-entropy");
+    lo.add("tp", tp, CollOp::kAllReduce, Phase::kForward, sat_mul(tokens, 4), sat_mul(3, k), 4, "vocab-parallel cross-entropy");
   }
 
   // --- pipeline parallel p2p ---------------------------------------------------------------
@@ -304,7 +311,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   // --- context parallel: ring attention K/V exchange ---------------------------------------
   if (d.cp > 1) {
     // Megatron context_parallel.rst: K/V chunks circulate in a ring, cp-1 steps forward, again in
-    // backward plus the dK/dV chunks back (docs/reference/sim-anchors.md §2.4). MLA exchanges the up-projected
+    // backward plus the dK/dV chunks back (docs/sources/simulator.md §2.4). MLA exchanges the up-projected
     // per-head K (nope + rope) and V.
     const std::int64_t tpd = std::max<std::int64_t>(1, d.tp);
     std::int64_t kv_elems;
@@ -323,7 +330,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
 
   // --- expert parallel all-to-all ----------------------------------------------------------
   if (d.ep > 1 && rp.moe_layers > 0) {
-    // Dispatch and combine per MoE layer per micro-batch, repeated in backward (docs/reference/sim-anchors.md
+    // Dispatch and combine per MoE layer per micro-batch, repeated in backward (docs/sources/simulator.md
     // §2.5); top-k copies of each token's hidden state.
     const std::int64_t t_rank = tokens / (sp ? std::max<std::int64_t>(1, d.tp) : 1);
     const std::int64_t bytes = sat_mul(sat_mul(sat_mul(t_rank, std::max<std::int64_t>(1, m.experts_per_token)), m.hidden), ba);

@@ -49,8 +49,8 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh);
 // The same lowering with training.grad_sync replaced (what-if for sync-every-microbatch).
 Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync);
 
-// Model chunks per pipeline rank: 1 without pp or for gpipe/1f1b, 2 for zbv (V-shape, torchtitan
-// ScheduleZBVZeroBubble), parallelism.virtual_stages for the interleaved schedules.
+// Model chunks per pipeline rank: 1 without pp or for gpipe/1f1b, 2 for zbv and dualpipev (V-shape,
+// torch pipelining ScheduleZBVZeroBubble / ScheduleDualPipeV), parallelism.virtual_stages for the interleaved schedules.
 int pipeline_chunks(const Plan& plan, std::int64_t pp);
 
 // Micro-batches per optimizer step and rank: training.grad_accumulation, else global_batch /

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -116,8 +117,22 @@ TEST_CASE("cli_version and help") {
   CHECK(v.out.rfind("planck ", 0) == 0);
   Run h = planck("--help");
   CHECK(h.code == 0);
-  for (const char* cmd : {"verify", "groups", "observe", "simulate", "enumerate", "render", "import", "exec", "calibrate"}) {
-    CHECK(h.out.find(cmd) != std::string::npos);
+  // One line per command (issue 17): the command's name starts exactly one line, and the list
+  // of commands is the only thing after "Subcommands:".
+  const auto list = h.out.find("Subcommands:\n");
+  REQUIRE(list != std::string::npos);
+  std::vector<std::string> lines;
+  std::istringstream in(h.out.substr(list + 13));
+  for (std::string l; std::getline(in, l);) {
+    if (!l.empty()) lines.push_back(l);
+  }
+  const std::vector<std::string> cmds = {"verify", "groups", "observe",   "simulate", "enumerate",
+                                         "render", "import", "exec",      "calibrate", "bench"};
+  CHECK(lines.size() == cmds.size());
+  for (const std::string& cmd : cmds) {
+    int starts = 0;
+    for (const std::string& l : lines) starts += l.rfind("  " + cmd + " ", 0) == 0 ? 1 : 0;
+    CHECK_MESSAGE(starts == 1, cmd);
   }
 }
 

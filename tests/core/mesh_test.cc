@@ -1,5 +1,5 @@
 // Group generation against PyTorch DeviceMesh and Megatron-LM vectors
-// (docs/reference/mesh-anchors.md §1.2 and §3.2): expected lists are written out here.
+// (docs/sources/mesh.md §1.2 and §3.2): expected lists are written out here.
 
 #include <doctest/doctest.h>
 
@@ -20,7 +20,7 @@ Mesh make(std::vector<std::string> dims, std::vector<std::int64_t> sizes) {
 }
 
 // All groups of `dims`, each sorted, the list sorted: DeviceMesh's row order is not
-// lexicographic for >= 3 dims, so the anchors compare as sets (docs/reference/mesh-anchors.md §1.1).
+// lexicographic for >= 3 dims, so the anchors compare as sets (docs/sources/mesh.md §1.1).
 Groups groups_of(const Mesh& m, std::vector<std::string> dims) {
   GroupSet gs = m.groups(dims);
   Groups out;

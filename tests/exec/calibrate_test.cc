@@ -9,7 +9,7 @@ using planck::core::CollOp;
 
 TEST_CASE("exec_calibrate_fit_recovers_a_known_line") {
   // time = 20 us + 3 us x steps + wire / 2.5 GB/s, steps = 2(n-1) and wire = 2(n-1)/n x S
-  // for a ring all-reduce (docs/reference/sim-anchors.md §1.2), sampled at group sizes 2, 4, 8.
+  // for a ring all-reduce (docs/sources/simulator.md §1.2), sampled at group sizes 2, 4, 8.
   std::vector<planck::exec::CalibrationSample> samples;
   for (std::int64_t n : {2, 4, 8}) {
     for (std::int64_t s = 4096; s <= (16 << 20); s *= 4) {

@@ -4,7 +4,7 @@
 // report and no temporaries left, and --expect naming the pair that crosses nodes.
 //
 // Expected pairs and bytes come from the algorithms written out here (OpenMPI 4.1 coll/base:
-// ring sends to rank + 1, pairwise all-to-all sends block j to rank j; docs/reference/sim-anchors.md §1.2).
+// ring sends to rank + 1, pairwise all-to-all sends block j to rank j; docs/sources/simulator.md §1.2).
 // Measured bytes are TCP payload: the algorithm's bytes plus a few dozen header bytes per
 // message, so they are checked as >= the formula and within 3% + 512 bytes of it; pairs the
 // algorithm leaves empty carry at most rendezvous ACKs (under 1 KiB).
@@ -13,7 +13,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
+#include <vector>
 #include <string>
 #include <utility>
 
@@ -89,16 +91,18 @@ void check_pairs(const nlohmann::json& op, const Pairs& expected) {
   Pairs seen;
   for (const auto& p : op["traffic"]["pairs"]) seen[{p[0].get<std::int64_t>(), p[1].get<std::int64_t>()}] = p[3];
   for (const auto& [pair, bytes] : expected) {
-    CAPTURE(pair.first);
-    CAPTURE(pair.second);
+    const std::int64_t from = pair.first, to = pair.second;  // clang 14: no structured binding in CAPTURE
+    CAPTURE(from);
+    CAPTURE(to);
     REQUIRE(seen.count(pair));
     CHECK(seen[pair] >= bytes);
     CHECK(static_cast<double>(seen[pair]) <= static_cast<double>(bytes) * 1.03 + 512);
   }
   for (const auto& [pair, bytes] : seen) {
     if (expected.count(pair)) continue;
-    CAPTURE(pair.first);
-    CAPTURE(pair.second);
+    const std::int64_t from = pair.first, to = pair.second;  // clang 14: no structured binding in CAPTURE
+    CAPTURE(from);
+    CAPTURE(to);
     CHECK(bytes <= 1024);
   }
 }
@@ -172,4 +176,50 @@ TEST_CASE("exec_mpi_expect_flattened_hsdp_names_a_pair_across_nodes") {
   CHECK(text.find("UNPREDICTED traffic") != std::string::npos);
   CHECK(text.find("rank 7 (node 0) -> rank 8 (node 1)") != std::string::npos);
   CHECK(j["summary"]["traffic_ok"] == false);
+}
+
+TEST_CASE("exec_mpi_bench_three_layouts_ranking_and_tau_from_the_report") {
+  // DDP 8, HSDP 2x4, pp x dp x tp = 2 x 2 x 2: one world of 8.
+  const std::string out = tmp_path("bench.json");
+  std::filesystem::remove(out);
+  auto r = sh(mpirun(8) + PLANCK_BIN + " bench " + planck_test::exec_plan("ddp-8.json") + " " +
+              planck_test::exec_plan("hsdp-2x4.json") + " " + planck_test::exec_plan("tp-pp-dp.json") +
+              " --backend mpi --max-bytes 64KiB --warmup 1 --iters 2 --timeout 60 -o " + out);
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  auto j = nlohmann::json::parse(std::ifstream(out));
+  CHECK(j["format"] == "planck-bench/1");
+  REQUIRE(j["layouts"].size() == 3);
+  std::vector<double> pred, meas;
+  for (const auto& l : j["layouts"]) {
+    pred.push_back(l["predicted_step_s"]);
+    meas.push_back(l["measured_step_s"]);
+    CHECK(l["ok"] == true);
+  }
+  // The ranking: names sorted by the report's own measured step times.
+  std::vector<std::size_t> idx{0, 1, 2};
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return meas[a] < meas[b]; });
+  for (std::size_t k = 0; k < 3; ++k) {
+    CHECK(j["summary"]["measured_ranking"][k] == j["layouts"][idx[k]]["name"]);
+    CHECK(j["layouts"][idx[k]]["measured_rank"] == k + 1);
+  }
+  // Kendall's tau-a over the 3 pairs, recomputed here.
+  int score = 0;
+  for (int a = 0; a < 3; ++a) {
+    for (int b = a + 1; b < 3; ++b) {
+      const double x = (pred[a] - pred[b]) * (meas[a] - meas[b]);
+      score += x > 0 ? 1 : (x < 0 ? -1 : 0);
+    }
+  }
+  CHECK(j["summary"]["kendall_tau"].get<double>() == doctest::Approx(score / 3.0));
+  CHECK(r.out.find("Kendall tau") != std::string::npos);
+  std::filesystem::remove(out);
+}
+
+TEST_CASE("exec_bench_layouts_of_different_worlds_exit_2") {
+  auto r = sh(std::string(PLANCK_BIN) + " bench " + planck_test::exec_plan("ddp-8.json") + " " + fsdp_plan(4));
+  INFO(r.out);
+  CHECK(r.code == 2);
+  CHECK(r.out.find("has 4 ranks") != std::string::npos);
+  CHECK(r.out.find("layouts must share one world") != std::string::npos);
 }

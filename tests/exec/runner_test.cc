@@ -37,7 +37,7 @@ Loaded load(const std::string& name) {
 }
 
 // Bytes the busiest rank sends for one call of S bytes in a group of n (ring / pairwise /
-// chain, docs/reference/sim-anchors.md §1.2), written out here rather than taken from core.
+// chain, docs/sources/simulator.md §1.2), written out here rather than taken from core.
 std::int64_t ring_bytes(CollOp op, std::int64_t n, std::int64_t s) {
   switch (op) {
     case CollOp::kAllReduce: return 2 * (n - 1) * s / n;

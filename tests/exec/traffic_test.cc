@@ -4,7 +4,7 @@
 //
 // Where the bytes go (OpenMPI 4.1 coll/base, the algorithms exec pins): the ring all-reduce,
 // all-gather and reduce-scatter send every block to rank + 1; the pairwise all-to-all sends
-// block j to rank j. Bytes per call of S (docs/reference/sim-anchors.md §1.2): all-reduce 2(n-1)/n x S to the
+// block j to rank j. Bytes per call of S (docs/sources/simulator.md §1.2): all-reduce 2(n-1)/n x S to the
 // next rank, all-gather / reduce-scatter (n-1)/n x S to the next rank, all-to-all S/n to each
 // other rank. S = 840 divides by 2, 3, 4 and 8.
 

@@ -58,4 +58,36 @@ expect 0 "import tp3" -- "$planck" import torchtitan "$tmp/tp3.toml" --nodes 1 -
 expect 1 "verify tp3" -- "$planck" verify "$tmp/tp3.json"
 grep -q "mesh-world-mismatch" "$tmp/out" "$tmp/err" || { echo "FAIL: verify tp3 does not report mesh-world-mismatch"; fail=1; }
 
+# `planck verify CONFIG`: detected from the content, imported in memory, findings at the config's line.
+toml=$data/torchtitan/llama3_70b_2025-12.toml
+expect 2 "verify toml without cluster size" -- "$planck" verify "$toml"
+grep -q -- "--nodes N --gpus-per-node G" "$tmp/err" || { echo "FAIL: missing cluster size does not name --nodes/--gpus-per-node"; fail=1; }
+expect 1 "verify toml on 12 GPUs" -- "$planck" verify "$toml" --nodes 1 --gpus-per-node 12
+shard_line=$(grep -n '^data_parallel_shard_degree' "$toml" | cut -d: -f1)
+grep -q "llama3_70b_2025-12.toml:$shard_line:1: error\[mesh-world-mismatch\]" "$tmp/out" ||
+  { echo "FAIL: mesh-world-mismatch not at the toml's data_parallel_shard_degree line $shard_line"; cat "$tmp/out"; fail=1; }
+expect 1 "verify toml sarif" -- "$planck" verify "$toml" --nodes 1 --gpus-per-node 12 --format sarif
+python3 - "$tmp/out" "$shard_line" <<'PY' || { echo "FAIL: SARIF does not point into the toml"; fail=1; }
+import json, sys
+loc = json.load(open(sys.argv[1]))["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+assert loc["artifactLocation"]["uri"].endswith("llama3_70b_2025-12.toml"), loc
+assert loc["region"]["startLine"] == int(sys.argv[2]), loc
+PY
+reg=$data/torchtitan/registry/b5bcd76c
+expect 0 "verify qwen3 registry, every function" -- "$planck" verify "$reg/qwen3/config_registry.py" --nodes 8 --gpus-per-node 8
+expect 0 "verify one registry function" -- "$planck" verify "$reg/llama3/config_registry.py:llama3_70b" --nodes 8 --gpus-per-node 8
+# 405B with tp 8 on 8 GPUs (dp 1) does not fit an H100: reported at the registry's function.
+expect 1 "verify llama3 registry" -- "$planck" verify "$reg/llama3/config_registry.py" --nodes 1 --gpus-per-node 8
+grep -q "config_registry.py:[0-9]*:1: error\[memory-exceeds\]: \[llama3_405b\]" "$tmp/out" ||
+  { echo "FAIL: llama3_405b memory finding not located in the registry"; fail=1; }
+gpt3=$data/megatron-lm/train_gpt3_175b_distributed.sh
+expect 1 "verify gpt3 script (its own 1 x 8 world)" -- "$planck" verify "$gpt3"
+tp_line=$(grep -n -- '--tensor-model-parallel-size 8' "$gpt3" | cut -d: -f1)
+grep -q "train_gpt3_175b_distributed.sh:$tp_line:1: error\[mesh-world-mismatch\]" "$tmp/out" ||
+  { echo "FAIL: gpt3 mesh-world-mismatch not at line $tp_line"; cat "$tmp/out"; fail=1; }
+expect 0 "verify sc21 script through its sourced files" -- "$planck" verify "$data/megatron-lm/sc21/run_figure_15.sh" --nodes 4 --gpus-per-node 8
+printf 'hello\n' >"$tmp/what.txt"
+expect 2 "verify unrecognised input" -- "$planck" verify "$tmp/what.txt"
+grep -q -- "--framework" "$tmp/err" || { echo "FAIL: unrecognised input does not suggest --framework"; fail=1; }
+
 exit $fail

@@ -1,5 +1,5 @@
 // DeepSpeed importer: the shipped ZeRO/AutoTP/MiCS configs, "auto" values and batch arithmetic.
-// Expected values follow runtime/config.py, zero/config.py, mics_utils.py (docs/reference/mesh-anchors.md §5).
+// Expected values follow runtime/config.py, zero/config.py, mics_utils.py (docs/sources/mesh.md §5).
 
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // Lingua importer: debug.yaml and the data-rank formula before/after commit d1fd421.
-// Expected values follow Lingua's train.py / distributed.py (docs/reference/mesh-anchors.md §4).
+// Expected values follow Lingua's train.py / distributed.py (docs/sources/mesh.md §4).
 
 #include <doctest/doctest.h>
 

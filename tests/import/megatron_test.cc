@@ -1,5 +1,5 @@
 // Megatron-LM importer: the Megatron-FSDP example script and argument files.
-// Expected values follow parallel_state.py / arguments.py (docs/reference/mesh-anchors.md §3).
+// Expected values follow parallel_state.py / arguments.py (docs/sources/mesh.md §3).
 
 #include <doctest/doctest.h>
 
@@ -62,7 +62,7 @@ TEST_CASE("import_megatron_hfsdp_when_the_commented_flags_are_enabled") {
   CHECK(dims_of(r) == Dims{"pp", "dp_replicate", "dp_shard", "cp", "tp"});
   CHECK(shape_of(r) == Shape{1, 2, 4, 1, 1});
   CHECK(r.plan["parallelism"]["data_parallel"] == "hsdp");
-  // docs/reference/mesh-anchors.md §3 M7: W=8, dp=8, N=2: intra [[0..3],[4..7]], inter [[0,4],[1,5],[2,6],[3,7]].
+  // docs/sources/mesh.md §3 M7: W=8, dp=8, N=2: intra [[0..3],[4..7]], inter [[0,4],[1,5],[2,6],[3,7]].
   CHECK(groups(r, {"dp_shard"}) == Groups{{0, 1, 2, 3}, {4, 5, 6, 7}});
   CHECK(groups(r, {"dp_replicate"}) == Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
   core::Diagnostics d = verify(r);

@@ -81,9 +81,11 @@ TEST_CASE("import_torchtitan_registry_llama3_at_b5bcd76c_every_function") {
   CHECK(plans.at("llama3_70b").plan["model"] == "llama3-70b");
   CHECK(plans.at("llama3_405b").plan["model"] == "llama3-405b");
   CHECK(plans.at("llama3_8b_mxfp8").plan["model"] == "llama3-8b");  // config = llama3_8b(); model_spec replaced
-  for (auto& [name, r] : plans) {
+  // Named, not structured bindings: clang 14 cannot capture those in doctest's CAPTURE lambda.
+  for (auto& entry : plans) {
+    const auto& name = entry.first;
     CAPTURE(name);
-    core::Diagnostics d = verify(r);
+    core::Diagnostics d = verify(entry.second);
     CHECK_MESSAGE(!d.has_errors(), error_rules(d));
   }
 }
@@ -144,7 +146,9 @@ TEST_CASE("import_torchtitan_registry_at_26181968_local_batch_and_mode_strings")
   auto qw = import_registry(registry("26181968", "qwen3"), world(2, 8));
   check_layouts(qw, {{"qwen3_32b", {1, 1, 16, 1, 1}, 2, 4096, "full"}});
   for (auto* set : {&ll, &ds, &qw}) {
-    for (auto& [name, r] : *set) {
+    for (auto& entry : *set) {
+      const auto& name = entry.first;
+      const auto& r = entry.second;
       CAPTURE(name);
       CHECK_MESSAGE(!verify(r).has_errors(), error_rules(verify(r)));
     }

@@ -1,5 +1,5 @@
 // torchtitan importer: the shipped llama3_8b configs and the edge cases of ParallelDims.
-// Expected values follow torchtitan's semantics (docs/reference/mesh-anchors.md §2), written as formulas here.
+// Expected values follow torchtitan's semantics (docs/sources/mesh.md §2), written as formulas here.
 
 #include <doctest/doctest.h>
 
@@ -99,7 +99,7 @@ TEST_CASE("import_torchtitan_integration_matrix_layouts") {
     const char* dp;
     Shape shape;
   };
-  // tests/integration_tests/features.py @238fa99 (docs/reference/mesh-anchors.md §2.5).
+  // tests/integration_tests/features.py @238fa99 (docs/sources/mesh.md §2.5).
   const Case cases[] = {
       {"data_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 4\n", 4, "ddp", {1, 4, 1, 1, 1}},
       {"data_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 2\n", 4, "hsdp", {1, 2, 2, 1, 1}},

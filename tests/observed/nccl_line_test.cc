@@ -1,4 +1,4 @@
-// One NCCL_DEBUG=INFO line per init-line format generation (docs/reference/ecosystem.md §4),
+// One NCCL_DEBUG=INFO line per init-line format generation (docs/sources/ecosystem.md §4),
 // behind each launcher prefix, and what must be refused.
 
 #include <doctest/doctest.h>

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -90,13 +91,25 @@ TEST_CASE("observed_check_torchtitan_flattened_log_is_hsdp_flattened") {
   CHECK(x.line > 0);
   CHECK(x.message.find("FSDP over 16 ranks") != std::string::npos);
   CHECK(x.message.find("spanning 2 nodes") != std::string::npos);
-  // Per step (1 micro-batch: 16 / (1 x 16)), ring over n = 16: all-gather forward + backward of P
-  // bf16 parameters and one reduce-scatter of fp32 gradients, each rank sending (n-1)/n of it.
-  // Planned: dp_shard stays inside a node; only the replicate all-reduce (2 ranks) of P/8 fp32
-  // gradients crosses: 2(2-1)/2 x P/8 x 4 bytes.
-  const double p = param_counts(*model_preset("llama3-8b")).total;
-  CHECK(value(x, "cross_node_bytes_per_step") == static_cast<std::int64_t>(15.0 / 16.0 * p * (2 * 2 + 4)));
-  CHECK(value(x, "planned_cross_node_bytes_per_step") == static_cast<std::int64_t>(p / 8 * 4));
+  // Per step (1 micro-batch: 16 / (1 x 16)), ring over n = 16, each rank sending (n-1)/n of each
+  // buffer, rounded up per call: every transformer block all-gathers its bf16 parameters in
+  // forward and again in backward (reshard_after_forward) and reduce-scatters its fp32
+  // gradients once; the root module (embedding, head, final norm) is gathered in forward only:
+  // FSDP2 never reshards the root after forward (torch/distributed/fsdp/_fully_shard/
+  // _fsdp_state.py, _lazy_init). Flattened FSDP runs no replicate all-reduce. Planned: dp_shard
+  // stays inside a node; only the replicate all-reduce (2 ranks: 2(2-1)/2 = 1 x the buffer) of
+  // each unit's fp32 gradient shard, ceil(4 P_unit / 8) bytes, crosses.
+  const ModelSpec m = *model_preset("llama3-8b");
+  const ParamCounts c = param_counts(m);
+  const std::int64_t block = std::llround(c.per_layer_dense), root = std::llround(c.total) - m.layers * block;
+  auto ring = [](std::int64_t n, std::int64_t bytes) { return (bytes * (n - 1) + n - 1) / n; };
+  auto shard = [](std::int64_t bytes, std::int64_t n) { return (bytes + n - 1) / n; };
+  const std::int64_t flattened =
+      m.layers * (2 * ring(16, 2 * block) + ring(16, 4 * block)) + ring(16, 2 * root) + ring(16, 4 * root);
+  const std::int64_t planned = m.layers * shard(4 * block, 8) + shard(4 * root, 8);
+  CHECK(value(x, "cross_node_bytes_per_step") == flattened);
+  CHECK(value(x, "planned_cross_node_bytes_per_step") == planned);
+  CHECK(value(x, "extra_cross_node_bytes_per_step") == flattened - planned);
   CHECK(value(x, "fsdp_group_size") == 16);
 }
 
@@ -124,14 +137,14 @@ TEST_CASE("observed_check_hsdp_flattened_sweep") {
     const std::string plan = plan_text(2, n, R"(["dp_replicate", "dp_shard"])", "[2, " + std::to_string(n) + "]",
                                        R"(, "parallelism": {"data_parallel": "hsdp"})");
     std::string all;
-    for (int r = 0; r < 2 * n; ++r) all += (r ? "," : "") + std::to_string(r);
+    for (int r = 0; r < 2 * n; ++r) all.append(r ? "," : "").append(std::to_string(r));  // not "," + s: GCC 12 -Wrestrict
     std::string groups = R"({"ranks": [)" + all + R"(], "name": "world"}, {"ranks": [)" + all + R"(], "id": "flat"})";
     auto d = verify(plan, {json(R"({"format": "planck-observed/1", "world": )" + std::to_string(2 * n) +
                                 R"(, "ranks_seen": [)" + all + R"(], "groups": [)" + groups + "]}")});
     CHECK(rules(d) == (n > 1 ? std::vector<std::string>{"hsdp-flattened"} : std::vector<std::string>{}));
     for (int s = 0; s < 2; ++s) {
       std::string shard;
-      for (int r = s * n; r < (s + 1) * n; ++r) shard += (r > s * n ? "," : "") + std::to_string(r);
+      for (int r = s * n; r < (s + 1) * n; ++r) shard.append(r > s * n ? "," : "").append(std::to_string(r));
       groups += R"(, {"ranks": [)" + shard + "]}";
     }
     d = verify(plan, {json(R"({"format": "planck-observed/1", "world": )" + std::to_string(2 * n) +

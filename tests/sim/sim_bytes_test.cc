@@ -1,4 +1,4 @@
-// Per-step bytes of the lowered schedule against closed forms written here (docs/reference/sim-anchors.md §2).
+// Per-step bytes of the lowered schedule against closed forms written here (docs/sources/simulator.md §2).
 
 #include <doctest/doctest.h>
 

@@ -15,7 +15,7 @@ namespace {
 
 using planck::core::CollOp;
 using planck::sim::LinkClass;
-using planck::sim::Placement;
+using planck::core::Placement;
 
 // A function, not a global: the preset table is another translation unit's static.
 planck::core::GpuSpec h100() { return *planck::core::gpu_preset("h100-sxm"); }
@@ -181,8 +181,8 @@ TEST_CASE("sim_placement_from_strides_matches_member_lists") {
         }
         const auto groups = mesh->groups(dims);
         if (groups.group_size() <= 1) continue;
-        const Placement exact = planck::sim::placement_of(groups, gpn);
-        const Placement fast = planck::sim::placement_of(*mesh, dims, gpn);
+        const Placement exact = planck::core::placement_of(groups, gpn);
+        const Placement fast = planck::core::placement_of(*mesh, dims, gpn);
         CHECK_MESSAGE(fast.nodes_spanned == exact.nodes_spanned, mesh->to_string() << " dims " << groups.key() << " gpn " << gpn);
         CHECK(fast.ranks_per_node == exact.ranks_per_node);
       }

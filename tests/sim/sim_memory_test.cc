@@ -1,4 +1,4 @@
-// Memory per GPU against published worked examples (docs/reference/sim-anchors.md §3).
+// Memory per GPU against published worked examples (docs/sources/simulator.md §3).
 
 #include <doctest/doctest.h>
 
@@ -84,20 +84,28 @@ TEST_CASE("sim_korthikanti_activation_rows") {
   gpt.biases = true;
   const std::int64_t s = 2048;
   const double sbh = static_cast<double>(s) * 1024;
+  auto bytes = [&](const planck::core::ModelSpec& m, std::int64_t tp, bool sp, Checkpointing c) {
+    planck::sim::ComputeShape shape;
+    shape.seq_len = s;
+    shape.tp = tp;
+    shape.sequence_parallel = sp;
+    shape.checkpointing = c;
+    return planck::sim::layer_activation_bytes(m, false, shape, 2);
+  };
   for (std::int64_t tp : {1, 2, 3, 8}) {
     const double t = static_cast<double>(tp);
-    CHECK(planck::sim::layer_activation_bytes(gpt, false, s, tp, false, Checkpointing::kNone, 2) ==
+    CHECK(bytes(gpt, tp, false, Checkpointing::kNone) ==
           doctest::Approx(sbh * (10 + 24 / t)));
-    CHECK(planck::sim::layer_activation_bytes(gpt, false, s, tp, true, Checkpointing::kNone, 2) ==
+    CHECK(bytes(gpt, tp, tp > 1, Checkpointing::kNone) ==
           doctest::Approx(sbh * 34 / t));
-    CHECK(planck::sim::layer_activation_bytes(gpt, false, s, tp, false, Checkpointing::kFull, 2) ==
+    CHECK(bytes(gpt, tp, false, Checkpointing::kFull) ==
           doctest::Approx(2 * sbh));
-    CHECK(planck::sim::layer_activation_bytes(gpt, false, s, tp, false, Checkpointing::kSelective, 2) <
-          planck::sim::layer_activation_bytes(gpt, false, s, tp, false, Checkpointing::kNone, 2));
+    CHECK(bytes(gpt, tp, false, Checkpointing::kSelective) <
+          bytes(gpt, tp, false, Checkpointing::kNone));
   }
-  // Llama-style (docs/reference/sim-anchors.md §3.2): sbh(12 + 4g) + 6sbf; Llama-3-8B: 34.0 sbh.
+  // Llama-style (docs/sources/simulator.md §3.2): sbh(12 + 4g) + 6sbf; Llama-3-8B: 34.0 sbh.
   const auto llama = *planck::core::model_preset("llama3-8b");
-  CHECK(planck::sim::layer_activation_bytes(llama, false, s, 1, false, Checkpointing::kNone, 2) ==
+  CHECK(bytes(llama, 1, false, Checkpointing::kNone) ==
         doctest::Approx(static_cast<double>(s) * 4096 * 34.0));
 }
 

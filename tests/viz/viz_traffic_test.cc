@@ -1,5 +1,5 @@
 // The --sim overlay: bytes per hop per step from the schedule, by the ring formulas of
-// core/schedule/collectives.h (docs/reference/sim-anchors.md §1.2), on the edges and in the legend.
+// core/schedule/collectives.h (docs/sources/simulator.md §1.2), on the edges and in the legend.
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,5 @@
-// Group placement from mesh strides (sim/cost.h), O(1) in the world size.
+// Group placement (core/mesh/placement.h): exact from members, or from mesh strides in O(1) of
+// the world size.
 //
 // Rank r sits on node r / G (block placement, docs/plan-format.md). A group's members are
 // base + sum_i c_i x stride_i over its varied dims; bases differ by the fixed dims. Only
@@ -7,9 +8,9 @@
 
 #include <algorithm>
 
-#include "sim/cost.h"
+#include "core/mesh/placement.h"
 
-namespace planck::sim {
+namespace planck::core {
 namespace {
 
 // Members of a low-stride part enumerated explicitly up to this many.
@@ -45,7 +46,15 @@ std::vector<std::int64_t> residues(const std::vector<Dim>& fixed, std::int64_t g
 
 }  // namespace
 
-Placement placement_of(const core::Mesh& mesh, const std::vector<std::string>& dims, std::int64_t gpus_per_node) {
+Placement placement_of(const GroupSet& groups, std::int64_t gpus_per_node) {
+  Placement p;
+  p.nodes_spanned = std::max<std::int64_t>(1, groups.max_nodes_spanned(std::max<std::int64_t>(1, gpus_per_node)));
+  const std::int64_t n = groups.group_size();
+  p.ranks_per_node = std::max<std::int64_t>(1, (n + p.nodes_spanned - 1) / p.nodes_spanned);
+  return p;
+}
+
+Placement placement_of(const Mesh& mesh, const std::vector<std::string>& dims, std::int64_t gpus_per_node) {
   const std::int64_t g = std::max<std::int64_t>(1, gpus_per_node);
   std::vector<Dim> lo, fixed;
   std::int64_t hi_groups = 1, n = 1;
@@ -110,4 +119,4 @@ Placement placement_of(const core::Mesh& mesh, const std::vector<std::string>& d
   return p;
 }
 
-}  // namespace planck::sim
+}  // namespace planck::core

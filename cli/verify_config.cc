@@ -1,0 +1,94 @@
+// planck verify on a framework config (cli/verify_config.h).
+
+#include "cli/verify_config.h"
+
+#include "core/base/input_file.h"
+#include "core/plan/plan_load.h"
+#include "import/importer.h"
+
+namespace planck::cli {
+
+namespace {
+
+// The config line of `pointer`: its own, else its closest located parent's, else the line of
+// the config as a whole ("" = the registry function), else 0.
+int line_for(const import::ImportResult& r, std::string pointer) {
+  while (true) {
+    auto it = r.positions.find(pointer);
+    if (it != r.positions.end()) return it->second;
+    if (pointer.empty()) return 0;
+    const std::size_t slash = pointer.rfind('/');
+    pointer = slash == std::string::npos ? std::string() : pointer.substr(0, slash);
+  }
+}
+
+}  // namespace
+
+core::Result<std::string> config_framework(const std::string& spec, const ConfigOptions& options) {
+  if (!options.framework.empty()) return options.framework;
+  if (spec == "-") return std::string("plan");
+  const std::string file = import::spec_file(spec);
+  if (file.size() > 3 && file.compare(file.size() - 3, 3, ".py") == 0) return std::string("torchtitan");
+  auto text = core::read_input(file);
+  if (!text) return std::string("plan");  // the plan loader reports a missing file or a directory
+  std::string fw = import::detect_framework(spec, *text);
+  if (fw.empty()) {
+    return core::Status::error(file +
+                               ": neither a planck plan nor a config planck recognises (torchtitan TOML or "
+                               "config_registry.py, Lingua YAML, Megatron script, DeepSpeed JSON); pass "
+                               "--framework torchtitan|lingua|megatron|deepspeed");
+  }
+  return fw;
+}
+
+core::RuleInfo config_unreadable_rule() {
+  return {"config-unreadable", core::Severity::kError,
+          "the framework config cannot be recognised or imported, or does not state the cluster size"};
+}
+
+core::Diagnostic config_unreadable(const std::string& spec, const std::string& message) {
+  core::Diagnostic d;
+  d.rule = config_unreadable_rule().id;
+  d.severity = core::Severity::kError;
+  d.file = import::spec_file(spec);
+  // The report names the file already; the importer's message starts with it too.
+  const std::string lead = d.file + ": ";
+  d.message = message.compare(0, lead.size(), lead) == 0 ? message.substr(lead.size()) : message;
+  d.hint = "pass --framework when the content is not recognised, --nodes/--gpus-per-node when the cluster size "
+           "is not in the config; `planck import --explain` shows what the importer read (docs/import.md)";
+  return d;
+}
+
+core::Result<core::Diagnostics> verify_config(const std::string& spec, const std::string& framework,
+                                              const ConfigOptions& options,
+                                              const std::function<core::Diagnostics(const core::Plan&)>& check) {
+  import::ImportOptions io;
+  io.nodes = options.nodes;
+  io.gpus_per_node = options.gpus_per_node;
+  auto imported = import::import_all(framework, spec, io);
+  if (!imported) return imported.status();
+  core::Diagnostics out;
+  for (const import::NamedImport& n : *imported) {
+    const import::ImportResult& r = n.result;
+    if (r.world_assumed) {
+      return core::Status::error(r.source_path + (n.name.empty() ? "" : ":" + n.name) +
+                                 ": the config does not state the cluster size; pass --nodes N --gpus-per-node G "
+                                 "for the cluster it will run on");
+    }
+    const std::string prefix = n.name.empty() ? "" : "[" + n.name + "] ";
+    core::LoadedPlan loaded = core::load_plan_text(r.plan.dump(2), r.source_path);
+    core::Diagnostics found = loaded.plan ? check(*loaded.plan) : loaded.diagnostics;
+    for (core::Diagnostic d : found.items()) {
+      if (d.file.empty()) {  // about the plan, not an --observed file: point into the config
+        d.file = r.source_path;
+        d.line = line_for(r, d.pointer);
+        d.column = d.line > 0 ? 1 : 0;
+      }
+      d.message = prefix + d.message;
+      out.add(std::move(d));
+    }
+  }
+  return out;
+}
+
+}  // namespace planck::cli

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Fit the GEMM efficiency curve of planck's GPU presets (gemm_max per GPU, gemm_half_dim shared)
+to the FIT rows of tests/data/published/validation.csv, by grid search minimising the mean absolute
+relative step-time error of `planck simulate` over those rows. Held-back rows are never read here
+(the split is made by scripts/published_cases.py before fitting). Prints the best parameters and
+the per-row errors; the chosen values are copied into core/plan/presets.cc by hand with a comment.
+
+Run after building planck:  python3 scripts/fit_compute.py build/cli/planck [--eval]
+--eval: no search, evaluate the presets as they are on every row (fit and held)."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "..", "tests", "data", "published", "validation.csv")
+
+
+def plan_of(c, curve):
+    gpus, gpn = int(c["gpus"]), min(8, int(c["gpus"]))
+    vpp = int(c["vpp"])
+    gpu = {"preset": c["gpu"]}
+    if curve:
+        gpu["compute"] = curve
+    dims = ["pp", "dp", "cp", "tp"]
+    shape = [int(c["pp"]), int(c["dp"]), int(c["cp"]), int(c["tp"])]
+    dp = c["data_parallel"]
+    return {
+        "format": "planck/1", "name": c["id"],
+        "cluster": {"nodes": gpus // gpn, "gpus_per_node": gpn, "gpu": gpu},
+        "mesh": {"dims": dims, "shape": shape},
+        "parallelism": {"data_parallel": "ddp" if dp == "none" else dp,
+                        "sequence_parallel": c["sequence_parallel"] == "1",
+                        "pipeline_schedule": "interleaved_1f1b" if vpp > 1 else "1f1b", "virtual_stages": vpp},
+        "model": {"layers": int(c["layers"]), "hidden": int(c["hidden"]), "ffn_hidden": int(c["ffn_hidden"]),
+                  "heads": int(c["heads"]), "kv_heads": int(c["kv_heads"]), "vocab": int(c["vocab"]),
+                  "gated_mlp": c["gated_mlp"] == "1", "biases": c["biases"] == "1", "tied_embeddings": c["tied"] == "1",
+                  "position_embeddings": int(c["position_embeddings"])},
+        "training": {"global_batch": int(c["gbs"]), "micro_batch": int(c["mbs"]), "seq_len": int(c["seq_len"]),
+                     "activation_checkpointing": c["recompute"], "attention": c["attention"],
+                     "param_dtype": c["dtype"]},
+    }
+
+
+def predict(planck, c, curve, tmp):
+    path = os.path.join(tmp, c["id"] + ".json")
+    with open(path, "w") as f:
+        json.dump(plan_of(c, curve), f)
+    out = subprocess.run([planck, "simulate", path, "--format", "json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"{c['id']}: planck simulate failed: {out.stderr}")
+    return json.loads(out.stdout)["step"]["step_time_s"]
+
+
+def errors(planck, cases, curves, tmp):
+    def one(c):
+        p = predict(planck, c, curves.get(c["gpu"]), tmp)
+        return c, p, (p - float(c["step_s"])) / float(c["step_s"])
+    with ThreadPoolExecutor(4) as ex:
+        return list(ex.map(one, cases))
+
+
+def mean_abs(rows):
+    return sum(abs(e) for _, _, e in rows) / max(1, len(rows))
+
+
+HALF_DIMS = tuple(int(x) for x in os.environ.get("HALF_DIMS", "32,64,128,256").split(","))
+
+
+def main():
+    planck = sys.argv[1]
+    cases = list(csv.DictReader(open(CASES)))
+    tmp = tempfile.mkdtemp()
+    if "--eval" in sys.argv:
+        rows = errors(planck, cases, {}, tmp)
+        for c, p, e in rows:
+            print(f"{c['set']:5} {c['id']:45} published {float(c['step_s']):9.3f}  predicted {p:9.3f}  {100*e:+6.1f}%")
+        for s in ("fit", "held", "info"):
+            print(s, f"{100 * mean_abs([r for r in rows if r[0]['set'] == s]):.1f}%")
+        return
+    fit = [c for c in cases if c["set"] == "fit"]
+    best = None
+    for half in HALF_DIMS:
+        curves = {}
+        for gpu in ("a100-80g", "h100-sxm"):
+            rows_gpu = [c for c in fit if c["gpu"] == gpu]
+            lo, hi = 0.3, 1.0
+            # Mean |error| is unimodal in gemm_max here: golden-section search.
+            g = 0.618
+            a, b = lo + (1 - g) * (hi - lo), lo + g * (hi - lo)
+            fa = mean_abs(errors(planck, rows_gpu, {gpu: {"gemm_max": a, "gemm_half_dim": half}}, tmp))
+            fb = mean_abs(errors(planck, rows_gpu, {gpu: {"gemm_max": b, "gemm_half_dim": half}}, tmp))
+            for _ in range(10):
+                if fa < fb:
+                    hi, b, fb = b, a, fa
+                    a = lo + (1 - g) * (hi - lo)
+                    fa = mean_abs(errors(planck, rows_gpu, {gpu: {"gemm_max": a, "gemm_half_dim": half}}, tmp))
+                else:
+                    lo, a, fa = a, b, fb
+                    b = lo + g * (hi - lo)
+                    fb = mean_abs(errors(planck, rows_gpu, {gpu: {"gemm_max": b, "gemm_half_dim": half}}, tmp))
+            curves[gpu] = {"gemm_max": round((a + b) / 2, 3), "gemm_half_dim": half}
+        err = mean_abs(errors(planck, fit, curves, tmp))
+        print(f"gemm_half_dim {half}: {curves}  fit-set mean |error| {100 * err:.1f}%", flush=True)
+        if best is None or err < best[0]:
+            best = (err, curves)
+    print("best:", json.dumps(best[1]), f"fit-set mean |error| {100 * best[0]:.1f}%")
+    for c, p, e in errors(planck, fit, best[1], tmp):
+        print(f"  {c['id']:45} published {float(c['step_s']):9.3f}  predicted {p:9.3f}  {100*e:+6.1f}%")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,280 @@
+#include "sim/compute.h"
+
+#include <algorithm>
+
+namespace planck::sim {
+namespace {
+
+double peak_flops(const core::GpuSpec& gpu, core::DType dtype) {
+  const double bf16 = gpu.bf16_tflops * 1e12;
+  switch (dtype) {
+    case core::DType::kFp8: return gpu.fp8_tflops > 0 ? gpu.fp8_tflops * 1e12 : bf16;
+    case core::DType::kFp32: return bf16 / 2;
+    case core::DType::kBf16:
+    case core::DType::kFp16: return bf16;
+  }
+  return bf16;
+}
+
+double kv_heads(const core::ModelSpec& m) { return static_cast<double>(m.kv_heads > 0 ? m.kv_heads : m.heads); }
+
+// Forward and backward of the GEMMs: backward is the data gradient dX = dY W^T (m, k, n) and
+// the weight gradient dW = X^T dY (k, n, m).
+PassTimes time_gemms(const std::vector<Gemm>& gemms, const core::GpuSpec& gpu, const ComputeShape& s) {
+  PassTimes p;
+  for (const Gemm& g : gemms) {
+    p.forward.gemm_s += g.count * gemm_seconds(gpu, g.m, g.n, g.k, s.dtype, s.gemm_scale);
+    p.backward.gemm_s += g.count * (gemm_seconds(gpu, g.m, g.k, g.n, s.dtype, s.gemm_scale) +
+                                    gemm_seconds(gpu, g.k, g.n, g.m, s.dtype, s.gemm_scale));
+    p.forward.flops += g.flops();
+    p.backward.flops += 2 * g.flops();
+  }
+  return p;
+}
+
+// The attention core, forward and backward, on this rank's heads and queries.
+PassTimes attention_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const ComputeShape& s) {
+  const double heads = static_cast<double>(m.heads) / static_cast<double>(std::max<std::int64_t>(1, s.tp));
+  const double b = static_cast<double>(s.micro_batch);
+  const double sq = static_cast<double>(s.seq_len) / static_cast<double>(std::max<std::int64_t>(1, s.cp));
+  const double skv = static_cast<double>(s.seq_len);
+  const double qk = m.kv_lora_rank > 0 ? static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim)
+                                       : static_cast<double>(m.effective_head_dim());
+  const double v = m.kv_lora_rank > 0 ? static_cast<double>(m.v_head_dim) : qk;
+  PassTimes p;
+  if (s.attention == core::Attention::kFlash) {
+    // Causal: the fused kernel skips the masked half. FlashAttention's benchmark counts forward
+    // 2 s^2 (d_qk + d_v) per head halved for causal, backward 2.5x forward; its charts give
+    // TFLOP/s on that count (benchmarks/benchmark_flash_attention.py).
+    const double fwd = 2.0 * b * heads * sq * skv * (qk + v) * 0.5;
+    const core::ComputeCurve& c = gpu.compute;
+    const double eff = c.attention_max * sq / (sq + c.attention_half_seq) * s.gemm_scale;
+    const double rate = peak_flops(gpu, core::DType::kBf16) * std::min(1.0, eff);
+    p.forward.attention_s = fwd / rate;
+    p.backward.attention_s = 2.5 * fwd / rate;
+    p.forward.flops = fwd;
+    p.backward.flops = 2.5 * fwd;
+    return p;
+  }
+  // Standard attention: batched QK^T and AV over the full s x s scores (the mask is applied
+  // after the matmul), then scale + mask + softmax and dropout as separate memory-bound passes.
+  const std::vector<Gemm> gemms = {{sq, skv, qk, b * heads}, {sq, v, skv, b * heads}};
+  p = time_gemms(gemms, gpu, s);
+  for (KernelTimes* k : {&p.forward, &p.backward}) {
+    k->attention_s = k->gemm_s;
+    k->gemm_s = 0;
+  }
+  const double scores = b * heads * sq * skv;
+  const bool dropout = m.biases;  // GPT-style layers train with attention dropout
+  const double act = core::dtype_bytes(s.dtype == core::DType::kFp8 ? core::DType::kBf16 : s.dtype);
+  // Forward: softmax reads and writes the scores; dropout reads them, writes output and mask.
+  const double fwd_bytes = scores * (2 * act + (dropout ? 2 * act + 1 : 0));
+  p.forward.memory_s = memory_seconds(gpu, fwd_bytes);
+  p.backward.memory_s = memory_seconds(gpu, 2 * fwd_bytes);
+  return p;
+}
+
+// Bytes the memory-bound kernels of one layer's forward move: two norms (read + write), two
+// residual adds (two reads, one write; GPT's fused bias-dropout-add also writes a 1-byte mask),
+// rotary embedding on q and k (rotary models), the MLP activation (SwiGLU: two reads, one
+// write; GeLU: one read, one write). Sequence parallel shards the norm / residual region by tp.
+double layer_memory_bytes(const core::ModelSpec& m, const ComputeShape& s, bool moe_layer, double act) {
+  const double t = static_cast<double>(std::max<std::int64_t>(1, s.tp));
+  const double tokens = s.tokens();
+  const double h = static_cast<double>(m.hidden);
+  const double region = tokens * h / (s.sequence_parallel ? t : 1.0);
+  double elems = region * (2 * 2 + 2 * 3);
+  double bytes = 0;
+  if (m.biases) bytes += 2 * region;  // dropout masks
+  if (m.position_embeddings == 0) {
+    const double hd = static_cast<double>(m.effective_head_dim());
+    elems += 2 * tokens * (static_cast<double>(m.heads) + kv_heads(m)) * hd / t;
+  }
+  double ffn = static_cast<double>(m.ffn_hidden);
+  if (moe_layer) {
+    const double moe_ffn = static_cast<double>(m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden);
+    ffn = moe_ffn * static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token) + m.shared_experts);
+  }
+  elems += (m.gated_mlp ? 3 : 2) * tokens * ffn / t;
+  return elems * act + bytes;
+}
+
+}  // namespace
+
+double gemm_efficiency(const core::ComputeCurve& c, double m, double n, double k) {
+  auto f = [&](double x) { return x / (x + c.gemm_half_dim); };
+  return c.gemm_max * f(m) * f(n) * f(k);
+}
+
+double gemm_seconds(const core::GpuSpec& gpu, double m, double n, double k, core::DType dtype, double scale) {
+  if (m <= 0 || n <= 0 || k <= 0) return 0;
+  const double eff = std::min(1.0, gemm_efficiency(gpu.compute, m, n, k) * scale);
+  const double compute = 2 * m * n * k / (peak_flops(gpu, dtype) * eff);
+  const double bytes = (m * k + k * n + m * n) * core::dtype_bytes(dtype);
+  return std::max(compute, memory_seconds(gpu, bytes));
+}
+
+double memory_seconds(const core::GpuSpec& gpu, double bytes) {
+  const double bw = gpu.hbm_gbps * 1e9 * gpu.compute.hbm_efficiency;
+  return bw > 0 ? bytes / bw : 0;
+}
+
+KernelTimes& KernelTimes::operator+=(const KernelTimes& o) {
+  gemm_s += o.gemm_s;
+  attention_s += o.attention_s;
+  memory_s += o.memory_s;
+  flops += o.flops;
+  return *this;
+}
+
+KernelTimes operator*(KernelTimes t, double f) {
+  t.gemm_s *= f;
+  t.attention_s *= f;
+  t.memory_s *= f;
+  t.flops *= f;
+  return t;
+}
+
+PassTimes& PassTimes::operator+=(const PassTimes& o) {
+  forward += o.forward;
+  backward += o.backward;
+  recompute += o.recompute;
+  return *this;
+}
+
+PassTimes operator*(PassTimes t, double f) {
+  t.forward = t.forward * f;
+  t.backward = t.backward * f;
+  t.recompute = t.recompute * f;
+  return t;
+}
+
+ComputeShape compute_shape(const core::Plan& plan, const core::Degrees& d, const core::Schedule& schedule) {
+  const core::Training tr = plan.training.value_or(core::Training{});
+  ComputeShape s;
+  s.micro_batch = schedule.micro_batch;
+  s.seq_len = schedule.seq_len;
+  s.tp = d.tp;
+  s.cp = d.cp;
+  s.ep = d.ep;
+  s.sequence_parallel = plan.parallelism.sequence_parallel && d.tp > 1;
+  s.dtype = tr.param_dtype;
+  s.attention = tr.attention;
+  s.checkpointing = tr.activation_checkpointing;
+  return s;
+}
+
+double ComputeShape::tokens() const {
+  return static_cast<double>(micro_batch) * static_cast<double>(seq_len) /
+         static_cast<double>(std::max<std::int64_t>(1, cp));
+}
+
+std::vector<Gemm> layer_gemms(const core::ModelSpec& m, const ComputeShape& s, bool moe_layer) {
+  const double t = static_cast<double>(std::max<std::int64_t>(1, s.tp));
+  const double T = s.tokens();
+  const double h = static_cast<double>(m.hidden);
+  const double heads = static_cast<double>(m.heads) / t;
+  std::vector<Gemm> out;
+  if (m.kv_lora_rank > 0) {
+    // Multi-head latent attention: the down projections are replicated across tp, the up
+    // projections split by heads (Megatron MLASelfAttention).
+    const double qk = static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim);
+    if (m.q_lora_rank > 0) {
+      out.push_back({T, static_cast<double>(m.q_lora_rank), h});
+      out.push_back({T, heads * qk, static_cast<double>(m.q_lora_rank)});
+    } else {
+      out.push_back({T, heads * qk, h});
+    }
+    out.push_back({T, static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim), h});
+    out.push_back({T, heads * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim),
+                   static_cast<double>(m.kv_lora_rank)});
+    out.push_back({T, h, heads * static_cast<double>(m.v_head_dim)});
+  } else {
+    const double hd = static_cast<double>(m.effective_head_dim());
+    const double kv = std::max(1.0, kv_heads(m) / t);
+    out.push_back({T, heads * hd, h});  // wq
+    out.push_back({T, kv * hd, h});     // wk
+    out.push_back({T, kv * hd, h});     // wv
+    out.push_back({T, h, heads * hd});  // wo
+  }
+  const double in = m.gated_mlp ? 2 : 1;
+  if (!moe_layer) {
+    const double f = static_cast<double>(m.ffn_hidden) / t;
+    out.push_back({T, f, h});  // w1 (gate)
+    if (m.gated_mlp) out.push_back({T, f, h});  // w3 (up)
+    out.push_back({T, h, f});  // w2 (down)
+    return out;
+  }
+  const double experts = static_cast<double>(m.experts);
+  const double f = static_cast<double>(m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden) / t;
+  out.push_back({T, experts, h});  // router
+  if (m.shared_experts > 0) {
+    const double fs = f * static_cast<double>(m.shared_experts);
+    out.push_back({T, in * fs, h});
+    out.push_back({T, h, fs});
+  }
+  // Routed experts: this rank's experts / ep experts each see, on average, the tokens of the ep
+  // ranks it serves routed top-k over all experts.
+  const double ep = static_cast<double>(std::max<std::int64_t>(1, s.ep));
+  const double local = experts / ep;
+  const double per_expert = T * ep * static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)) / experts;
+  out.push_back({per_expert, in * f, h, local});
+  out.push_back({per_expert, h, f, local});
+  return out;
+}
+
+PassTimes layer_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const ComputeShape& s, bool moe_layer) {
+  const std::vector<Gemm> gemms = layer_gemms(m, s, moe_layer);
+  PassTimes p = time_gemms(gemms, gpu, s);
+  const PassTimes attn = attention_times(m, gpu, s);
+  p += attn;
+  const double act = core::dtype_bytes(s.dtype == core::DType::kFp8 ? core::DType::kBf16 : s.dtype);
+  const double mem = memory_seconds(gpu, layer_memory_bytes(m, s, moe_layer, act));
+  p.forward.memory_s += mem;
+  p.backward.memory_s += 2 * mem;  // gradients of each input plus the saved input read back
+  switch (s.checkpointing) {
+    case core::Checkpointing::kNone: break;
+    case core::Checkpointing::kFull: p.recompute = p.forward; break;
+    case core::Checkpointing::kSelectiveAttention:
+      // Megatron recomputes the attention core (QK^T, softmax, dropout, AV) from saved q, k, v
+      // (Korthikanti et al. 2022 §4.2; megatron/core/transformer/attention.py core_attention
+      // under checkpoint).
+      p.recompute = attn.forward;
+      break;
+    case core::Checkpointing::kSelective: {
+      // torchtitan's op-level SAC (torchtitan/distributed/activation_checkpoint.py
+      // _get_custom_policy): saves mm outputs except every second mm, the attention kernel and
+      // reduce-scatter; everything else (the 2nd, 4th, ... mm and every memory-bound op) re-runs.
+      std::vector<Gemm> even;
+      for (std::size_t i = 1; i < gemms.size(); i += 2) even.push_back(gemms[i]);
+      p.recompute = time_gemms(even, gpu, s).forward;
+      p.recompute.memory_s += mem;
+      if (s.attention == core::Attention::kStandard) p.recompute += attn.forward;  // not a saved kernel
+      break;
+    }
+  }
+  return p;
+}
+
+PassTimes head_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const ComputeShape& s) {
+  const double t = static_cast<double>(std::max<std::int64_t>(1, s.tp));
+  const double T = s.tokens();
+  const double h = static_cast<double>(m.hidden);
+  const double logits = T * static_cast<double>(m.vocab) / t;
+  PassTimes p = time_gemms({{T, static_cast<double>(m.vocab) / t, h}}, gpu, s);
+  // Final norm (read + write) and vocab-parallel cross entropy: upcast to fp32 (2 + 4 bytes a
+  // logit), log-softmax (4 + 4); backward the softmax gradient (4 + 4) and downcast (4 + 2).
+  const double act = core::dtype_bytes(s.dtype == core::DType::kFp8 ? core::DType::kBf16 : s.dtype);
+  const double norm = 2 * T * h * act / (s.sequence_parallel ? t : 1.0);
+  p.forward.memory_s += memory_seconds(gpu, norm + 14 * logits);
+  p.backward.memory_s += memory_seconds(gpu, 2 * norm + 14 * logits);
+  return p;
+}
+
+KernelTimes optimizer_times(const core::GpuSpec& gpu, double params) {
+  KernelTimes k;
+  k.memory_s = memory_seconds(gpu, 32 * params);
+  return k;
+}
+
+}  // namespace planck::sim

@@ -1,0 +1,81 @@
+#pragma once
+// Compute time per kernel (docs/simulator.md, "Compute model"): for one transformer layer and one
+// micro-batch on one rank, the GEMMs with their shapes after tensor / context / expert
+// parallelism split them, the attention kernel, and the memory-bound kernels (norms, residual
+// adds, activations, rotary embedding, softmax / dropout of standard attention) timed by HBM
+// bandwidth; forward, backward and what activation checkpointing recomputes. Pure functions of
+// (model, GPU, shape): O(1) in the world size.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/mesh/roles.h"
+#include "core/plan/plan.h"
+#include "core/schedule/schedule.h"
+
+namespace planck::sim {
+
+// Achieved fraction of the dense peak for one GEMM C[m,n] = A[m,k] B[k,n]:
+// gemm_max x f(m) f(n) f(k), f(x) = x / (x + gemm_half_dim). Small dimensions (a thin TP shard,
+// few tokens per expert) fill fewer tiles and waves and run below the large-shape ceiling.
+double gemm_efficiency(const core::ComputeCurve& curve, double m, double n, double k);
+
+// Seconds of one GEMM of `dtype` inputs: 2mnk / (peak(dtype) x efficiency x scale), and never
+// less than moving its operands and result through HBM. peak(fp8) is fp8_tflops where the GPU
+// has FP8 tensor cores, else bf16_tflops; fp32 runs at bf16_tflops / 2 (TF32). `scale` is a
+// measured profile's correction (1 = the preset's curve). This is the one price of a matmul:
+// MoE expert GEMMs and calibration use it too.
+double gemm_seconds(const core::GpuSpec& gpu, double m, double n, double k, core::DType dtype, double scale = 1.0);
+
+// Seconds to read and write `bytes` through HBM at hbm_efficiency x hbm_gbps (0 when the GPU
+// gives no hbm_gbps).
+double memory_seconds(const core::GpuSpec& gpu, double bytes);
+
+struct KernelTimes {
+  double gemm_s = 0, attention_s = 0, memory_s = 0;
+  double flops = 0;  // FLOPs executed (causal attention: the half that runs)
+  double total_s() const { return gemm_s + attention_s + memory_s; }
+  KernelTimes& operator+=(const KernelTimes& o);
+};
+KernelTimes operator*(KernelTimes t, double f);
+
+// One micro-batch through one layer (or the head) on one rank.
+struct PassTimes {
+  KernelTimes forward, backward, recompute;  // recompute runs inside the backward
+  PassTimes& operator+=(const PassTimes& o);
+};
+PassTimes operator*(PassTimes t, double f);
+
+// What one rank computes for one micro-batch.
+struct ComputeShape {
+  std::int64_t micro_batch = 1;
+  std::int64_t seq_len = 1;  // full sequence; each cp rank holds seq_len / cp of it
+  std::int64_t tp = 1, cp = 1, ep = 1;
+  bool sequence_parallel = false;
+  core::DType dtype = core::DType::kBf16;  // GEMM inputs
+  core::Attention attention = core::Attention::kFlash;
+  core::Checkpointing checkpointing = core::Checkpointing::kNone;
+  double gemm_scale = 1.0;
+  double tokens() const;  // micro_batch x seq_len / cp
+};
+// The shape of a plan lowered into `schedule` on a mesh of degrees `d` (gemm_scale 1).
+ComputeShape compute_shape(const core::Plan& plan, const core::Degrees& d, const core::Schedule& schedule);
+
+// One GEMM of a layer's forward, in execution order (torchtitan's separate wq, wk, wv, wo, w1,
+// w3, w2; GPT: wq, wk, wv, wo, w1, w2; MoE: attention, router, shared and routed experts).
+struct Gemm {
+  double m = 0, n = 0, k = 0;
+  double count = 1;  // how many of this shape (routed experts on this rank)
+  double flops() const { return 2 * m * n * k * count; }
+};
+std::vector<Gemm> layer_gemms(const core::ModelSpec& model, const ComputeShape& shape, bool moe_layer);
+
+PassTimes layer_times(const core::ModelSpec& model, const core::GpuSpec& gpu, const ComputeShape& shape,
+                      bool moe_layer);
+// Final norm, output head and cross-entropy loss (the last stage).
+PassTimes head_times(const core::ModelSpec& model, const core::GpuSpec& gpu, const ComputeShape& shape);
+// One optimizer step over `params` parameters held by this rank (AdamW in mixed precision reads
+// and writes ~32 bytes per parameter: bf16 param and fp32 grad, master, m, v).
+KernelTimes optimizer_times(const core::GpuSpec& gpu, double params);
+
+}  // namespace planck::sim

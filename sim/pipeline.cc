@@ -1,0 +1,300 @@
+#include "sim/pipeline.h"
+
+#include <algorithm>
+#include <deque>
+#include <string>
+
+namespace planck::sim {
+namespace {
+
+using core::PipelineSchedule;
+
+enum class Op { kF, kB, kW };  // kB is the full backward unless the stage's W is split off
+struct Action {
+  Op op;
+  std::int64_t stage;
+  std::int64_t mb;
+};
+using Order = std::vector<Action>;
+
+// Per-stage micro-batch counters, as torch pipelining keeps them: each stage runs its
+// micro-batches in order.
+struct Counters {
+  std::vector<std::int64_t> f, b, w;
+  explicit Counters(std::int64_t stages) : f(stages, 0), b(stages, 0), w(stages, 0) {}
+  Action next(Op op, std::int64_t s) {
+    auto& c = op == Op::kF ? f : op == Op::kB ? b : w;
+    return {op, s, c[s]++};
+  }
+};
+
+// GPipe: every forward, then every backward (torch ScheduleGPipe).
+Order gpipe(std::int64_t r, std::int64_t m) {
+  Order o;
+  for (std::int64_t i = 0; i < m; ++i) o.push_back({Op::kF, r, i});
+  for (std::int64_t i = 0; i < m; ++i) o.push_back({Op::kB, r, i});
+  return o;
+}
+
+// Interleaved 1F1B and its zero-bubble variant (torch _get_1f1b_rank_ops): warm-up forwards,
+// then one forward and one backward per step, then the remaining backwards. The chunk of step k
+// cycles every `group` micro-batches (microbatches_per_round); zero-bubble delays each rank's
+// weight-gradient passes by `rank` steps so they fill the cool-down (ZB1P, Qi et al. 2024).
+// Plain 1F1B is the v = 1 case with one warm-up forward per hop to the last stage (Megatron
+// forward_backward_pipelining_without_interleaving: pp - rank - 1); interleaved 1F1B warms up
+// two per hop (torch _get_warmup_ops multiply_factor=2), zero-bubble one.
+Order interleaved(std::int64_t r, std::int64_t p, std::int64_t v, std::int64_t m, std::int64_t group,
+                  std::int64_t factor, bool zero_bubble) {
+  const std::int64_t total = m * v;
+  const std::int64_t warmup = std::min((v - 1) * group + factor * (p - 1 - r), total);
+  auto fwd_stage = [&](std::int64_t k) { return ((k / group) % v) * p + r; };
+  auto bwd_stage = [&](std::int64_t k) { return (v - 1 - ((k - warmup) / group) % v) * p + r; };
+  Counters c(p * v);
+  Order o;
+  std::vector<std::int64_t> backward_steps;
+  std::size_t weights_done = 0;
+  auto backward = [&](std::int64_t k) {
+    o.push_back(c.next(Op::kB, bwd_stage(k)));
+    backward_steps.push_back(k);
+    if (zero_bubble && k - warmup >= r) o.push_back(c.next(Op::kW, bwd_stage(backward_steps[weights_done++])));
+  };
+  for (std::int64_t k = 0; k < warmup; ++k) o.push_back(c.next(Op::kF, fwd_stage(k)));
+  for (std::int64_t k = warmup; k < total; ++k) {
+    o.push_back(c.next(Op::kF, fwd_stage(k)));
+    backward(k);
+  }
+  for (std::int64_t k = total; k < total + warmup; ++k) backward(k);
+  while (zero_bubble && weights_done < backward_steps.size()) {
+    o.push_back(c.next(Op::kW, bwd_stage(backward_steps[weights_done++])));
+  }
+  return o;
+}
+
+// ZBV (torch ScheduleZBVZeroBubble; Qi et al. 2024 §6): chunk 0 is stage r, chunk 1 stage
+// 2p-1-r. Counts run to max(2p-1, m) and actions past m are dropped, as torch does.
+Order zbv(std::int64_t r, std::int64_t p, std::int64_t m) {
+  const std::int64_t s0 = r, s1 = 2 * p - 1 - r, n = std::max(2 * p - 1, m);
+  Counters c(2 * p);
+  Order o;
+  auto add = [&](Op op, std::int64_t s) { o.push_back(c.next(op, s)); };
+  for (std::int64_t i = 0; i < 2 * (p - r) - 1; ++i) add(Op::kF, s0);
+  for (std::int64_t i = 0; i < r; ++i) add(Op::kF, s1), add(Op::kF, s0);
+  for (std::int64_t i = 0; i < p - r; ++i) add(Op::kF, s1), add(Op::kB, s1), add(Op::kW, s1);
+  while (c.f[s1] < c.f[s0] || c.f[s0] < n) {
+    if (c.f[s0] < n) add(Op::kF, s0);
+    add(Op::kB, s0), add(Op::kW, s0);
+    add(Op::kF, s1), add(Op::kB, s1), add(Op::kW, s1);
+  }
+  for (std::int64_t i = 0; i < r; ++i) add(Op::kB, s0), add(Op::kB, s1);
+  for (std::int64_t i = 0; i < p - r; ++i) add(Op::kB, s0), add(Op::kW, s0);
+  while (c.w[s1] < c.b[s1]) add(Op::kW, s1);
+  while (c.w[s0] < c.b[s0]) add(Op::kW, s0);
+  std::erase_if(o, [m](const Action& a) { return a.mb >= m; });
+  return o;
+}
+
+// DualPipeV (torch ScheduleDualPipeV, after DeepSeek's DualPipe): its overlapped F/B pairs are
+// timed as the forward followed by the full backward (the overlap hides the pair's
+// communication, which this timeline does not carry). A full backward is a B whose W follows at
+// once; a split one leaves its W in a queue that later steps drain.
+Order dualpipev(std::int64_t r, std::int64_t p, std::int64_t m) {
+  const std::int64_t s0 = r, s1 = 2 * p - 1 - r;
+  Counters c(2 * p);
+  Order o;
+  std::deque<Action> pending;
+  auto add = [&](Op op, std::int64_t s) { o.push_back(c.next(op, s)); };
+  auto full = [&](std::int64_t s) { add(Op::kB, s), add(Op::kW, s); };
+  auto split = [&](std::int64_t s) {
+    add(Op::kB, s);
+    pending.push_back(c.next(Op::kW, s));
+  };
+  auto drain_one = [&] {
+    if (pending.empty()) return;
+    o.push_back(pending.front());
+    pending.pop_front();
+  };
+  for (std::int64_t i = 0; i < 2 * (p - r - 1); ++i) add(Op::kF, s0);
+  for (std::int64_t i = 0; i < r + 1; ++i) add(Op::kF, s0), add(Op::kF, s1);
+  for (std::int64_t i = 0; i < p - r - 1; ++i) split(s1), drain_one(), add(Op::kF, s1);
+  for (std::int64_t i = 0; i < m - 2 * p + r + 1; ++i) {
+    add(Op::kF, s0), full(s1);
+    add(Op::kF, s1), full(s0);
+  }
+  for (std::int64_t i = 0; i < p - r - 1; ++i) full(s1), add(Op::kF, s1), full(s0);
+  bool zb = false;
+  const std::int64_t step6 = r + 1;
+  for (std::int64_t i = 0; i < step6; ++i) {
+    if (i == step6 / 2 && r % 2 == 1) zb = true;
+    zb ? split(s1) : full(s1);
+    if (i == step6 / 2 && r % 2 == 0) zb = true;
+    zb ? split(s0) : full(s0);
+  }
+  for (std::int64_t i = 0; i < p - r - 1; ++i) drain_one(), zb ? split(s0) : full(s0);
+  while (!pending.empty()) drain_one();
+  return o;
+}
+
+}  // namespace
+
+std::int64_t stage_rank(PipelineSchedule schedule, std::int64_t pp, std::int64_t stage) {
+  if (schedule == PipelineSchedule::kZbv || schedule == PipelineSchedule::kDualPipeV) {
+    return stage < pp ? stage : 2 * pp - 1 - stage;
+  }
+  return stage % pp;
+}
+
+namespace {
+
+bool splits_weight_grad(PipelineSchedule s) {
+  return s == PipelineSchedule::kInterleavedZb || s == PipelineSchedule::kZbv || s == PipelineSchedule::kDualPipeV;
+}
+
+core::Status check_shape(const PipelineInput& in) {
+  const std::string name = core::to_string(in.schedule);
+  const std::int64_t p = in.pp, v = in.virtual_stages, m = in.micro_batches;
+  if (p < 1 || v < 1 || m < 1) {
+    return core::Status::error("pipeline " + name + ": pp " + std::to_string(p) + ", virtual_stages " +
+                               std::to_string(v) + " and micro_batches " + std::to_string(m) + " must all be >= 1");
+  }
+  if (static_cast<std::int64_t>(in.stages.size()) != p * v) {
+    return core::Status::error("pipeline " + name + ": " + std::to_string(in.stages.size()) +
+                               " stage times given for pp " + std::to_string(p) + " x virtual_stages " +
+                               std::to_string(v) + " = " + std::to_string(p * v) + " stages");
+  }
+  const bool v_shape = in.schedule == PipelineSchedule::kZbv || in.schedule == PipelineSchedule::kDualPipeV;
+  const bool multi = in.schedule == PipelineSchedule::kInterleaved1F1B || in.schedule == PipelineSchedule::kInterleavedZb;
+  if (v_shape && v != 2) {
+    return core::Status::error("pipeline " + name + " runs exactly 2 virtual stages per rank, not " + std::to_string(v));
+  }
+  if (!v_shape && !multi && v != 1) {
+    return core::Status::error("pipeline " + name + " runs 1 stage per rank, not " + std::to_string(v) +
+                               " (use interleaved_1f1b for virtual stages)");
+  }
+  if (multi) {
+    const std::int64_t rounds = std::max<std::int64_t>(1, m / p);
+    if (m % rounds != 0) {
+      return core::Status::error("pipeline " + name + ": micro_batches " + std::to_string(m) +
+                                 " must be a multiple of the number of rounds max(1, m / pp) = " +
+                                 std::to_string(rounds) + " (torch pipelining's rule)");
+    }
+  }
+  if (in.schedule == PipelineSchedule::kDualPipeV && m < 2 * p) {
+    return core::Status::error("pipeline dualpipev needs micro_batches >= 2 x pp = " + std::to_string(2 * p) +
+                               ", got " + std::to_string(m));
+  }
+  for (const auto& st : in.stages) {
+    if (!(st.forward_s >= 0) || !(st.backward_input_s >= 0) || !(st.backward_weight_s >= 0) ||
+        !(st.activation_units >= 0)) {
+      return core::Status::error("pipeline " + name + ": stage times and activation units must be >= 0");
+    }
+  }
+  if (!(in.p2p_s >= 0)) return core::Status::error("pipeline " + name + ": p2p time must be >= 0");
+  return core::Status::ok();
+}
+
+Order rank_order(const PipelineInput& in, std::int64_t r) {
+  const std::int64_t p = in.pp, v = in.virtual_stages, m = in.micro_batches;
+  switch (in.schedule) {
+    case PipelineSchedule::kGpipe: return gpipe(r, m);
+    case PipelineSchedule::k1F1B: return interleaved(r, p, 1, m, m, 1, false);
+    case PipelineSchedule::kInterleaved1F1B:
+    case PipelineSchedule::kInterleavedZb: {
+      const std::int64_t group = m / std::max<std::int64_t>(1, m / p);
+      const bool zb = in.schedule == PipelineSchedule::kInterleavedZb;
+      return interleaved(r, p, v, m, group, zb ? 1 : 2, zb);
+    }
+    case PipelineSchedule::kZbv: return zbv(r, p, m);
+    case PipelineSchedule::kDualPipeV: return dualpipev(r, p, m);
+  }
+  return {};
+}
+
+}  // namespace
+
+core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in) {
+  if (auto st = check_shape(in); !st.is_ok()) return st;
+  const std::int64_t p = in.pp, m = in.micro_batches, n_stages = p * in.virtual_stages;
+  const bool split = splits_weight_grad(in.schedule);
+  std::vector<Order> orders;
+  for (std::int64_t r = 0; r < p; ++r) orders.push_back(rank_order(in, r));
+  // finish[op][stage * m + mb]; < 0 until the action has run.
+  std::vector<double> finish[3];
+  for (auto& f : finish) f.assign(static_cast<std::size_t>(n_stages * m), -1.0);
+  auto done = [&](Op op, std::int64_t s, std::int64_t mb) { return finish[static_cast<int>(op)][s * m + mb]; };
+  auto hop = [&](std::int64_t a, std::int64_t b) {
+    return stage_rank(in.schedule, p, a) == stage_rank(in.schedule, p, b) ? 0.0 : in.p2p_s;
+  };
+  // When the action's input is there (< 0: not yet).
+  auto ready = [&](const Action& a) -> double {
+    switch (a.op) {
+      case Op::kF: {
+        if (a.stage == 0) return 0.0;
+        const double t = done(Op::kF, a.stage - 1, a.mb);
+        return t < 0 ? t : t + hop(a.stage - 1, a.stage);
+      }
+      case Op::kB: {
+        if (a.stage == n_stages - 1) return done(Op::kF, a.stage, a.mb);
+        const double t = done(Op::kB, a.stage + 1, a.mb);
+        return t < 0 ? t : t + hop(a.stage + 1, a.stage);
+      }
+      case Op::kW: return done(Op::kB, a.stage, a.mb);
+    }
+    return -1.0;
+  };
+  PipelineTimeline tl;
+  tl.busy_s.assign(p, 0.0);
+  tl.peak_activation.assign(p, 0.0);
+  tl.peak_in_flight.assign(p, 0);
+  std::vector<double> clock(p, 0.0), held(p, 0.0);
+  std::vector<std::int64_t> held_n(p, 0);
+  std::vector<std::size_t> next(p, 0);
+  std::size_t remaining = 0;
+  for (const auto& o : orders) remaining += o.size();
+  while (remaining > 0) {
+    bool progressed = false;
+    for (std::int64_t r = 0; r < p; ++r) {
+      for (; next[r] < orders[r].size(); ++next[r], --remaining, progressed = true) {
+        const Action& a = orders[r][next[r]];
+        const double t_in = ready(a);
+        if (t_in < 0) break;
+        const StageTimes& st = in.stages[a.stage];
+        const double dur = a.op == Op::kF   ? st.forward_s
+                           : a.op == Op::kW ? st.backward_weight_s
+                           : split          ? st.backward_input_s
+                                            : st.backward_input_s + st.backward_weight_s;
+        const double start = std::max(clock[r], t_in);
+        clock[r] = start + dur;
+        finish[static_cast<int>(a.op)][a.stage * m + a.mb] = clock[r];
+        tl.busy_s[r] += dur;
+        if (a.op == Op::kF) {
+          held[r] += st.activation_units;
+          tl.peak_activation[r] = std::max(tl.peak_activation[r], held[r]);
+          tl.peak_in_flight[r] = std::max(tl.peak_in_flight[r], ++held_n[r]);
+        } else if ((a.op == Op::kW) == split) {
+          held[r] -= st.activation_units;
+          --held_n[r];
+        }
+      }
+    }
+    if (!progressed) {
+      return core::Status::error("pipeline " + std::string(core::to_string(in.schedule)) +
+                                 ": the schedule's per-rank orders wait on each other (internal error)");
+    }
+  }
+  for (std::int64_t r = 0; r < p; ++r) tl.makespan_s = std::max(tl.makespan_s, clock[r]);
+  if (tl.makespan_s > 0) {
+    double idle = 0;
+    for (std::int64_t r = 0; r < p; ++r) idle += (tl.makespan_s - tl.busy_s[r]) / tl.makespan_s;
+    tl.bubble_fraction = idle / static_cast<double>(p);
+  }
+  return tl;
+}
+
+double equal_stage_makespan(PipelineSchedule schedule, std::int64_t pp, std::int64_t v, std::int64_t m, double f,
+                            double b, double w) {
+  const double p = static_cast<double>(pp), chunks = static_cast<double>(m * std::max<std::int64_t>(1, v));
+  const double hop = schedule == PipelineSchedule::kInterleavedZb ? f + b - w : f + b;
+  return chunks * (f + b + w) + (p - 1.0) * hop;
+}
+
+}  // namespace planck::sim

@@ -1,0 +1,98 @@
+// Megatron-LM scripts as NVIDIA writes them (tests/data/import/megatron-lm, Megatron-LM
+// d98e8a6): the launch inside a string run by `srun ... bash -c`, files sourced through
+// `pwd` in backticks, a script run by sbatch, the GPT-3 175B example without --vocab-size and
+// GPT-OSS's --quick-geglu. Expected values: parallel_state.py (dp = world / (tp x pp x cp)),
+// num_microbatches_calculator (global / (micro x dp)), tokenizer.py (_vocab_size_with_padding).
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/import/import_test_util.h"
+
+namespace planck::import::test {
+namespace {
+
+ImportResult import_script(const std::string& rel, const ImportOptions& opts) {
+  auto r = import_file("megatron", data_path("megatron-lm/" + rel), opts);
+  REQUIRE_MESSAGE(r.is_ok(), (r.is_ok() ? std::string() : r.message()));
+  return std::move(*r);
+}
+
+// 1-based line of the first line of `rel` that contains `needle` (read without planck).
+int line_of(const std::string& rel, const std::string& needle) {
+  std::ifstream in(data_path("megatron-lm/" + rel));
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.find(needle) != std::string::npos) return n;
+  }
+  return 0;
+}
+
+TEST_CASE("import_megatron_launch_inside_a_string_run_by_srun_bash_c") {
+  // TRAINING_CMD="... python ${MEGATRON_PATH}/pretrain_gpt.py ${PRETRAIN_ARGS[@]}", run by
+  // `srun ... bash -x -c "${TRAINING_CMD}"` inside an sbatch heredoc. TP=${TP:-1}, MBS=4, GBS=2048.
+  ImportResult r = import_script("sbatch_mfsdp_deepseek_v3.sh", world(4, 8));
+  CHECK(shape_of(r) == Shape{1, 32 / 1, 1, 1});
+  CHECK(r.plan["training"]["micro_batch"] == 4);
+  CHECK(r.plan["training"]["global_batch"] == 2048);
+  CHECK(r.plan["training"]["grad_accumulation"] == 2048 / (4 * 32));
+  CHECK(any_contains(r.notes, "read the text given to `-c` as a script"));
+  // The flags' lines are where PRETRAIN_ARGS writes them, not the srun line.
+  CHECK(r.positions.at("/training/micro_batch") == line_of("sbatch_mfsdp_deepseek_v3.sh", "--micro-batch-size ${MBS}"));
+  CHECK(r.positions.at("/mesh/shape/3") == line_of("sbatch_mfsdp_deepseek_v3.sh", "--tensor-model-parallel-size ${TP}"));
+}
+
+TEST_CASE("import_megatron_sc21_sources_config_and_follows_sbatch_to_srun") {
+  // run_figure_15.sh: TP=2 PP=1 MBS=1 GBS=32, `. `pwd`/CONFIG.sh` (MEGATRON_PARAMS) and
+  // `. `pwd`/SBATCH.sh` (sbatch SRUN.sh, whose `sh -c "${CMD}"` runs pretrain_gpt.py).
+  ImportResult r = import_script("sc21/run_figure_15.sh", world(4, 8));
+  CHECK(shape_of(r) == Shape{1, 32 / 2, 1, 2});
+  CHECK(r.plan["training"]["micro_batch"] == 1);
+  CHECK(r.plan["training"]["global_batch"] == 32);
+  CHECK(r.plan["training"]["grad_accumulation"] == 32 / (1 * 16));
+  CHECK(any_contains(r.notes, "CONFIG.sh (sourced)"));
+  CHECK(any_contains(r.notes, "SRUN.sh (run by the script"));
+  // The backtick `pwd` used to swallow the rest of the file into every hint.
+  for (const std::string& h : r.hints) CHECK_MESSAGE(h.size() < 200, h);
+  CHECK(r.hints.size() < 10);
+}
+
+TEST_CASE("import_megatron_missing_sourced_file_is_a_warning_naming_it") {
+  const auto dir = std::filesystem::temp_directory_path() / "planck_sc21_alone";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(data_path("megatron-lm/sc21/run_figure_15.sh"), dir / "run_figure_15.sh",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto r = import_file("megatron", (dir / "run_figure_15.sh").string(), world(1, 8));
+  // Without CONFIG.sh and SBATCH.sh there is no launch at all: the refusal names both files.
+  REQUIRE(!r.is_ok());
+  CHECK(r.message().find("no Megatron launch command") != std::string::npos);
+  CHECK(r.message().find("CONFIG.sh, which is not at " + (dir / "CONFIG.sh").string()) != std::string::npos);
+  CHECK(r.message().find("SBATCH.sh, which is not at " + (dir / "SBATCH.sh").string()) != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("import_megatron_gpt3_175b_gets_its_model_without_vocab_size") {
+  // 96 layers, hidden 12288, 96 heads, no --swiglu (4h GELU MLP), tied embeddings, GPT-2 BPE
+  // (--vocab-file/--merge-file): 50257 tokens, the shape of preset gpt3-175b.
+  ImportResult r = import_script("train_gpt3_175b_distributed.sh", world(16, 8));
+  CHECK(shape_of(r) == Shape{16, 128 / (8 * 16), 1, 8});
+  CHECK(r.plan["model"] == "gpt3-175b");
+  // Megatron pads 50257 to a multiple of 128 x tp 8 = 1024: ceil(50257 / 1024) * 1024.
+  CHECK(any_contains(r.notes, "pads them to " + std::to_string((50257 + 1023) / 1024 * 1024)));
+}
+
+TEST_CASE("import_megatron_quick_geglu_is_a_gated_mlp") {
+  ImportResult r = import_script("gptoss_02_train.sh", world(16, 8));
+  REQUIRE(r.plan["model"].is_object());
+  CHECK(!r.plan["model"].contains("gated_mlp"));  // gated is the plan's default
+  CHECK(any_contains(r.notes, "--quick-geglu: a gated MLP"));
+  // A GELU MLP (no --swiglu, no --quick-geglu) says so in the plan.
+  ImportResult gelu = import_script("sc21/run_figure_15.sh", world(4, 8));
+  CHECK(gelu.plan["model"]["gated_mlp"] == false);
+}
+
+}  // namespace
+}  // namespace planck::import::test

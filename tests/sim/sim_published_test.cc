@@ -1,0 +1,125 @@
+// Step times against published training runs (tests/data/published/: validation.csv made by
+// scripts/published_cases.py from runs.csv, sources in SOURCES.md). The compute curves in
+// core/plan/presets.cc were fitted (scripts/fit_compute.py) on the rows marked "fit" only; this
+// test prints every row and fails when the mean absolute error on the held-back rows exceeds 10%.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/simulate.h"
+#include "sim_test_util.h"
+
+namespace {
+
+namespace t = planck::sim::test;
+using Row = std::map<std::string, std::string>;
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (char ch : line) {
+    if (ch == '"') quoted = !quoted;
+    else if (ch == ',' && !quoted) out.emplace_back();
+    else out.back() += ch;
+  }
+  return out;
+}
+
+std::vector<Row> read_cases() {
+  std::ifstream in(std::string(PLANCK_TEST_DATA_DIR) + "/published/validation.csv");
+  REQUIRE(in.good());
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = split_csv_line(line);
+  std::vector<Row> rows;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto cells = split_csv_line(line);
+    REQUIRE(cells.size() == header.size());
+    Row r;
+    for (std::size_t i = 0; i < header.size(); ++i) r[header[i]] = cells[i];
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::int64_t n(const Row& r, const char* key) { return std::stoll(r.at(key)); }
+
+// The same plan scripts/fit_compute.py writes for a row.
+std::string plan_json(const Row& r) {
+  const std::int64_t gpus = n(r, "gpus"), gpn = std::min<std::int64_t>(8, gpus), vpp = n(r, "vpp");
+  const std::string dp = r.at("data_parallel") == "none" ? "ddp" : r.at("data_parallel");
+  nlohmann::json j = {
+      {"format", "planck/1"},
+      {"name", r.at("id")},
+      {"cluster", {{"nodes", gpus / gpn}, {"gpus_per_node", gpn}, {"gpu", r.at("gpu")}}},
+      {"mesh", {{"dims", {"pp", "dp", "cp", "tp"}}, {"shape", {n(r, "pp"), n(r, "dp"), n(r, "cp"), n(r, "tp")}}}},
+      {"parallelism",
+       {{"data_parallel", dp},
+        {"sequence_parallel", r.at("sequence_parallel") == "1"},
+        {"pipeline_schedule", vpp > 1 ? "interleaved_1f1b" : "1f1b"},
+        {"virtual_stages", vpp}}},
+      {"model",
+       {{"layers", n(r, "layers")},
+        {"hidden", n(r, "hidden")},
+        {"ffn_hidden", n(r, "ffn_hidden")},
+        {"heads", n(r, "heads")},
+        {"kv_heads", n(r, "kv_heads")},
+        {"vocab", n(r, "vocab")},
+        {"gated_mlp", r.at("gated_mlp") == "1"},
+        {"biases", r.at("biases") == "1"},
+        {"tied_embeddings", r.at("tied") == "1"},
+        {"position_embeddings", n(r, "position_embeddings")}}},
+      {"training",
+       {{"global_batch", n(r, "gbs")},
+        {"micro_batch", n(r, "mbs")},
+        {"seq_len", n(r, "seq_len")},
+        {"activation_checkpointing", r.at("recompute")},
+        {"attention", r.at("attention")},
+        {"param_dtype", r.at("dtype")}}}};
+  return j.dump();
+}
+
+}  // namespace
+
+TEST_CASE("sim_published_step_times") {
+  const std::vector<Row> rows = read_cases();
+  REQUIRE(rows.size() >= 20);
+  std::map<std::string, std::pair<double, int>> by_set, by_source;
+  double worst = 0;
+  std::string worst_id;
+  std::printf("%-5s %-42s %10s %10s %8s\n", "set", "case", "published", "predicted", "error");
+  for (const Row& r : rows) {
+    auto plan = t::plan_from(plan_json(r));
+    auto mesh = t::mesh_of(plan);
+    auto sim = planck::sim::simulate(plan, mesh);
+    REQUIRE(sim.is_ok());
+    const double published = std::stod(r.at("step_s"));
+    const double predicted = sim->step.step_time_s;
+    const double err = (predicted - published) / published;
+    std::printf("%-5s %-42s %10.3f %10.3f %+7.1f%%\n", r.at("set").c_str(), r.at("id").c_str(), published, predicted,
+                100 * err);
+    for (auto* m : {&by_set, &by_source}) {
+      auto& [sum, count] = (*m)[m == &by_set ? r.at("set") : r.at("set") + " " + r.at("source")];
+      sum += std::fabs(err);
+      ++count;
+    }
+    if (r.at("set") == "held" && std::fabs(err) > worst) {
+      worst = std::fabs(err);
+      worst_id = r.at("id");
+    }
+  }
+  for (const auto& [k, v] : by_source) std::printf("mean |error| %-32s %5.1f%% (%d)\n", k.c_str(), 100 * v.first / v.second, v.second);
+  for (const auto& [k, v] : by_set) std::printf("mean |error| %-32s %5.1f%% (%d)\n", k.c_str(), 100 * v.first / v.second, v.second);
+  std::printf("worst held-back case: %s %.1f%%\n", worst_id.c_str(), 100 * worst);
+  REQUIRE(by_set.count("held"));
+  CHECK(by_set["held"].first / by_set["held"].second <= 0.10);
+}
