@@ -6,7 +6,7 @@
 //   PLANCK_COMMAND(render, "mesh / communicator diagram through Graphviz", setup_render);
 //
 // main() parses, then runs the chosen command's action; its int is the exit code
-// (0 ok, 1 rule/measurement failure, 2 could not run; README.md).
+// (0 ok, 1 rule/measurement failure, 2 could not run; docs/verify.md#exit-codes).
 
 #include <functional>
 #include <string>

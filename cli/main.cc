@@ -4,6 +4,8 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,7 +29,7 @@ std::vector<Entry>& registry() {
   return entries;
 }
 
-// The order `planck --help` lists commands in (README.md); unknown ones follow alphabetically.
+// The order `planck --help` lists commands in (docs/verify.md#exit-codes); unknown ones follow alphabetically.
 int command_rank(const std::string& name) {
   static const char* kOrder[] = {"verify", "groups", "observe", "simulate", "enumerate",
                                  "render", "report", "diff",  "import", "exec", "calibrate"};
@@ -36,6 +38,23 @@ int command_rank(const std::string& name) {
   }
   return 100;
 }
+
+// `planck --help` lists one line per command: its registered summary, not the long description
+// that `planck COMMAND --help` prints.
+class CommandListFormatter : public CLI::Formatter {
+ public:
+  explicit CommandListFormatter(std::map<std::string, std::string> summaries) : summaries_(std::move(summaries)) {}
+  std::string make_subcommand(const CLI::App* sub) const override {
+    auto it = summaries_.find(sub->get_name());
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true),
+                             it != summaries_.end() ? it->second : sub->get_description(), get_column_width());
+    return out.str();
+  }
+
+ private:
+  std::map<std::string, std::string> summaries_;
+};
 
 }  // namespace
 
@@ -115,6 +134,10 @@ int main(int argc, char** argv) {
     }
     subs.push_back(sub);
   }
+  std::map<std::string, std::string> summaries;
+  for (const auto& e : entries) summaries[e.name] = e.description;
+  // Set after the subcommands exist, so their own --help keeps the default formatter.
+  app.formatter(std::make_shared<planck::cli::CommandListFormatter>(std::move(summaries)));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -124,7 +147,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // Bad usage is exit 2 (README.md); CLI11 prints the reason and a --help pointer.
+    // Bad usage is exit 2 (docs/verify.md#exit-codes); CLI11 prints the reason and a --help pointer.
     app.exit(e);
     return planck::cli::kExitCannotRun;
   }

@@ -1,5 +1,5 @@
 #pragma once
-// Loading PLAN for the commands that run no checks (groups, simulate, render): README.md says
+// Loading PLAN for the commands that run no checks (groups, simulate, render): docs/verify.md#exit-codes says
 // they exit 2 when the plan cannot be loaded or its mesh is invalid. The reason is printed to
 // stderr in verify's text form, so the user sees the same file:line:column diagnostics.
 

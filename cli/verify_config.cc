@@ -41,6 +41,24 @@ core::Result<std::string> config_framework(const std::string& spec, const Config
   return fw;
 }
 
+core::RuleInfo config_unreadable_rule() {
+  return {"config-unreadable", core::Severity::kError,
+          "the framework config cannot be recognised or imported, or does not state the cluster size"};
+}
+
+core::Diagnostic config_unreadable(const std::string& spec, const std::string& message) {
+  core::Diagnostic d;
+  d.rule = config_unreadable_rule().id;
+  d.severity = core::Severity::kError;
+  d.file = import::spec_file(spec);
+  // The report names the file already; the importer's message starts with it too.
+  const std::string lead = d.file + ": ";
+  d.message = message.compare(0, lead.size(), lead) == 0 ? message.substr(lead.size()) : message;
+  d.hint = "pass --framework when the content is not recognised, --nodes/--gpus-per-node when the cluster size "
+           "is not in the config; `planck import --explain` shows what the importer read (docs/import.md)";
+  return d;
+}
+
 core::Result<core::Diagnostics> verify_config(const std::string& spec, const std::string& framework,
                                               const ConfigOptions& options,
                                               const std::function<core::Diagnostics(const core::Plan&)>& check) {

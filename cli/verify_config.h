@@ -10,6 +10,7 @@
 
 #include "core/base/diagnostics.h"
 #include "core/base/status.h"
+#include "core/check/checks.h"
 #include "core/plan/plan.h"
 
 namespace planck::cli {
@@ -27,6 +28,11 @@ core::Result<std::string> config_framework(const std::string& spec, const Config
 // back located in the config (plan pointer -> the line of its longest located prefix), each
 // message prefixed with the registry function it is about. A config that cannot be imported, or
 // that does not state the cluster size when --nodes/--gpus-per-node are missing, is an error.
+// config-unreadable: a config that cannot be recognised or imported, or that does not state the
+// cluster size (exit 2, a JUnit <error>); `message` is the importer's, naming file and line.
+core::RuleInfo config_unreadable_rule();
+core::Diagnostic config_unreadable(const std::string& spec, const std::string& message);
+
 core::Result<core::Diagnostics> verify_config(const std::string& spec, const std::string& framework,
                                               const ConfigOptions& options,
                                               const std::function<core::Diagnostics(const core::Plan&)>& check);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/base/input_file.h"
+#include "core/base/str_cat.h"
 
 namespace planck::exec {
 namespace {
@@ -116,7 +117,7 @@ class SumCounter final : public WireCounter {
   explicit SumCounter(std::vector<std::unique_ptr<WireCounter>> parts) : parts_(std::move(parts)) {}
   std::string source() const override {
     std::string s;
-    for (const auto& p : parts_) s += (s.empty() ? "" : "+") + p->source();
+    for (const auto& p : parts_) s += core::str_cat(s.empty() ? "" : "+", p->source());
     return s;
   }
   core::Result<std::uint64_t> read() override {
@@ -192,7 +193,8 @@ core::Result<std::unique_ptr<WireCounter>> infiniband_counter(std::string sysfs_
       const fs::path f = port.path() / "counters" / "port_xmit_data";
       if (fs::exists(f, ec)) {
         files.push_back(f.string());
-        label += (label.empty() ? "" : "+") + dev.path().filename().string() + "/" + port.path().filename().string();
+        label += core::str_cat(label.empty() ? "" : "+", dev.path().filename().string(), "/",
+                               port.path().filename().string());
       }
     }
   }

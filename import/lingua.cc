@@ -13,6 +13,7 @@
 #include "import/importer.h"
 #include "import/plan_builder.h"
 #include "import/yaml_reader.h"
+#include "core/plan/presets.h"
 
 namespace planck::import {
 
@@ -119,11 +120,22 @@ core::Status read_model(YamlReader& y, PlanBuilder& b) {
         name = tok["name"].Scalar();
     }
     if (name != "bytes" && name != "mock") {
-      b.warn("vocab_size comes from the '" + name + "' tokenizer file, which planck does not read; model left out");
-      return core::Status::ok();
+      // The tokenizer file sets the vocabulary; a preset of the same shape gives it instead.
+      auto preset = core::model_preset_by_shape(spec.layers, spec.hidden, spec.heads, spec.kv_heads);
+      if (!preset) {
+        b.warn("vocab_size comes from the '" + name + "' tokenizer file, which planck does not read, and no model "
+               "preset has " + std::to_string(spec.layers) + " layers, dim " + std::to_string(spec.hidden) + ", " +
+               std::to_string(spec.heads) + " heads, " + std::to_string(spec.kv_heads) +
+               " KV heads; model left out (set model.vocab_size)");
+        return core::Status::ok();
+      }
+      spec.vocab = preset->vocab;
+      b.note("vocab " + std::to_string(spec.vocab) + " of preset " + preset->name + " (same layers, dim and heads): "
+             "the '" + name + "' tokenizer file, which sets it, is not read");
+    } else {
+      spec.vocab = name == "bytes" ? 258 : 256;
+      b.note("vocab " + std::to_string(spec.vocab) + " from the '" + name + "' tokenizer (lingua/tokenizer.py n_words)");
     }
-    spec.vocab = name == "bytes" ? 258 : 256;
-    b.note("vocab " + std::to_string(spec.vocab) + " from the '" + name + "' tokenizer (lingua/tokenizer.py n_words)");
   }
   b.set_model(spec, "Lingua LMTransformer");
   return core::Status::ok();

@@ -354,7 +354,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
       if (k >= 2 && (d.dp * d.cp) % k == 0) {
         h += " (enabled, it splits each dp x cp group of " + str(d.dp * d.cp) + " ranks into " + str(k) +
              " contiguous shard groups of " + str(d.dp * d.cp / k) + " and replicate groups of " + str(k) +
-             ": HFSDP; see mesh-anchors §3 M7)";
+             ": HFSDP; see docs/sources/mesh.md §3 M7)";
       }
     }
     b.hint(h);

@@ -7,6 +7,7 @@
 
 #include "import/megatron_args.h"
 #include "import/plan_builder.h"
+#include "core/plan/presets.h"
 
 namespace planck::import {
 
@@ -123,8 +124,17 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
     return core::Status::ok();
   }
   if (!vocab) {
-    b.warn("no --vocab-size: the vocabulary comes from the tokenizer, which planck does not read; model left out");
-    return core::Status::ok();
+    // The tokenizer file sets the vocabulary; a preset of the same shape gives it instead.
+    auto preset = core::model_preset_by_shape(m.layers, m.hidden, m.heads, m.kv_heads);
+    if (!preset) {
+      b.warn("no --vocab-size: the vocabulary comes from the tokenizer, which planck does not read, and no model "
+             "preset has " + str(m.layers) + " layers, hidden " + str(m.hidden) + ", " + str(m.heads) +
+             " heads; model left out (add --vocab-size)");
+      return core::Status::ok();
+    }
+    vocab = preset->vocab;
+    b.note("no --vocab-size: vocab " + str(*vocab) + " of preset " + preset->name +
+           ", which has the same layers, hidden size and heads");
   }
   auto multiple = checked_mul(divisible, d.tp);
   if (!multiple) return b.error(f.line("make-vocab-size-divisible-by"), "vocab padding multiple overflows");

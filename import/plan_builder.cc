@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/plan/presets.h"
+#include "core/base/str_cat.h"
 
 namespace planck::import {
 
@@ -53,7 +54,7 @@ void PlanBuilder::locate(const std::string& pointer, int line) {
 
 core::Status PlanBuilder::error(int line, const std::string& message) const {
   std::string where = path_;
-  if (line > 0) where += ":" + std::to_string(line);
+  if (line > 0) where += core::str_cat(":", std::to_string(line));
   return core::Status::error(where + ": " + message);
 }
 

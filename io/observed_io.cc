@@ -10,6 +10,7 @@
 #include "io/nccl_line.h"
 #include "io/nccl_log.h"
 #include "core/plan/plan_load.h"
+#include "core/base/str_cat.h"
 
 namespace planck::io {
 namespace {
@@ -260,17 +261,17 @@ std::string observed_to_json(const core::Observed& o) {
   auto q = [](const std::string& v) { return json(v).dump(-1, ' ', false, json::error_handler_t::replace); };
   auto ranks = [](const std::vector<std::int64_t>& v) {
     std::string s = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    for (std::size_t i = 0; i < v.size(); ++i) s += core::str_cat(i ? "," : "", std::to_string(v[i]));
     return s + "]";
   };
   std::string out = "{\n  \"format\": \"planck-observed/1\",\n  \"sources\": [";
-  for (std::size_t i = 0; i < o.sources.size(); ++i) out += (i ? "," : "") + q(o.sources[i]);
+  for (std::size_t i = 0; i < o.sources.size(); ++i) out += core::str_cat(i ? "," : "", q(o.sources[i]));
   out += "],\n";
   if (o.world) out += "  \"world\": " + std::to_string(*o.world) + ",\n";
   out += "  \"ranks_seen\": " + ranks(o.ranks_seen) + ",\n  \"hosts\": {";
   bool first = true;
   for (const auto& [r, h] : o.hosts) {
-    out += (first ? "" : ",") + q(std::to_string(r)) + ":" + q(h);
+    out += core::str_cat(first ? "" : ",", q(std::to_string(r)), ":", q(h));
     first = false;
   }
   out += "},\n  \"groups\": [";

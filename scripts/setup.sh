@@ -8,8 +8,9 @@ pkgs=(cmake g++ make pkg-config nlohmann-json3-dev libgraphviz-dev graphviz font
       doctest-dev libbenchmark-dev libopenmpi-dev openmpi-bin libcli11-dev
       libtomlplusplus-dev libyaml-cpp-dev clang-14 libclang-rt-14-dev python3
       chromium)  # headless: the report_chromium_dom test opens planck report's page (skips without it)
-# Optional: a real torch.distributed run for the live process-group helper (tests skip without it).
-optional=(python3-torch)
+# Optional: a real torch.distributed run for the live process-group helper; the SARIF / JUnit
+# schema validators of `planck verify` output (tests skip with a message without them).
+optional=(python3-torch python3-jsonschema python3-lxml)
 
 want_optional=1
 [[ "${PLANCK_SKIP_OPTIONAL:-0}" == 1 ]] && want_optional=0

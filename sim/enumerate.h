@@ -1,7 +1,7 @@
 #pragma once
 // planck enumerate: every factorization of a world into pp x dp_replicate x dp_shard (x ep) x cp
 // x tp valid for a model and cluster, with its data-parallel strategy and the least activation
-// checkpointing that fits, simulated and ranked (README.md, §5 "planck-enumerate/1").
+// checkpointing that fits, simulated and ranked (docs/verify.md#exit-codes, §5 "planck-enumerate/1").
 
 #include <cstdint>
 #include <functional>

@@ -1,13 +1,16 @@
 #include "sim/sim_checks.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
+#include "core/base/str_cat.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/step_bytes.h"
 #include "core/base/format.h"
 #include "sim/format.h"
 #include "sim/memory.h"
+#include "sim/model.h"
 
 namespace planck::sim {
 namespace {
@@ -16,6 +19,10 @@ using core::Diagnostic;
 using core::Severity;
 
 constexpr double kTightFraction = kMemoryTightFraction;
+
+// pipeline-bubble fires above this bubble, as a fraction of the ideal compute time
+// (bubble_fraction): the bubble then adds more than half again to the step, a third of it idle.
+constexpr double kBubbleThreshold = 0.5;
 
 std::int64_t ring_bytes(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& s) {
   return core::step_bytes(s, mesh, plan.cluster.gpus_per_node).total;
@@ -112,6 +119,47 @@ void check_sync(const core::CheckContext& ctx, core::Diagnostics& out) {
   out.add(std::move(d));
 }
 
+// Fewer micro-batches than pipeline stages leaves stages idle (torchtitan warns "Number of
+// microbatches ... is less than the total number of stages ... may result in a bubble"), and a
+// bubble above kBubbleThreshold wastes a third of the step even when every stage gets work.
+void check_bubble(const core::CheckContext& ctx, core::Diagnostics& out) {
+  const core::Plan& plan = ctx.plan;
+  const std::int64_t pp = ctx.mesh->size("pp");
+  if (pp <= 1) return;
+  const auto m = core::micro_batches_per_step(plan, *ctx.mesh);
+  if (!m) return;
+  const std::int64_t v = core::pipeline_chunks(plan, pp), stages = pp * v;
+  const auto sched = plan.parallelism.pipeline_schedule.value_or(core::PipelineSchedule::k1F1B);
+  const double bubble = bubble_fraction(sched, pp, v, *m);
+  const bool idle = *m < stages;
+  if (!idle && bubble <= kBubbleThreshold) return;
+  char frac[32];
+  std::snprintf(frac, sizeof frac, "%.2f", bubble);
+  std::string msg = core::str_cat(std::to_string(*m), *m == 1 ? " micro-batch" : " micro-batches",
+                                  " per step through pp ", std::to_string(pp), " x ", std::to_string(v),
+                                  v == 1 ? " chunk" : " chunks", " per rank = ", std::to_string(stages), " stages (",
+                                  core::to_string(sched), "): ");
+  if (idle) {
+    msg += core::str_cat("fewer micro-batches than stages, so at most ", std::to_string(*m), " of the ",
+                         std::to_string(stages), " stages work at any moment; ");
+  }
+  msg += core::str_cat("the pipeline bubble is ", frac, " of the ideal compute time");
+  core::Diagnostic d;
+  d.rule = "pipeline-bubble";
+  d.severity = Severity::kWarning;
+  d.message = std::move(msg);
+  d.pointer = plan.training && plan.training->grad_accumulation ? "/training/grad_accumulation"
+              : plan.training && plan.training->global_batch   ? "/training/global_batch"
+                                                               : "/mesh/shape";
+  // Interleaved 1F1B's bubble (p-1)/(v m) is at most kBubbleThreshold = 1/2 from m >= 2(p-1)/v.
+  const std::int64_t want = std::max<std::int64_t>(stages, (2 * (pp - 1) + v - 1) / v);
+  d.hint = core::str_cat("raise the micro-batches per step to at least ", std::to_string(want)) +
+           " (a larger global_batch or a smaller micro_batch), lower pp, or use an interleaved or zero-bubble "
+           "pipeline_schedule";
+  d.witness = core::Witness{{}, {}, {{"micro_batches", *m}, {"pp", pp}, {"virtual_stages", v}}};
+  out.add(std::move(d));
+}
+
 }  // namespace
 
 std::optional<std::int64_t> sync_extra_bytes_per_step(const core::Plan& plan, const core::Mesh& mesh) {
@@ -124,16 +172,24 @@ std::optional<std::int64_t> sync_extra_bytes_per_step(const core::Plan& plan, co
 void add_sim_checks(core::CheckRegistry& registry) {
   core::Check mem;
   mem.name = "memory";
-  mem.rules = {{"memory-exceeds", Severity::kError, "predicted peak memory per GPU exceeds its capacity"},
-               {"memory-tight", Severity::kWarning, "predicted peak memory per GPU above 90% of its capacity"}};
+  mem.rules = {{"memory-exceeds", Severity::kError, "predicted peak memory per GPU exceeds its capacity", {core::kInputModel}},
+               {"memory-tight", Severity::kWarning, "predicted peak memory per GPU above 90% of its capacity", {core::kInputModel}}};
   mem.run = check_memory;
   registry.add(std::move(mem));
   core::Check sync;
   sync.name = "grad-sync";
   sync.rules = {{"sync-every-microbatch", Severity::kWarning,
-                 "gradients synchronised on every micro-batch while accumulating (bytes per step it costs)"}};
+                 "gradients synchronised on every micro-batch while accumulating (bytes per step it costs)", {core::kInputModel}}};
   sync.run = check_sync;
   registry.add(std::move(sync));
+  core::Check bubble;
+  bubble.name = "pipeline";
+  bubble.rules = {{"pipeline-bubble", Severity::kWarning,
+                   "fewer micro-batches per step than pp x virtual stages, or a pipeline bubble above 0.5 of the "
+                   "ideal compute time",
+                   {core::kInputGlobalBatch}}};
+  bubble.run = check_bubble;
+  registry.add(std::move(bubble));
 }
 
 }  // namespace planck::sim

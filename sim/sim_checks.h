@@ -1,7 +1,7 @@
 #pragma once
 // The simulator's verify rules (docs/verify.md): memory-exceeds, memory-tight,
-// sync-every-microbatch. They need the plan's model and a valid mesh; without a model they are
-// skipped, not failed.
+// sync-every-microbatch, pipeline-bubble. They need a valid mesh and the inputs their RuleInfo
+// names; without those they are skipped and a checks-skipped note says so.
 
 #include <cstdint>
 #include <optional>

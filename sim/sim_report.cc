@@ -8,6 +8,7 @@
 #include "core/base/format.h"
 #include "sim/format.h"
 #include "sim/simulate.h"
+#include "core/base/str_cat.h"
 
 namespace planck::sim {
 namespace {

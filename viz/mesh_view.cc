@@ -6,6 +6,7 @@
 #include "viz/scene.h"
 #include "viz/style.h"
 #include "viz/traffic.h"
+#include "core/base/str_cat.h"
 
 namespace planck::viz::detail {
 
@@ -24,7 +25,7 @@ void describe_boxes(Legend& legend, const Scene& scene) {
 void add_group_swatches(Legend& legend, const core::GroupSet& gs) {
   const std::int64_t shown = std::min<std::int64_t>(gs.num_groups(), kGroupColours);
   for (std::int64_t g = 0; g < shown; ++g) {
-    legend.swatch(group_fill(g), "g" + std::to_string(g) + ": " + format_ranks(gs.members(g)));
+    legend.swatch(group_fill(g), core::str_cat("g", std::to_string(g), ": ", format_ranks(gs.members(g))));
   }
   if (gs.num_groups() > kGroupColours) {
     legend.text("colours repeat every " + std::to_string(kGroupColours) + " groups (" +

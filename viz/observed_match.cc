@@ -10,6 +10,7 @@
 #include "core/observed/observed_files.h"
 #include "viz/scene.h"
 #include "viz/style.h"
+#include "core/base/str_cat.h"
 
 namespace planck::viz {
 namespace {
@@ -63,7 +64,10 @@ std::int64_t runs_as_flattened_fsdp(const core::Mesh& mesh, const std::vector<co
 std::string origin(const core::ObservedGroup& o) {
   std::string out;
   if (!o.name.empty()) out += o.name;
-  if (!o.source.empty()) out += (out.empty() ? "from " : " from ") + o.source + (o.line > 0 ? ":" + std::to_string(o.line) : "");
+  if (!o.source.empty()) {
+    out += core::str_cat(out.empty() ? "from " : " from ", o.source);
+    if (o.line > 0) out += core::str_cat(":", std::to_string(o.line));
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "viz/style.h"
+#include "core/base/str_cat.h"
 
 namespace planck::viz::detail {
 
@@ -91,7 +92,7 @@ void add_rank_grid(DotGraph& graph, const Scene& scene, const std::function<std:
       if (!scene.label_dims.empty()) {
         std::vector<std::string> coords;
         for (int d : scene.label_dims) coords.push_back(std::to_string(scene.mesh->coord(r, d)));
-        label += "\n" + tuple(coords);
+        label += core::str_cat("\n", tuple(coords));
       }
       std::string more = extra ? extra(r) : std::string();
       if (!more.empty()) label += "\n" + more;

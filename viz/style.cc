@@ -1,4 +1,5 @@
 #include "viz/style.h"
+#include "core/base/str_cat.h"
 
 #include <cstdio>
 

@@ -9,6 +9,7 @@
 #include "viz/observed_match.h"
 #include "viz/scene.h"
 #include "viz/style.h"
+#include "core/base/str_cat.h"
 
 namespace planck::viz::detail {
 namespace {
@@ -52,7 +53,7 @@ Segments segments_of(const core::GroupSet& gs, std::int64_t group, std::int64_t 
 std::string segment_label(const Segment& seg) {
   std::string label = node_id(seg.node) + "\n" + (seg.count == 1 ? rank_id(seg.first) : rank_id(seg.first) + "\u2026" + rank_id(seg.last)) +
                       " (" + std::to_string(seg.count) + (seg.count == 1 ? " rank)" : " ranks)");
-  if (seg.count > 1) label += "\n" + std::to_string(seg.count - 1) + " hops inside";
+  if (seg.count > 1) label += core::str_cat("\n", std::to_string(seg.count - 1), " hops inside");
   return label;
 }
 
@@ -167,7 +168,7 @@ core::Result<std::string> comm_summary(const Scene& scene) {
     const std::int64_t rings = std::min(gs.num_groups(), kMaxRings);
     for (std::int64_t g = 0; g < rings; ++g) {
       Segments segs = segments_of(gs, g, scene.gpus_per_node, nullptr);
-      add_segment_ring(graph, "s" + std::to_string(i) + "_g" + std::to_string(g), segs, group_fill(g),
+      add_segment_ring(graph, core::str_cat("s", std::to_string(i), "_g", std::to_string(g)), segs, group_fill(g),
                        [&](bool c) { return link_style(c, intra, cross); }, is_chain(set), above);
     }
     legend.heading(describe_set(set) + ": " + describe_groups(gs) + "; " + span_note(scene, gs));
@@ -204,7 +205,7 @@ core::Result<std::string> observed_summary(const Scene& scene) {
       }
       Segments segs = segments_of(gs, 0, scene.gpus_per_node, &in_world);
       const char* fill = g.status == GroupStatus::kMissing ? kMissingFill : (g.status == GroupStatus::kMatched ? kMatchedFill : kNeutralFill);
-      add_segment_ring(graph, "s" + std::to_string(i) + "_" + status_name(g.status) + std::to_string(k), segs, fill,
+      add_segment_ring(graph, core::str_cat("s", std::to_string(i), "_", status_name(g.status), std::to_string(k)), segs, fill,
                        [&](bool c) { return status_style(g.status, c); }, is_chain(set), above);
     }
     add_comparison_legend(legend, set, comparisons[i]);

@@ -1,5 +1,5 @@
 #pragma once
-// Diagnostics: what every check reports. Rule names and JSON shapes are fixed by docs/verify.md.
+// Diagnostics: what every check reports. Rule names and JSON shapes: docs/verify.md.
 
 #include <cstdint>
 #include <optional>
@@ -33,6 +33,7 @@ struct Diagnostic {
   std::optional<Witness> witness;
   std::string hint;       // the fix
   std::string role;       // for group rules: the role it is about (keeps the most specific rule)
+  std::vector<std::string> skipped_rules;  // checks-skipped: the rules that could not run
 };
 
 class Diagnostics {

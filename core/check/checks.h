@@ -18,7 +18,16 @@ struct RuleInfo {
   std::string id;            // "group-overlap"
   Severity severity;         // default severity
   std::string summary;       // one line for SARIF / junit / --help
+  // Optional plan inputs the rule reads (kInputModel, ...): when one is absent the rule cannot
+  // run, and run_checks says so with a checks-skipped note instead of passing it silently.
+  std::vector<std::string> needs = {};
 };
+
+// The optional inputs of a plan that rules may need, as named in checks-skipped messages.
+inline constexpr const char* kInputModel = "model";
+inline constexpr const char* kInputGlobalBatch = "training.global_batch";
+inline constexpr const char* kInputSeqLen = "training.seq_len";
+inline constexpr const char* kInputRankProgram = "rank_program";
 
 struct CheckContext {
   const Plan& plan;
@@ -47,7 +56,8 @@ class CheckRegistry {
 void add_core_checks(CheckRegistry& registry);
 
 // Runs every check (those needing a mesh only when `ctx.mesh`), keeps only the most specific
-// rule per role (docs/verify.md) and fills line/column from each diagnostic's pointer.
+// rule per role (docs/verify.md#one-rule-per-role), adds one checks-skipped note per absent input
+// that some rule needs, and fills line/column from each diagnostic's pointer.
 Diagnostics run_checks(const CheckRegistry& registry, const CheckContext& ctx);
 
 }  // namespace planck::core

@@ -176,15 +176,15 @@ void add_core_checks(CheckRegistry& registry) {
 
   Check div;
   div.name = "divisibility";
-  div.rules = {{"batch-indivisible", Severity::kError, "global_batch != micro_batch x grad_accumulation x dp_degree"},
-               {"heads-indivisible", Severity::kError, "heads % tp != 0"},
-               {"kv-heads-indivisible", Severity::kError, "kv_heads and tp divide neither way"},
-               {"layers-indivisible", Severity::kError, "layers < pp x virtual_stages (error) or uneven stages (warning)"},
-               {"seq-indivisible", Severity::kError, "seq_len not divisible by 2 x cp, or by tp with sequence parallel"},
-               {"experts-indivisible", Severity::kError, "experts % expert-parallel group (ep x cp [x tp]) != 0"},
-               {"etp-invalid", Severity::kError, "parallelism.etp is neither 1 nor tp"},
-               {"ep-crosses-nodes", Severity::kWarning, "the expert-parallel group spans nodes though it fits in one"},
-               {"expert-capacity", Severity::kNote, "a capacity factor drops or pads tokens per expert"}};
+  div.rules = {{"batch-indivisible", Severity::kError, "global_batch != micro_batch x grad_accumulation x dp_degree", {kInputGlobalBatch}},
+               {"heads-indivisible", Severity::kError, "heads % tp != 0", {kInputModel}},
+               {"kv-heads-indivisible", Severity::kError, "kv_heads and tp divide neither way", {kInputModel}},
+               {"layers-indivisible", Severity::kError, "layers < pp x virtual_stages (error) or uneven stages (warning)", {kInputModel}},
+               {"seq-indivisible", Severity::kError, "seq_len not divisible by 2 x cp, or by tp with sequence parallel", {kInputSeqLen}},
+               {"experts-indivisible", Severity::kError, "experts % expert-parallel group (ep x cp [x tp]) != 0", {kInputModel}},
+               {"etp-invalid", Severity::kError, "parallelism.etp is neither 1 nor tp", {}},
+               {"ep-crosses-nodes", Severity::kWarning, "the expert-parallel group spans nodes though it fits in one", {kInputModel}},
+               {"expert-capacity", Severity::kNote, "a capacity factor drops or pads tokens per expert", {kInputModel}}};
   div.run = [](const CheckContext& ctx, Diagnostics& out) {
     check_batch(ctx.plan, *ctx.mesh, out);
     check_model(ctx.plan, *ctx.mesh, out);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/base/str_cat.h"
 #include "core/base/format.h"
 #include "core/check/checks.h"
 #include "core/mesh/group_text.h"
@@ -262,24 +263,62 @@ void check_hsdp_shape(const CheckContext& ctx, Diagnostics& out) {
   }
 }
 
+// How close to the GPUs frameworks place each dim: torchtitan builds its mesh as
+// [pp, dp_replicate, dp_shard, cp, tp] (ParallelDims.build_mesh, tp innermost) and carves ep out
+// of dp_shard x cp; Megatron-Core's default order is tp-cp-ep-dp-pp (RankGenerator, tp
+// fastest). So tp gets the node first, then cp/ep, then the sharding dims, then dp_replicate and
+// pp. A group may cross nodes when dims of higher priority already fill the node.
+int placement_priority(const std::string& dim) {
+  if (dim == "tp") return 4;
+  if (dim == "cp" || dim == "ep") return 3;
+  if (dim == "dp_shard" || dim == "dp") return 2;
+  return 1;  // dp_replicate, pp
+}
+
+// The plan's dims in that order (stable, outermost first): the order the hints propose, under
+// which every group of a higher-priority dim stays inside a node whenever it can.
+std::vector<std::string> proposed_order(const Mesh& mesh) {
+  std::vector<std::string> dims = mesh.dims();
+  std::stable_sort(dims.begin(), dims.end(), [](const std::string& a, const std::string& b) {
+    return placement_priority(a) < placement_priority(b);
+  });
+  return dims;
+}
+
+std::string order_hint(const Mesh& mesh) {
+  return str_cat("order mesh.dims as [", join(proposed_order(mesh), ", "),
+                 "] (outermost first: tp innermost, then cp/ep, then the sharding dims, then dp_replicate and pp), "
+                 "so each group stays in a node whenever the dims placed inside it leave room");
+}
+
 void check_placement(const CheckContext& ctx, Diagnostics& out) {
   const Mesh& mesh = *ctx.mesh;
   const Plan& plan = ctx.plan;
   const std::int64_t gpn = plan.cluster.gpus_per_node;
   if (auto shard = role_dims(plan, mesh, "fsdp")) {
     const GroupSet sg = mesh.groups(*shard);
-    if (sg.group_size() > 1 && sg.group_size() <= gpn && sg.max_nodes_spanned(gpn) > 1) {
+    // The sharding group can sit in one node only if it fits there beside every dim placed
+    // inside it: the product of those dims' sizes and the group's must divide the node.
+    int lowest = 5;
+    for (const auto& d : *shard) lowest = std::min(lowest, placement_priority(d));
+    std::int64_t inner = 1;
+    for (const auto& d : mesh.dims()) {
+      if (std::find(shard->begin(), shard->end(), d) == shard->end() && placement_priority(d) > lowest) {
+        inner *= mesh.size(d);
+      }
+    }
+    const std::int64_t block = inner * sg.group_size();
+    if (sg.group_size() > 1 && block <= gpn && gpn % block == 0 && sg.max_nodes_spanned(gpn) > 1) {
       std::int64_t g = 0;
       while (g < sg.num_groups() && sg.nodes_spanned(g, gpn) == 1) ++g;
       auto members = sg.members(g);
-      Diagnostic d = make("shard-crosses-node", Severity::kWarning,
-                          "fsdp group " + rank_list_text(members) + " (" + dims_text(*shard) + ", " +
-                              std::to_string(sg.group_size()) + " ranks) spans " +
-                              std::to_string(sg.nodes_spanned(g, gpn)) + " nodes although it fits in one node of " +
-                              std::to_string(gpn) + " GPUs: parameter all-gathers cross the network",
-                          "/mesh/dims", "fsdp",
-                          "put the fsdp dims innermost in mesh.dims (the last dims vary fastest, so a group of at "
-                          "most gpus_per_node ranks stays inside one node)");
+      std::string msg = str_cat("fsdp group ", rank_list_text(members), " (", dims_text(*shard), ", ",
+                                std::to_string(sg.group_size()), " ranks) spans ",
+                                std::to_string(sg.nodes_spanned(g, gpn)), " nodes although it fits in one node of ",
+                                std::to_string(gpn), " GPUs");
+      if (inner > 1) msg += str_cat(" beside the ", std::to_string(inner), " ranks of the dims placed inside it");
+      msg += ": parameter all-gathers cross the network";
+      Diagnostic d = make("shard-crosses-node", Severity::kWarning, msg, "/mesh/dims", "fsdp", order_hint(mesh));
       d.witness = witness_of(mesh, members);
       out.add(std::move(d));
     }
@@ -290,13 +329,15 @@ void check_placement(const CheckContext& ctx, Diagnostics& out) {
       std::int64_t g = 0;
       while (g < tg.num_groups() && tg.nodes_spanned(g, gpn) == 1) ++g;
       auto members = tg.members(g);
-      Diagnostic d = make("tp-crosses-node", Severity::kWarning,
-                          "tp group " + rank_list_text(members) + " (tp=" + std::to_string(mesh.size("tp")) + ") spans " +
-                              std::to_string(tg.nodes_spanned(g, gpn)) + " nodes of " + std::to_string(gpn) +
-                              " GPUs: every layer's tensor-parallel collectives cross the network",
+      const std::string msg = str_cat("tp group ", rank_list_text(members), " (tp=", std::to_string(mesh.size("tp")),
+                                      ") spans ", std::to_string(tg.nodes_spanned(g, gpn)), " nodes of ",
+                                      std::to_string(gpn),
+                                      " GPUs: every layer's tensor-parallel collectives cross the network");
+      Diagnostic d = make("tp-crosses-node", Severity::kWarning, msg,
                           "/mesh/dims/" + std::to_string(mesh.index_of("tp")), "tp",
-                          tg.group_size() <= gpn ? "make tp the innermost (last) mesh dim"
-                                                 : "use tp <= gpus_per_node (" + std::to_string(gpn) + ")");
+                          tg.group_size() <= gpn && gpn % tg.group_size() == 0
+                              ? order_hint(mesh)
+                              : str_cat("use a tp dividing gpus_per_node (", std::to_string(gpn), ")"));
       d.witness = witness_of(mesh, members);
       out.add(std::move(d));
     }

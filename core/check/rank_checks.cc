@@ -162,14 +162,14 @@ void add_rank_checks(CheckRegistry& registry) {
   c.needs_mesh = false;  // runs the parser without a mesh, the rules only with one
   c.rules = {
       {"rank-program-invalid", Severity::kError, "the rank program does not parse, names something undefined, divides by zero or overflows"},
-      {"rank-out-of-range", Severity::kError, "some rank gets <prefix>_rank outside [0, <prefix>_degree)"},
-      {"rank-collision", Severity::kError, "two data-parallel coordinates get the same <prefix>_rank (duplicated data)"},
-      {"rank-gap", Severity::kError, "some <prefix>_rank in [0, <prefix>_degree) is given to no rank (skipped data)"},
-      {"rank-depends-on-nondp", Severity::kError, "<prefix>_rank differs between ranks of one group of a dim outside the output (tp, cp, pp, ep)"},
-      {"rank-degree-mismatch", Severity::kError, "<prefix>_degree differs from the product of the output's dims"},
-      {"rank-latent", Severity::kWarning, "right for this mesh only by coincidence: wrong for other sizes"},
-      {"rank-undecided", Severity::kWarning, "a question the exact analysis could not answer within its budget"},
-      {"rank-bounded", Severity::kNote, "right for every mesh with the involved dims in 1..16, not proved beyond"},
+      {"rank-out-of-range", Severity::kError, "some rank gets <prefix>_rank outside [0, <prefix>_degree)", {kInputRankProgram}},
+      {"rank-collision", Severity::kError, "two data-parallel coordinates get the same <prefix>_rank (duplicated data)", {kInputRankProgram}},
+      {"rank-gap", Severity::kError, "some <prefix>_rank in [0, <prefix>_degree) is given to no rank (skipped data)", {kInputRankProgram}},
+      {"rank-depends-on-nondp", Severity::kError, "<prefix>_rank differs between ranks of one group of a dim outside the output (tp, cp, pp, ep)", {kInputRankProgram}},
+      {"rank-degree-mismatch", Severity::kError, "<prefix>_degree differs from the product of the output's dims", {kInputRankProgram}},
+      {"rank-latent", Severity::kWarning, "right for this mesh only by coincidence: wrong for other sizes", {kInputRankProgram}},
+      {"rank-undecided", Severity::kWarning, "a question the exact analysis could not answer within its budget", {kInputRankProgram}},
+      {"rank-bounded", Severity::kNote, "right for every mesh with the involved dims in 1..16, not proved beyond", {kInputRankProgram}},
   };
   c.run = run;
   registry.add(std::move(c));

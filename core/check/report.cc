@@ -1,6 +1,6 @@
 #include "core/check/report.h"
 
-#include <map>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -38,10 +38,11 @@ nlohmann::json diagnostic_json(const Diagnostic& d) {
   if (!d.file.empty()) j["file"] = d.file;
   if (d.witness && !d.witness->empty()) j["witness"] = witness_json(*d.witness);
   if (!d.hint.empty()) j["hint"] = d.hint;
+  if (!d.skipped_rules.empty()) j["skipped_rules"] = d.skipped_rules;
   return j;
 }
 
-std::string render_json(const VerifyReport& r) {
+nlohmann::json report_json(const VerifyReport& r) {
   nlohmann::json j;
   j["format"] = "planck-verify/1";
   j["plan"] = r.plan_path;
@@ -52,148 +53,118 @@ std::string render_json(const VerifyReport& r) {
   nlohmann::json diags = nlohmann::json::array();
   for (const auto& d : r.diagnostics.items()) diags.push_back(diagnostic_json(d));
   j["diagnostics"] = std::move(diags);
+  return j;
+}
+
+std::string dump(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string plural(int n, const char* one, const char* many) {
+  std::string out = std::to_string(n);
+  out += ' ';
+  out += n == 1 ? one : many;
+  return out;
 }
 
 std::string render_text(const VerifyReport& r, bool color) {
   auto paint = [&](const char* code, const std::string& s) {
-    return color ? std::string("\033[") + code + "m" + s + "\033[0m" : s;
+    if (!color) return s;
+    std::string out = "\033[";
+    out += code;
+    out += 'm';
+    out += s;
+    out += "\033[0m";
+    return out;
   };
   std::string out;
   for (const auto& d : r.diagnostics.items()) {
-    std::string loc = d.file.empty() ? r.plan_path : d.file;
-    if (d.line > 0) loc += ":" + std::to_string(d.line) + ":" + std::to_string(d.column);
-    const char* sev = severity_name(d.severity);
     const char* code = d.severity == Severity::kError ? "1;31" : d.severity == Severity::kWarning ? "1;35" : "1;36";
-    out += paint("1", loc + ":") + " " + paint(code, std::string(sev) + "[" + d.rule + "]") + ": " + d.message + "\n";
-    if (!d.pointer.empty()) out += "  at " + d.pointer + "\n";
-    if (!d.hint.empty()) out += "  hint: " + d.hint + "\n";
+    std::string label = severity_name(d.severity);
+    label += '[';
+    label += d.rule;
+    label += ']';
+    out += paint("1", report_detail::location(r, d) + ":");
+    out += ' ';
+    out += paint(code, label);
+    out += ": ";
+    out += d.message;
+    out += '\n';
+    if (!d.pointer.empty()) {
+      out += "  at ";
+      out += d.pointer;
+      out += '\n';
+    }
+    if (!d.hint.empty()) {
+      out += "  hint: ";
+      out += d.hint;
+      out += '\n';
+    }
   }
-  const int e = r.diagnostics.count(Severity::kError), w = r.diagnostics.count(Severity::kWarning),
-            n = r.diagnostics.count(Severity::kNote);
-  out += r.plan_path + ": " + (r.ok ? paint("1;32", "ok") : paint("1;31", "FAILED")) + " (" + std::to_string(e) +
-         (e == 1 ? " error, " : " errors, ") + std::to_string(w) + (w == 1 ? " warning, " : " warnings, ") +
-         std::to_string(n) + (n == 1 ? " note)\n" : " notes)\n");
+  out += r.plan_path;
+  out += ": ";
+  out += r.ok ? paint("1;32", "ok") : paint("1;31", "FAILED");
+  out += " (";
+  out += plural(r.diagnostics.count(Severity::kError), "error", "errors");
+  out += ", ";
+  out += plural(r.diagnostics.count(Severity::kWarning), "warning", "warnings");
+  out += ", ";
+  out += plural(r.diagnostics.count(Severity::kNote), "note", "notes");
+  out += ")\n";
   return out;
-}
-
-const char* sarif_level(Severity s) {
-  switch (s) {
-    case Severity::kError: return "error";
-    case Severity::kWarning: return "warning";
-    case Severity::kNote: return "note";
-  }
-  return "warning";
-}
-
-std::string render_sarif(const VerifyReport& r) {
-  nlohmann::json rules = nlohmann::json::array();
-  std::map<std::string, int> index;
-  auto add_rule = [&](const std::string& id, Severity sev, const std::string& summary) {
-    if (index.count(id)) return;
-    index[id] = static_cast<int>(rules.size());
-    rules.push_back({{"id", id},
-                     {"name", id},
-                     {"shortDescription", {{"text", summary.empty() ? id : summary}}},
-                     {"defaultConfiguration", {{"level", sarif_level(sev)}}}});
-  };
-  for (const auto& ri : r.rules_ran) add_rule(ri.id, ri.severity, ri.summary);
-  nlohmann::json results = nlohmann::json::array();
-  for (const auto& d : r.diagnostics.items()) {
-    add_rule(d.rule, d.severity, "");
-    const std::string uri = d.file.empty() ? r.plan_path : d.file;
-    nlohmann::json region = {{"startLine", d.line > 0 ? d.line : 1}};
-    if (d.column > 0) region["startColumn"] = d.column;
-    nlohmann::json loc = {{"physicalLocation", {{"artifactLocation", {{"uri", uri}}}, {"region", region}}}};
-    if (!d.pointer.empty()) loc["logicalLocations"] = {{{"fullyQualifiedName", d.pointer}, {"kind", "property"}}};
-    std::string text = d.message;
-    if (!d.hint.empty()) text += " Hint: " + d.hint;
-    results.push_back({{"ruleId", d.rule},
-                       {"ruleIndex", index[d.rule]},
-                       {"level", sarif_level(d.severity)},
-                       {"message", {{"text", text}}},
-                       {"locations", {loc}},
-                       {"partialFingerprints", {{"planckJsonPointer/v1", d.rule + ":" + d.pointer}}}});
-  }
-  nlohmann::json j = {
-      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-      {"version", "2.1.0"},
-      {"runs",
-       {{{"tool", {{"driver", {{"name", "planck"}, {"version", PLANCK_VERSION}, {"rules", rules}}}}},
-         {"artifacts", {{{"location", {{"uri", r.plan_path}}}}}},
-         {"results", results}}}}};
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += ' ';
-        else out += c;
-    }
-  }
-  return out;
-}
-
-std::string render_junit(const VerifyReport& r) {
-  // One test case per rule that ran; failed where it fired an error (warnings go to system-out).
-  std::vector<RuleInfo> rules = r.rules_ran;
-  for (const auto& d : r.diagnostics.items()) {
-    bool known = false;
-    for (const auto& ri : rules) known = known || ri.id == d.rule;
-    if (!known) rules.push_back({d.rule, d.severity, ""});
-  }
-  int failures = 0;
-  std::string cases;
-  for (const auto& ri : rules) {
-    std::string failure_text, out_text;
-    int errors = 0;
-    for (const auto& d : r.diagnostics.items()) {
-      if (d.rule != ri.id) continue;
-      std::string loc = (d.file.empty() ? r.plan_path : d.file) +
-                        (d.line > 0 ? ":" + std::to_string(d.line) + ":" + std::to_string(d.column) : "");
-      std::string line = loc + " " + d.pointer + " " + severity_name(d.severity) + ": " + d.message + "\n";
-      if (d.severity == Severity::kError) {
-        ++errors;
-        failure_text += line;
-      } else {
-        out_text += line;
-      }
-    }
-    cases += "    <testcase classname=\"planck.verify\" name=\"" + xml_escape(ri.id) + "\" file=\"" +
-             xml_escape(r.plan_path) + "\" time=\"0\">";
-    if (errors) {
-      ++failures;
-      cases += "\n      <failure type=\"" + xml_escape(ri.id) + "\" message=\"" + std::to_string(errors) +
-               (errors == 1 ? " error" : " errors") + "\">" + xml_escape(failure_text) + "</failure>";
-    }
-    if (!out_text.empty()) cases += "\n      <system-out>" + xml_escape(out_text) + "</system-out>";
-    cases += (errors || !out_text.empty()) ? "\n    </testcase>\n" : "</testcase>\n";
-  }
-  std::string n = std::to_string(rules.size()), f = std::to_string(failures);
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"planck verify\" tests=\"" + n +
-         "\" failures=\"" + f + "\" errors=\"0\" skipped=\"0\" time=\"0\">\n  <testsuite name=\"" +
-         xml_escape(r.plan_path) + "\" tests=\"" + n + "\" failures=\"" + f +
-         "\" errors=\"0\" skipped=\"0\" time=\"0\">\n" + cases + "  </testsuite>\n</testsuites>\n";
 }
 
 }  // namespace
 
-std::string render_report(const VerifyReport& report, ReportFormat format, bool color) {
-  switch (format) {
-    case ReportFormat::kText: return render_text(report, color);
-    case ReportFormat::kJson: return render_json(report);
-    case ReportFormat::kSarif: return render_sarif(report);
-    case ReportFormat::kJunit: return render_junit(report);
+bool is_cannot_run_rule(const std::string& rule) {
+  return rule == "plan-syntax" || rule == "plan-schema" || rule == "rank-program-invalid" ||
+         rule == "observed-unreadable" || rule == "config-unreadable";
+}
+
+namespace report_detail {
+
+std::string location(const VerifyReport& r, const Diagnostic& d) {
+  std::string loc = d.file.empty() ? r.plan_path : d.file;
+  if (d.line > 0) {
+    loc += ':';
+    loc += std::to_string(d.line);
+    loc += ':';
+    loc += std::to_string(d.column);
   }
-  return render_text(report, color);
+  return loc;
+}
+
+std::string rule_doc(const std::string& rule) {
+  std::string uri = PLANCK_DOCS_URL;
+  uri += "verify.md#rule-";
+  uri += rule;
+  return uri;
+}
+
+}  // namespace report_detail
+
+std::string render_report(const VerifyReport& report, ReportFormat format, bool color) {
+  return render_reports({report}, format, color);
+}
+
+std::string render_reports(const std::vector<VerifyReport>& reports, ReportFormat format, bool color) {
+  switch (format) {
+    case ReportFormat::kJson: {
+      if (reports.size() == 1) return dump(report_json(reports[0]));
+      nlohmann::json results = nlohmann::json::array();
+      for (const auto& r : reports) results.push_back(report_json(r));
+      return dump({{"format", "planck-verify-set/1"}, {"results", std::move(results)}});
+    }
+    case ReportFormat::kSarif: return report_detail::render_sarif(reports);
+    case ReportFormat::kJunit: return report_detail::render_junit(reports);
+    case ReportFormat::kText: break;
+  }
+  std::string out;
+  for (const auto& r : reports) {
+    if (!out.empty()) out += '\n';  // one block per input
+    out += render_text(r, color);
+  }
+  return out;
 }
 
 }  // namespace planck::core

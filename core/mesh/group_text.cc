@@ -1,4 +1,5 @@
 #include "core/mesh/group_text.h"
+#include "core/base/str_cat.h"
 
 namespace planck::core {
 
@@ -35,7 +36,7 @@ std::string group_set_text(const GroupSet& groups, std::int64_t max_groups) {
     }
     if (g) s += ", ";
     if (groups.group_size() > 4096) {
-      s += "[" + std::to_string(groups.member(g, 0)) + ",...]";
+      s += str_cat("[", std::to_string(groups.member(g, 0)), ",...]");
     } else {
       s += rank_list_text(groups.members(g));
     }

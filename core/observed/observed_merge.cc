@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/observed/observed_merge.h"
+#include "core/base/str_cat.h"
 
 namespace planck::core::observed {
 namespace {
@@ -24,7 +25,7 @@ std::string ranks_text(const ObservedGroup& g) {
 // communicator of one size, or the same complete rank set under the same name. A partial group
 // without an id is never joined to anything ("" key): it could be any communicator of that size.
 std::string comm_key(const ObservedGroup& g) {
-  const std::string size = "#" + std::to_string(g.size);
+  const std::string size = str_cat("#", std::to_string(g.size));
   if (!g.id.empty()) return "id:" + g.id + size;
   if (is_world_name(g.name)) return "world" + size;
   if (!g.complete) return "";

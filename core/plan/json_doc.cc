@@ -1,4 +1,5 @@
 #include "core/plan/json_doc.h"
+#include "core/base/str_cat.h"
 
 #include <cerrno>
 #include <cmath>
@@ -118,7 +119,11 @@ class Parser {
       std::string key;
       if (!string(&key)) return false;
       if (out->contains(key)) {
-        return fail_at(key_pos, "duplicate key '" + key + "'");
+        const SourcePos first = doc_->key_position(ptr + "/" + json_pointer_escape(key));
+        std::string msg = str_cat("key '", key, "' appears twice in one object");
+        if (first.line > 0) msg += str_cat(" (first at line ", std::to_string(first.line), ")");
+        if (err_) err_->duplicate_key = true;
+        return fail_at(key_pos, std::move(msg));
       }
       skip_ws();
       if (at_end() || peek() != ':') return fail("expected ':' after the key '" + key + "'");
@@ -269,8 +274,6 @@ class Parser {
               cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
               return fail("unpaired UTF-16 surrogate in a \\u escape");
-            } else if (cp == 0) {
-              return fail("\\u0000 (NUL) is not allowed in planck files");
             }
             append_utf8(out, cp);
             break;
@@ -362,6 +365,7 @@ std::optional<JsonDoc> JsonDoc::parse(std::string_view text, JsonParseError* err
   JsonDoc doc;
   Parser p(text, &doc);
   JsonParseError local;
+  if (error) *error = JsonParseError{};
   if (!p.run(&doc.root_, error ? error : &local)) return std::nullopt;
   return doc;
 }

@@ -26,6 +26,9 @@ struct SourcePos {
 struct JsonParseError {
   std::string message;  // what was wrong, e.g. "expected ',' or '}' after object member"
   SourcePos pos;
+  // Valid JSON (RFC 8259 allows repeated names) that a plan refuses as ambiguous: a key given twice
+  // in one object, whose value parsers choose differently (first or last wins).
+  bool duplicate_key = false;
 };
 
 class JsonDoc {

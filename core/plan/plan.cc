@@ -91,7 +91,7 @@ int dtype_bytes(DType v) {
 std::optional<DataParallel> parse_data_parallel(std::string_view s) {
   for (auto v : {DataParallel::kNone, DataParallel::kDdp, DataParallel::kFsdp, DataParallel::kZero1,
                  DataParallel::kZero2, DataParallel::kZero3, DataParallel::kHsdp}) {
-    if (s == to_string(v)) return v;
+    if (lower(s) == to_string(v)) return v;
   }
   return std::nullopt;
 }
@@ -113,7 +113,7 @@ std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view s) {
 
 std::optional<GradSync> parse_grad_sync(std::string_view s) {
   for (auto v : {GradSync::kEveryMicrobatch, GradSync::kLastMicrobatch, GradSync::kLastMicrobatchReplicate}) {
-    if (s == to_string(v)) return v;
+    if (lower(s) == to_string(v)) return v;
   }
   return std::nullopt;
 }
@@ -121,7 +121,7 @@ std::optional<GradSync> parse_grad_sync(std::string_view s) {
 std::optional<Checkpointing> parse_checkpointing(std::string_view s) {
   for (auto v : {Checkpointing::kNone, Checkpointing::kSelective, Checkpointing::kSelectiveAttention,
                  Checkpointing::kFull}) {
-    if (s == to_string(v)) return v;
+    if (lower(s) == to_string(v)) return v;
   }
   return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include "core/base/input_file.h"
 #include "core/plan/presets.h"
 #include "core/plan/schema_reader.h"
+#include "core/base/str_cat.h"
 
 namespace planck::core {
 namespace {
@@ -103,6 +104,9 @@ void Loader::cluster(const nlohmann::json& v, Plan& plan) {
 
 std::optional<GpuSpec> Loader::gpu(const nlohmann::json& v, const std::string& ptr) {
   auto preset_named = [&](const nlohmann::json& name, const std::string& p) -> std::optional<GpuSpec> {
+    if (name.is_string()) {  // gpu_preset knows the aliases ("h100", "a100") and ignores case
+      if (auto g = gpu_preset(name.get<std::string>())) return g;
+    }
     auto s = r_.choice(name, p, gpu_preset_names());
     if (!s) return std::nullopt;
     return gpu_preset(*s);
@@ -428,6 +432,18 @@ LoadedPlan load_plan_text(std::string_view text, const std::string& path) {
   LoadedPlan out;
   JsonParseError err;
   auto doc = JsonDoc::parse(text, &err);
+  if (!doc && err.duplicate_key) {
+    Diagnostic d;
+    d.rule = "plan-schema";
+    d.severity = Severity::kError;
+    d.message = str_cat("ambiguous plan: ", err.message,
+                        "; JSON allows it, but tools disagree whether the first or the last value counts");
+    d.line = err.pos.line;
+    d.column = err.pos.column;
+    d.hint = "keep one of the two values and delete the other";
+    out.diagnostics.add(std::move(d));
+    return out;
+  }
   if (!doc) {
     Diagnostic d;
     d.rule = "plan-syntax";

@@ -1,5 +1,8 @@
 #include "core/plan/presets.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace planck::core {
 namespace {
 
@@ -161,16 +164,37 @@ const std::vector<ModelSpec>& models() {
 
 }  // namespace
 
+// Preset names compare without regard to case; "h100" is the SXM part (the H100 most training
+// clusters use, and nvidia-smi's "NVIDIA H100 80GB HBM3"); "a100" the 80 GB one.
+namespace {
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+}  // namespace
+
 std::optional<GpuSpec> gpu_preset(std::string_view name) {
+  if (same_name(name, "h100")) name = "h100-sxm";
+  if (same_name(name, "a100")) name = "a100-80g";
   for (const auto& g : kGpus) {
-    if (name == g.name) return g;
+    if (same_name(name, g.name)) return g;
   }
   return std::nullopt;
 }
 
 std::optional<ModelSpec> model_preset(std::string_view name) {
   for (const auto& m : models()) {
-    if (name == m.name) return m;
+    if (same_name(name, m.name)) return m;
+  }
+  return std::nullopt;
+}
+
+std::optional<ModelSpec> model_preset_by_shape(std::int64_t layers, std::int64_t hidden, std::int64_t heads,
+                                               std::int64_t kv_heads) {
+  for (const auto& m : models()) {
+    const std::int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+    if (m.layers == layers && m.hidden == hidden && m.heads == heads && kv == kv_heads) return m;
   }
   return std::nullopt;
 }

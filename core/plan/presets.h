@@ -12,6 +12,10 @@ namespace planck::core {
 
 std::optional<GpuSpec> gpu_preset(std::string_view name);
 std::optional<ModelSpec> model_preset(std::string_view name);
+// The model preset with exactly these layers, hidden size, heads and KV heads (an importer whose
+// config leaves the vocabulary to a tokenizer file takes the preset's), or nullopt.
+std::optional<ModelSpec> model_preset_by_shape(std::int64_t layers, std::int64_t hidden, std::int64_t heads,
+                                               std::int64_t kv_heads);
 std::vector<std::string> gpu_preset_names();
 std::vector<std::string> model_preset_names();
 

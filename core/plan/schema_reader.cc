@@ -1,5 +1,8 @@
 #include "core/plan/schema_reader.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "core/plan/plan_load.h"
 
 namespace planck::core {
@@ -134,8 +137,14 @@ std::optional<std::string> SchemaReader::choice(const nlohmann::json& v, const s
                                                 const std::vector<std::string>& choices) {
   auto s = string(v, pointer);
   if (!s) return std::nullopt;
+  // Enum values compare without regard to case ("FSDP", "Selective"); the canonical spelling is kept.
+  auto same = [](const std::string& a, const std::string& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+  };
   for (const auto& c : choices) {
-    if (c == *s) return s;
+    if (same(c, *s)) return c;
   }
   std::string known;
   for (const auto& c : choices) known += (known.empty() ? "" : ", ") + c;

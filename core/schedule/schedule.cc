@@ -105,17 +105,6 @@ struct ParamClass {
   }
 };
 
-int virtual_stages(const Plan& plan, std::int64_t pp) {
-  if (pp <= 1) return 1;
-  const auto sched = plan.parallelism.pipeline_schedule.value_or(PipelineSchedule::k1F1B);
-  // V-shape: two chunks per rank (torch pipelining ScheduleZBVZeroBubble, ScheduleDualPipeV)
-  if (sched == PipelineSchedule::kZbv || sched == PipelineSchedule::kDualPipeV) return 2;
-  if (sched == PipelineSchedule::kInterleaved1F1B || sched == PipelineSchedule::kInterleavedZb) {
-    return static_cast<int>(std::max<std::int64_t>(1, plan.parallelism.virtual_stages));
-  }
-  return 1;
-}
-
 }  // namespace
 
 std::int64_t dispatched_rows(std::int64_t tokens, std::int64_t top_k, std::int64_t experts,
@@ -189,6 +178,26 @@ std::vector<std::string> param_sync_dims(const Plan& plan, const Mesh& mesh, std
   return out;
 }
 
+int pipeline_chunks(const Plan& plan, std::int64_t pp) {
+  if (pp <= 1) return 1;
+  const auto sched = plan.parallelism.pipeline_schedule.value_or(PipelineSchedule::k1F1B);
+  // V-shape: two chunks per rank (torch pipelining ScheduleZBVZeroBubble, ScheduleDualPipeV)
+  if (sched == PipelineSchedule::kZbv || sched == PipelineSchedule::kDualPipeV) return 2;
+  if (sched == PipelineSchedule::kInterleaved1F1B || sched == PipelineSchedule::kInterleavedZb) {
+    return static_cast<int>(std::max<std::int64_t>(1, plan.parallelism.virtual_stages));
+  }
+  return 1;
+}
+
+std::optional<std::int64_t> micro_batches_per_step(const Plan& plan, const Mesh& mesh) {
+  if (!plan.training) return std::nullopt;
+  const Training& tr = *plan.training;
+  if (tr.grad_accumulation) return std::max<std::int64_t>(1, *tr.grad_accumulation);
+  if (!tr.global_batch) return std::nullopt;
+  const std::int64_t per_pass = sat_mul(std::max<std::int64_t>(1, tr.micro_batch), degrees(mesh).dp_degree());
+  return std::max<std::int64_t>(1, *tr.global_batch / std::max<std::int64_t>(1, per_pass));
+}
+
 Result<Schedule> lower(const Plan& plan, const Mesh& mesh) {
   return lower(plan, mesh, plan.training ? plan.training->grad_sync : GradSync::kLastMicrobatch);
 }
@@ -209,13 +218,9 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   s.grad_sync = grad_sync;
   s.seq_len = tr.seq_len.value_or(kDefaultSeqLen);
   s.micro_batch = std::max<std::int64_t>(1, tr.micro_batch);
-  s.virtual_stages = virtual_stages(plan, d.pp);
+  s.virtual_stages = pipeline_chunks(plan, d.pp);
   if (!tr.seq_len) s.notes.push_back("training.seq_len absent: assumed 8192");
-  if (tr.grad_accumulation) {
-    s.micro_batches = std::max<std::int64_t>(1, *tr.grad_accumulation);
-  } else if (tr.global_batch) {
-    s.micro_batches = std::max<std::int64_t>(1, *tr.global_batch / std::max<std::int64_t>(1, sat_mul(s.micro_batch, d.dp_degree())));
-  }
+  if (auto k = micro_batches_per_step(plan, mesh)) s.micro_batches = *k;
   const std::int64_t k = s.micro_batches;
   const int bp = dtype_bytes(tr.param_dtype), bg = dtype_bytes(tr.reduce_dtype), ba = bp;
   const bool every = grad_sync == GradSync::kEveryMicrobatch;

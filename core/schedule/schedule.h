@@ -58,6 +58,14 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh);
 // The same lowering with training.grad_sync replaced (what-if for sync-every-microbatch).
 Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync);
 
+// Model chunks per pipeline rank: 1 without pp or for gpipe/1f1b, 2 for zbv and dualpipev (V-shape,
+// torch pipelining ScheduleZBVZeroBubble / ScheduleDualPipeV), parallelism.virtual_stages for the interleaved schedules.
+int pipeline_chunks(const Plan& plan, std::int64_t pp);
+
+// Micro-batches per optimizer step and rank: training.grad_accumulation, else global_batch /
+// (micro_batch x dp_degree); nullopt when the plan states neither.
+std::optional<std::int64_t> micro_batches_per_step(const Plan& plan, const Mesh& mesh);
+
 // Parameters held by the busiest rank before data-parallel sharding: the pipeline stage with the
 // most layers plus the larger of embedding / head, divided by tp (routed experts by the expert-
 // parallel group size ep and the expert tensor-parallel degree etp instead). Norms and

@@ -115,7 +115,7 @@ core::Status Communicator::barrier() { return check(MPI_Barrier(comm_), "MPI_Bar
 void Communicator::abort(const std::string& reason) {
   std::fprintf(stderr, "planck: %s\n", reason.c_str());
   std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 2);  // 2: could not run (README.md)
+  MPI_Abort(MPI_COMM_WORLD, 2);  // 2: could not run (docs/verify.md#exit-codes)
 }
 
 core::Result<double> Communicator::timed(const std::function<core::Status()>& body) {

@@ -4,6 +4,7 @@
 
 #include "exec/threads/communicator.h"
 #include "exec/threads/shared.h"
+#include "core/base/str_cat.h"
 
 namespace planck::exec::threads {
 namespace {
@@ -44,7 +45,7 @@ core::Status Shared::rendezvous(int rank, const char* what) {
     if (std::chrono::steady_clock::now() > deadline) {
       std::string missing;
       for (int r = 0; r < n; ++r) {
-        if (reached[r] <= gen) missing += (missing.empty() ? "" : " ") + std::to_string(r);
+        if (reached[r] <= gen) missing += core::str_cat(missing.empty() ? "" : " ", std::to_string(r));
       }
       std::string msg = std::string(what) + " timed out after " + std::to_string(world->timeout.count()) +
                         " ms waiting for rank(s) " + missing + " of " + std::to_string(n);

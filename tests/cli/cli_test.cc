@@ -1,4 +1,4 @@
-// planck verify / groups end to end: exit codes (README.md), output formats, atomic -o.
+// planck verify / groups end to end: exit codes (docs/verify.md#exit-codes), output formats, atomic -o.
 
 #include <doctest/doctest.h>
 
@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -116,7 +117,67 @@ TEST_CASE("cli_version and help") {
   CHECK(v.out.rfind("planck ", 0) == 0);
   Run h = planck("--help");
   CHECK(h.code == 0);
-  for (const char* cmd : {"verify", "groups", "observe", "simulate", "enumerate", "render", "import", "exec", "calibrate"}) {
-    CHECK(h.out.find(cmd) != std::string::npos);
+  // One line per command (issue 17): the command's name starts exactly one line, and the list
+  // of commands is the only thing after "Subcommands:".
+  const auto list = h.out.find("Subcommands:\n");
+  REQUIRE(list != std::string::npos);
+  std::vector<std::string> lines;
+  std::istringstream in(h.out.substr(list + 13));
+  for (std::string l; std::getline(in, l);) {
+    if (!l.empty()) lines.push_back(l);
   }
+  const std::vector<std::string> cmds = {"verify", "groups", "observe",   "simulate", "enumerate",
+                                         "render", "import", "exec",      "calibrate", "bench"};
+  CHECK(lines.size() == cmds.size());
+  for (const std::string& cmd : cmds) {
+    int starts = 0;
+    for (const std::string& l : lines) starts += l.rfind("  " + cmd + " ", 0) == 0 ? 1 : 0;
+    CHECK_MESSAGE(starts == 1, cmd);
+  }
+}
+
+TEST_CASE("cli_verify several inputs and stdin: one block / result each, exit the highest") {
+  const std::string good = plans("torchtitan-hsdp-2x8.json"), bad = plans("torchtitan-hsdp-2x8-flattened.json");
+  Run both = planck("verify " + good + " " + bad);
+  CHECK(both.code == 1);
+  const auto first = both.out.find(good + ": ok"), second = both.out.find(bad + ": FAILED");
+  CHECK(first != std::string::npos);
+  CHECK(second != std::string::npos);
+  CHECK(first < second);
+  Run json = planck("verify --format json " + good + " " + bad + " /nonexistent-plan.json");
+  CHECK(json.code == 2);
+  auto j = nlohmann::json::parse(json.out);
+  CHECK(j["format"] == "planck-verify-set/1");
+  REQUIRE(j["results"].size() == 3);
+  CHECK(j["results"][0]["ok"] == true);
+  CHECK(j["results"][1]["ok"] == false);
+  CHECK(j["results"][2]["diagnostics"][0]["rule"] == "plan-syntax");
+  Run in = planck("verify - < " + bad);
+  CHECK(in.code == 1);
+  CHECK(in.out.find("error[hsdp-flattened]") != std::string::npos);
+}
+
+TEST_CASE("cli_verify --strict fails on checks-skipped; a pipeline of 4 stages and 1 micro-batch warns") {
+  fs::path d = temp_dir();
+  // torchtitan llama4_17bx128e's layout in miniature: pp 4 with one micro-batch per step
+  // (global_batch = micro_batch x dp_degree): torchtitan itself warns that stages idle.
+  std::ofstream(d / "pp.json") << R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8},
+    "mesh": {"dims": ["pp", "dp_shard"], "shape": [4, 2]}, "model": "llama3-8b",
+    "training": {"global_batch": 2, "micro_batch": 1, "seq_len": 8192},
+    "rank_program": {"steps": ["dp_rank = dp_shard.rank", "dp_degree = dp_shard.size"]}})";
+  Run pp = planck("verify --format json " + (d / "pp.json").string());
+  auto j = nlohmann::json::parse(pp.out);
+  std::vector<std::string> rules;
+  for (const auto& diag : j["diagnostics"]) rules.push_back(diag["rule"]);
+  CHECK(rules == std::vector<std::string>{"pipeline-bubble"});
+  // 1 micro-batch through 4 stages: (pp - 1) / m = 3 (Narayanan et al. SC'21 §2.2).
+  CHECK(j["diagnostics"][0]["message"].get<std::string>().find("at most 1 of the 4 stages work at any moment") != std::string::npos);
+  CHECK(j["diagnostics"][0]["message"].get<std::string>().find("bubble is 3.00") != std::string::npos);
+  CHECK(pp.code == 0);
+  Run no_model = planck("verify " + plans("lingua-4x4-after.json"));
+  CHECK(no_model.code == 0);
+  CHECK(no_model.out.find("note[checks-skipped]") != std::string::npos);
+  Run strict = planck("verify --strict " + plans("lingua-4x4-after.json"));
+  CHECK(strict.code == 1);
+  fs::remove_all(d);
 }

@@ -11,7 +11,8 @@ namespace planck::test {
 
 struct Checked {
   core::LoadedPlan loaded;
-  core::Diagnostics diags;  // run_checks over the core checks (empty when loading failed)
+  core::Diagnostics diags;    // run_checks over the core checks (empty when loading failed)
+  core::Diagnostics skipped;  // its checks-skipped notes, kept apart so rule tests see one rule
   int count(const std::string& rule) const {
     int n = 0;
     for (const auto& d : diags.items()) n += d.rule == rule;
@@ -37,7 +38,10 @@ inline Checked check_text(const std::string& text) {
   core::add_core_checks(reg);
   auto mesh = core::plan_mesh(*c.loaded.plan, nullptr);
   core::CheckContext ctx{*c.loaded.plan, mesh ? &*mesh : nullptr, nullptr};
-  c.diags = core::run_checks(reg, ctx);
+  core::Diagnostics all = core::run_checks(reg, ctx);
+  for (auto& d : all.items()) {
+    (d.rule == "checks-skipped" ? c.skipped : c.diags).add(std::move(d));
+  }
   return c;
 }
 

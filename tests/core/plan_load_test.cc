@@ -69,9 +69,9 @@ TEST_CASE("core_load plan-schema: missing fields, wrong types, unknown presets, 
        "/cluster/nodes", "must be an integer"},
       {R"({"format": "planck/1", "cluster": {"nodes": 0, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8]}})",
        "/cluster/nodes", "out of range"},
-      {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8, "gpu": "h100"}, "mesh": {"dims": ["dp"], "shape": [8]}})",
-       "/cluster/gpu", "did you mean 'h200'"},
-      {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8]}, "model": "llama3-8B"})",
+      {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8, "gpu": "b20"}, "mesh": {"dims": ["dp"], "shape": [8]}})",
+       "/cluster/gpu", "did you mean 'b200'"},
+      {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8]}, "model": "llama3-8c"})",
        "/model", "did you mean 'llama3-8b'"},
       {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8, 1]}})",
        "/mesh/shape", "1 names but 'mesh.shape' has 2"},
@@ -97,6 +97,23 @@ TEST_CASE("core_load plan-schema: missing fields, wrong types, unknown presets, 
     CHECK(d->message.find(c.words) != std::string::npos);
     CHECK(d->line >= 1);
   }
+}
+
+TEST_CASE("core_load enum values and presets ignore case; h100 is the SXM part") {
+  // Issue 17: "FSDP", "H100" and "Llama3-8B" are what users type; each loads as the canonical value.
+  auto r = check_text(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8, "gpu": "H100"},
+      "mesh": {"dims": ["dp_shard"], "shape": [8]}, "model": "Llama3-8B",
+      "parallelism": {"data_parallel": "FSDP"},
+      "training": {"activation_checkpointing": "Selective", "grad_sync": "Last_Microbatch"}})");
+  REQUIRE(r.loaded.plan);
+  const auto& p = *r.loaded.plan;
+  CHECK(p.cluster.gpu.name == "h100-sxm");
+  REQUIRE(p.model);
+  CHECK(p.model->name == "llama3-8b");
+  CHECK(p.parallelism.data_parallel == planck::core::DataParallel::kFsdp);
+  REQUIRE(p.training);
+  CHECK(p.training->activation_checkpointing == planck::core::Checkpointing::kSelective);
+  CHECK(p.training->grad_sync == planck::core::GradSync::kLastMicrobatch);
 }
 
 TEST_CASE("core_load plan-syntax for truncated JSON, empty files and directories") {

@@ -74,6 +74,32 @@ TEST_CASE("core_report junit: one test case per rule that ran, failed where it f
   CHECK(x.find("tests=\"" + std::to_string(r.rules_ran.size()) + "\" failures=\"1\"") != std::string::npos);
   CHECK(x.find("<testcase classname=\"planck.verify\" name=\"hsdp-flattened\"") != std::string::npos);
   CHECK(x.find("<failure type=\"hsdp-flattened\"") != std::string::npos);
-  CHECK(x.find("<testcase classname=\"planck.verify\" name=\"group-overlap\" file=\"plans/x.json\" time=\"0\"></testcase>") !=
-        std::string::npos);
+  CHECK(x.find("<testcase classname=\"planck.verify\" name=\"group-overlap\" time=\"0\"></testcase>") != std::string::npos);
+}
+
+TEST_CASE("core_report junit: an unloadable input is one <error>, every other rule <skipped>") {
+  core::VerifyReport r = flattened_report();
+  r.loaded = false;
+  r.diagnostics = core::Diagnostics{};
+  r.diagnostics.add("plan-syntax", core::Severity::kError, "cannot read plans/x.json: No such file or directory");
+  r.rules_ran.insert(r.rules_ran.begin(), {"plan-syntax", core::Severity::kError, "not valid JSON"});
+  const std::string x = core::render_report(r, core::ReportFormat::kJunit);
+  const std::string n = std::to_string(r.rules_ran.size());
+  CHECK(x.find("tests=\"" + n + "\" failures=\"0\" errors=\"1\" skipped=\"" + std::to_string(r.rules_ran.size() - 1) +
+               "\"") != std::string::npos);
+  CHECK(x.find("<error type=\"plan-syntax\"") != std::string::npos);
+  CHECK(x.find("<skipped message=\"the input could not be loaded\"/>") != std::string::npos);
+}
+
+TEST_CASE("core_report several inputs: planck-verify-set/1, one SARIF run and one JUnit suite each") {
+  const std::vector<core::VerifyReport> rs = {flattened_report(), flattened_report()};
+  auto j = nlohmann::json::parse(core::render_reports(rs, core::ReportFormat::kJson));
+  CHECK(j["format"] == "planck-verify-set/1");
+  REQUIRE(j["results"].size() == 2);
+  CHECK(j["results"][1]["format"] == "planck-verify/1");
+  CHECK(nlohmann::json::parse(core::render_reports(rs, core::ReportFormat::kSarif))["runs"].size() == 2);
+  const std::string x = core::render_reports(rs, core::ReportFormat::kJunit);
+  CHECK(x.find("id=\"1\"") != std::string::npos);
+  const std::string t = core::render_reports(rs, core::ReportFormat::kText);
+  CHECK(t.find("FAILED (1 error, 0 warnings, 0 notes)\n\nplans/x.json:3:17") != std::string::npos);
 }

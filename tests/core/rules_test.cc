@@ -145,15 +145,39 @@ TEST_CASE("core_rule hsdp-degenerate warns for replicate size 1 and shard size 1
 }
 
 TEST_CASE("core_rule shard-crosses-node when a node-sized fsdp group straddles nodes") {
-  // dp_shard=4 with tp=2 innermost on 4-GPU nodes: shard group [0,2,4,6] covers nodes 0 and 1.
-  auto c = check_text(plan(2, 4, R"(["dp_shard","tp"])", "[4,2]", R"(, "parallelism": {"data_parallel": "fsdp"})"));
+  // HSDP with dp_shard outside dp_replicate on 4-GPU nodes: shard group [0,2,4,6] covers nodes 0
+  // and 1 although [dp_replicate, dp_shard] would keep each group of 4 in one node.
+  const std::string hsdp = R"(, "parallelism": {"data_parallel": "hsdp"})";
+  auto c = check_text(plan(2, 4, R"(["dp_shard","dp_replicate"])", "[4,2]", hsdp));
   CHECK(rules(c) == std::vector<std::string>{"shard-crosses-node"});
   const auto* d = c.find("shard-crosses-node");
   CHECK(d->severity == core::Severity::kWarning);
   CHECK(has(d->message, "fsdp group [0,2,4,6]"));
   CHECK(has(d->message, "spans 2 nodes"));
+  CHECK(has(d->hint, "order mesh.dims as [dp_replicate, dp_shard]"));
+  // The proposed order breaks nothing else.
+  CHECK(rules(check_text(plan(2, 4, R"(["dp_replicate","dp_shard"])", "[2,4]", hsdp))).empty());
   // A group larger than a node must span nodes: no warning.
   CHECK(rules(check_text(plan(2, 4, R"(["dp_shard"])", "[8]"))).empty());
+}
+
+TEST_CASE("core_rule shard-crosses-node stays quiet when tp/cp/ep fill the node (framework dim order)") {
+  const std::string fsdp = R"(, "parallelism": {"data_parallel": "fsdp"})";
+  // torchtitan llama3_70b: tp 8 innermost, FSDP over 8 nodes of 8 GPUs. No order keeps both
+  // groups in a node; tp has priority, so the fsdp group crossing nodes is expected.
+  CHECK(rules(check_text(plan(8, 8, R"(["dp_shard","tp"])", "[8,8]", fsdp))).empty());
+  // tp 2 beside dp_shard 4 on 4-GPU nodes: 2 x 4 = 8 ranks cannot share a node of 4.
+  CHECK(rules(check_text(plan(2, 4, R"(["dp_shard","tp"])", "[4,2]", fsdp))).empty());
+  // cp 2 x tp 2 inside, dp_shard 2 on 8-GPU nodes: 2 x 2 x 2 = 8 fits, and [dp_shard, cp, tp] keeps it.
+  CHECK(rules(check_text(plan(2, 8, R"(["dp_shard","cp","tp"])", "[4,2,2]", fsdp))).empty());
+  // HSDP 2 x 2 with tp 2 on 4-GPU nodes, dp_shard outermost: tp 2 x dp_shard 2 = 4 fit in a node,
+  // so the shard group [0,4] crossing nodes is avoidable; the proposed order is clean.
+  const std::string hsdp = R"(, "parallelism": {"data_parallel": "hsdp"})";
+  auto c = check_text(plan(2, 4, R"(["dp_shard","dp_replicate","tp"])", "[2,2,2]", hsdp));
+  CHECK(rules(c) == std::vector<std::string>{"shard-crosses-node"});
+  CHECK(has(c.find("shard-crosses-node")->message, "fsdp group [0,4]"));
+  CHECK(has(c.find("shard-crosses-node")->hint, "order mesh.dims as [dp_replicate, dp_shard, tp]"));
+  CHECK(rules(check_text(plan(2, 4, R"(["dp_replicate","dp_shard","tp"])", "[2,2,2]", hsdp))).empty());
 }
 
 TEST_CASE("core_rule tp-crosses-node") {
@@ -162,6 +186,35 @@ TEST_CASE("core_rule tp-crosses-node") {
   const auto* d = c.find("tp-crosses-node");
   CHECK(d->pointer == "/mesh/dims/0");
   CHECK(has(d->message, "tp group [0,4] (tp=2) spans 2 nodes"));
+  CHECK(has(d->hint, "order mesh.dims as [dp, tp]"));
+  CHECK(rules(check_text(plan(2, 4, R"(["dp","tp"])", "[4,2]"))).empty());
+  // tp 8 first and FSDP second on 8-GPU nodes: tp crosses; the proposed [dp_shard, tp] is clean
+  // although the fsdp group then spans nodes (tp fills the node).
+  const std::string fsdp = R"(, "parallelism": {"data_parallel": "fsdp"})";
+  auto t = check_text(plan(8, 8, R"(["tp","dp_shard"])", "[8,8]", fsdp));
+  CHECK(rules(t) == std::vector<std::string>{"tp-crosses-node"});
+  CHECK(has(t.find("tp-crosses-node")->hint, "order mesh.dims as [dp_shard, tp]"));
+}
+
+TEST_CASE("core_rule checks-skipped names each absent input and the rules it held back") {
+  auto c = check_text(plan(1, 8, R"(["dp"])", "[8]"));
+  CHECK(rules(c).empty());
+  std::vector<std::string> inputs;
+  for (const auto& d : c.skipped.items()) {
+    CHECK(d.severity == core::Severity::kNote);
+    CHECK_FALSE(d.skipped_rules.empty());
+    inputs.push_back(d.message.substr(0, d.message.find(',')));
+  }
+  CHECK(inputs == std::vector<std::string>{"the plan has no model", "the plan has no training.global_batch",
+                                           "the plan has no training.seq_len"});
+  const auto& model = c.skipped.items()[0];
+  CHECK(model.skipped_rules ==
+        std::vector<std::string>{"heads-indivisible", "kv-heads-indivisible", "layers-indivisible", "experts-indivisible"});
+  CHECK(has(model.message, "4 rules did not run: heads-indivisible, kv-heads-indivisible"));
+  // With every input present, nothing is skipped.
+  auto full = check_text(plan(1, 8, R"(["dp"])", "[8]",
+                              R"(, "model": "llama3-8b", "training": {"global_batch": 64, "seq_len": 8192})"));
+  CHECK(full.skipped.items().empty());
 }
 
 TEST_CASE("core_rule batch-indivisible with and without grad_accumulation") {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `planck import` as users run it: exit codes (README.md), atomic -o, --explain on stderr, and
+# `planck import` as users run it: exit codes (docs/verify.md#exit-codes), atomic -o, --explain on stderr, and
 # `planck verify` on every imported shared config. Usage: cli_test.sh PLANCK DATA_DIR
 set -u
 planck=$1

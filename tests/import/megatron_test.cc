@@ -62,7 +62,7 @@ TEST_CASE("import_megatron_hfsdp_when_the_commented_flags_are_enabled") {
   CHECK(dims_of(r) == Dims{"pp", "dp_replicate", "dp_shard", "cp", "tp"});
   CHECK(shape_of(r) == Shape{1, 2, 4, 1, 1});
   CHECK(r.plan["parallelism"]["data_parallel"] == "hsdp");
-  // mesh-anchors §3 M7: W=8, dp=8, N=2: intra [[0..3],[4..7]], inter [[0,4],[1,5],[2,6],[3,7]].
+  // docs/sources/mesh.md §3 M7: W=8, dp=8, N=2: intra [[0..3],[4..7]], inter [[0,4],[1,5],[2,6],[3,7]].
   CHECK(groups(r, {"dp_shard"}) == Groups{{0, 1, 2, 3}, {4, 5, 6, 7}});
   CHECK(groups(r, {"dp_replicate"}) == Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
   core::Diagnostics d = verify(r);
@@ -132,6 +132,21 @@ TEST_CASE("import_megatron_sizes_the_world_cannot_hold") {
             .find("expert_model_parallel_size 3") != std::string::npos);
   ImportResult bad_batch = import_ok(&import_megatron, kModel + "--global-batch-size 100", world(1, 8));
   CHECK(verify(bad_batch).has_rule("batch-indivisible"));
+}
+
+TEST_CASE("import_megatron_without_vocab_size_takes_the_preset_of_the_same_shape") {
+  // examples/gpt3/train_gpt3_175b_distributed.sh gives the shape but leaves the vocabulary to
+  // --vocab-file: GPT-3 175B is 96 layers, hidden 12288, 96 heads (Brown et al. 2020, Table 2.1)
+  // with GPT-2's 50257-token BPE, padded to a multiple of 128 x tp (arguments.py
+  // _vocab_size_with_padding): tp 8 -> multiple 1024 -> 50176 + 1024 = 51200.
+  ImportResult r = import_ok(&import_megatron,
+                             "--num-layers 96 --hidden-size 12288 --num-attention-heads 96 --seq-length 2048 "
+                             "--tensor-model-parallel-size 8 --vocab-file gpt2-vocab.json",
+                             world(1, 8));
+  REQUIRE(r.plan.contains("model"));
+  CHECK(r.plan["model"]["vocab"] == 51200);
+  CHECK(any_contains(r.notes, "vocab 50257 of preset gpt3-175b"));
+  CHECK_FALSE(any_contains(r.warnings, "no --vocab-size"));
 }
 
 TEST_CASE("import_megatron_bad_values_and_unknown_flags") {

@@ -141,14 +141,14 @@ TEST_CASE("observed_check_hsdp_flattened_sweep") {
     const std::string plan = plan_text(2, n, R"(["dp_replicate", "dp_shard"])", "[2, " + std::to_string(n) + "]",
                                        R"(, "parallelism": {"data_parallel": "hsdp"})");
     std::string all;
-    for (int r = 0; r < 2 * n; ++r) all += (r ? "," : "") + std::to_string(r);
+    for (int r = 0; r < 2 * n; ++r) all.append(r ? "," : "").append(std::to_string(r));  // not "," + s: GCC 12 -Wrestrict
     std::string groups = R"({"ranks": [)" + all + R"(], "name": "world"}, {"ranks": [)" + all + R"(], "id": "flat"})";
     auto d = verify(plan, {json(R"({"format": "planck-observed/1", "world": )" + std::to_string(2 * n) +
                                 R"(, "ranks_seen": [)" + all + R"(], "groups": [)" + groups + "]}")});
     CHECK(rules(d) == (n > 1 ? std::vector<std::string>{"hsdp-flattened"} : std::vector<std::string>{}));
     for (int s = 0; s < 2; ++s) {
       std::string shard;
-      for (int r = s * n; r < (s + 1) * n; ++r) shard += (r > s * n ? "," : "") + std::to_string(r);
+      for (int r = s * n; r < (s + 1) * n; ++r) shard.append(r > s * n ? "," : "").append(std::to_string(r));
       groups += R"(, {"ranks": [)" + shard + "]}";
     }
     d = verify(plan, {json(R"({"format": "planck-observed/1", "world": )" + std::to_string(2 * n) +

@@ -106,8 +106,15 @@ TEST_CASE("sim_memory_exceeds_and_tight") {
   auto dt = run(tight);
   CHECK(find(dt, "memory-tight") != nullptr);
   CHECK(find(dt, "memory-exceeds") == nullptr);
-  // No model: the rules are skipped, not failed.
+  // No model: the rules are skipped, not failed, and a checks-skipped note says so (issue 17).
   auto nomodel = t::plan_from(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 2},
     "mesh": {"dims": ["dp"], "shape": [2]}})");
-  CHECK(run(nomodel).items().empty());
+  bool memory_named = false;
+  const auto skipped = run(nomodel);
+  for (const auto& item : skipped.items()) {
+    CHECK(item.rule == "checks-skipped");
+    CHECK(item.severity == planck::core::Severity::kNote);
+    for (const auto& r : item.skipped_rules) memory_named = memory_named || r == "memory-exceeds";
+  }
+  CHECK(memory_named);
 }

@@ -1,4 +1,4 @@
-// planck simulate and planck enumerate as users run them (README.md exit codes, §5 shapes).
+// planck simulate and planck enumerate as users run them (docs/verify.md#exit-codes exit codes, §5 shapes).
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the synthesized NCCL_DEBUG=INFO logs in synth/ and torchtitan/ (deterministic).
 
-Line formats per NCCL generation are those of shared/reference/ecosystem.md §4 (read from NCCL's
+Line formats per NCCL generation are those of docs/sources/ecosystem.md §4 (read from NCCL's
 src/init.cc per release); the newest one (commId before parent) is NCCL's current master.
 Each synth log is a run of 8 ranks on 2 hosts x 4 GPUs with mesh dp_replicate=2, dp_shard=2,
 tp=2 (plan synth_plan.json): the world communicator plus every tp, dp_shard and dp_replicate

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the flight-recorder fixtures of this folder from the documented dump schema
-(shared/reference/ecosystem.md §5; torch's FlightRecorder dump, version "2.10"): a 2-node x 4-GPU
+(docs/sources/ecosystem.md §5; torch's FlightRecorder dump, version "2.10"): a 2-node x 4-GPU
 job with mesh [dp_shard=4, tp=2] built by init_device_mesh (desc "mesh_<dim>"), one dump per rank
 as torch writes them (<prefix><rank>), in the JSON form and the default pickle form, plus a dump
 whose tp groups were built from the wrong dim order, and a pickle that would run a command.
