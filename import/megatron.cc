@@ -310,6 +310,8 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
     b.note("--sequence-parallel ignored: Megatron disables sequence parallelism when tp == 1 (arguments.py)");
   }
   par["sequence_parallel"] = sp;
+  // --tp-comm-overlap overlaps TP communication with the GEMMs (Transformer Engine userbuffers).
+  if (f.has("tp-comm-overlap") && d.tp > 1) par["async_tp"] = true;
   b.plan()["parallelism"] = par;
   if (auto st = megatron_model_and_training(f, b, d); !st) return st;
 
