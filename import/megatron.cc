@@ -338,6 +338,8 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   }
   par["sequence_parallel"] = sp;
   if (d.ep > 1 && d.tp > 1) par["etp"] = d.etp;
+  // --tp-comm-overlap overlaps TP communication with the GEMMs (Transformer Engine userbuffers).
+  if (f.has("tp-comm-overlap") && d.tp > 1) par["async_tp"] = true;
   b.plan()["parallelism"] = par;
   if (auto st = megatron_model_and_training(f, b, d); !st) return st;
 

@@ -325,6 +325,11 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
     if (d.pp > 1)
       b.note("reshard_after_forward = false: torchtitan's 'default' policy keeps parameters unsharded under PP");
   }
+  for (const char* section : {"parallelism", "experimental"}) {
+    auto async = r.bool_in(section, "enable_async_tensor_parallel");
+    if (!async) return async.status();
+    if (async->value_or(false) && d.tp > 1) par["async_tp"] = true;
+  }
   par["sequence_parallel"] = d.tp > 1;
   if (d.tp > 1) b.note("sequence_parallel = true: torchtitan applies SequenceParallel to the norms whenever tp > 1");
 
