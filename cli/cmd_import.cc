@@ -40,13 +40,7 @@ int run_import(const ImportArgs& a) {
     // --model replaces whatever the config implied (or the "model left out" gap).
     auto m = model_value("--model", a.model);
     if (!m) return kExitCannotRun;
-    const bool had = result->plan.contains("model");
-    result->plan["model"] = nlohmann::ordered_json::parse(m->dump());
-    const std::string note = std::string("model from --model ") + a.model + (had ? " (replaces the config's)" : "");
-    result->notes.push_back(note);
-    if (result->plan.contains("notes") && result->plan["notes"].is_array()) result->plan["notes"].push_back(note);
-    std::erase_if(result->warnings, [](const std::string& w) { return w.find("model left out") != std::string::npos ||
-                                                                       w.find("do not describe the model") != std::string::npos; });
+    apply_model_option(*result, a.model, *m);
   }
   for (const std::string& w : result->warnings) print_error("warning: " + w);
   if (a.explain) {

@@ -23,6 +23,7 @@ struct VerifyOptions {
   std::vector<std::string> inputs;  // plans and framework configs
   std::string framework;            // "" = detect each input's from its content
   std::int64_t nodes = 0, gpus_per_node = 0;
+  std::string model;
   std::vector<std::string> observed;
   std::string format = "text";
   std::string output = "-";
@@ -100,7 +101,12 @@ core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, co
   config.framework = o.framework;
   if (o.nodes > 0) config.nodes = o.nodes;
   if (o.gpus_per_node > 0) config.gpus_per_node = o.gpus_per_node;
+  config.model = o.model;
   core::Result<std::string> framework = config_framework(arg, config);
+  if (framework && *framework == "plan" && !o.model.empty()) {
+    framework = core::Status::error(arg + ": --model applies to framework configs; a planck plan states its own "
+                                          "\"model\" (edit it there)");
+  }
   if (framework && *framework == "plan") {
     core::LoadedPlan loaded = core::load_plan_file(arg);
     if (loaded.plan) {
@@ -175,6 +181,10 @@ void setup_verify(CLI::App& app, Action& action) {
       ->check(CLI::PositiveNumber);
   app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node, for a config that does not state it")
       ->check(CLI::PositiveNumber);
+  app.add_option("--model", o->model,
+                 "the model of every CONFIG, when the config does not name one planck knows (or to replace it): a "
+                 "preset name, a JSON file holding a plan's \"model\" value, or a Hugging Face config.json (a file "
+                 "with \"model_type\"); not for planck plans, which state their own");
   app.add_option("--observed", o->observed,
                  "what a real run created: planck-observed JSON, NCCL_DEBUG=INFO log or PyTorch flight-recorder "
                  "dump (auto-detected; repeat for several files; checked against every input)");

@@ -5,6 +5,7 @@
 
 #include "core/mesh/plan_mesh.h"
 #include "core/base/input_file.h"
+#include "import/importer.h"
 #include "core/plan/hf_config.h"
 #include "io/observed_io.h"
 #include "core/plan/plan_load.h"
@@ -40,27 +41,46 @@ std::optional<PlanInput> load_plan_input(const std::string& path) {
   return PlanInput{std::move(*loaded.plan), std::move(*mesh)};
 }
 
-std::optional<nlohmann::json> model_value(const std::string& flag, const std::string& value) {
+core::Result<nlohmann::json> read_model_option(const std::string& flag, const std::string& value) {
   if (core::model_preset(value)) return nlohmann::json(value);
   auto text = core::read_input(value);
   if (!text) {
     std::string known;
     for (const auto& n : core::model_preset_names()) known += (known.empty() ? "" : ", ") + n;
-    print_error(flag + " " + value + ": neither a preset (" + known + ") nor a readable file: " + text.message());
-    return std::nullopt;
+    return core::Status::error(flag + " " + value + ": neither a preset (" + known + ") nor a readable file: " +
+                               text.message());
   }
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded()) {
-    print_error(flag + " " + value + ": not valid JSON (a planck model object or a Hugging Face config.json)");
-    return std::nullopt;
+    return core::Status::error(flag + " " + value +
+                               ": not valid JSON (a planck model object or a Hugging Face config.json)");
   }
   if (!core::is_hf_config(j)) return j;
   auto m = core::model_from_hf_config(j);
+  if (!m) return core::Status::error(flag + " " + value + ": " + m.message());
+  return *m;
+}
+
+std::optional<nlohmann::json> model_value(const std::string& flag, const std::string& value) {
+  auto m = read_model_option(flag, value);
   if (!m) {
-    print_error(flag + " " + value + ": " + m.message());
+    print_error(m.message());
     return std::nullopt;
   }
   return *m;
+}
+
+void apply_model_option(import::ImportResult& r, const std::string& value, const nlohmann::json& model) {
+  const bool had = r.plan.contains("model");
+  r.plan["model"] = nlohmann::ordered_json::parse(model.dump());
+  const std::string note = std::string("model from --model ") + value + (had ? " (replaces the config's)" : "");
+  r.notes.push_back(note);
+  if (r.plan.contains("notes") && r.plan["notes"].is_array()) r.plan["notes"].push_back(note);
+  std::erase_if(r.warnings, [](const std::string& w) {
+    return w.find("model left out") != std::string::npos || w.find("do not describe the model") != std::string::npos;
+  });
+}
+
 std::optional<std::vector<core::Observed>> read_observed_files(const std::vector<std::string>& paths) {
   std::vector<core::Observed> out;
   for (const auto& path : paths) {

@@ -12,6 +12,11 @@
 #include "core/mesh/mesh.h"
 #include "core/observed/observed.h"
 #include "core/plan/plan.h"
+#include "core/base/status.h"
+
+namespace planck::import {
+struct ImportResult;
+}
 
 namespace planck::cli {
 
@@ -28,6 +33,11 @@ std::optional<PlanInput> load_plan_input(const std::string& path);
 // converted by core/plan/hf_config.h). nullopt after printing why not (`flag` names the option).
 // The result is not yet checked against the model schema: the plan loader does that.
 std::optional<nlohmann::json> model_value(const std::string& flag, const std::string& value);
+// The same as a Result, for callers that report it themselves (verify's config-unreadable).
+core::Result<nlohmann::json> read_model_option(const std::string& flag, const std::string& value);
+// --model on an imported config (import and verify): `model` (from read_model_option) replaces
+// whatever the config implied, a note says so, and the importer's "model left out" warnings go.
+void apply_model_option(import::ImportResult& r, const std::string& value, const nlohmann::json& model);
 // Every --observed file (io/observed_io.h), or nullopt after printing the first that cannot be read.
 std::optional<std::vector<core::Observed>> read_observed_files(const std::vector<std::string>& paths);
 

@@ -2,6 +2,8 @@
 
 #include "cli/verify_config.h"
 
+#include "cli/plan_input.h"
+
 #include "core/base/input_file.h"
 #include "core/plan/plan_load.h"
 #include "import/importer.h"
@@ -67,6 +69,11 @@ core::Result<core::Diagnostics> verify_config(const std::string& spec, const std
   io.gpus_per_node = options.gpus_per_node;
   auto imported = import::import_all(framework, spec, io);
   if (!imported) return imported.status();
+  if (!options.model.empty()) {
+    auto model = read_model_option("--model", options.model);
+    if (!model) return model.status();
+    for (import::NamedImport& n : *imported) apply_model_option(n.result, options.model, *model);
+  }
   core::Diagnostics out;
   for (const import::NamedImport& n : *imported) {
     const import::ImportResult& r = n.result;

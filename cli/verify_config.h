@@ -18,6 +18,7 @@ namespace planck::cli {
 struct ConfigOptions {
   std::string framework;  // "" = detect from the content
   std::optional<std::int64_t> nodes, gpus_per_node;
+  std::string model;  // --model: a preset, a planck model JSON or a Hugging Face config.json; "" = the config's
 };
 
 // The framework of `spec` ("plan" for a planck plan), from --framework or the content; an error

@@ -181,3 +181,32 @@ TEST_CASE("cli_verify --strict fails on checks-skipped; a pipeline of 4 stages a
   CHECK(strict.code == 1);
   fs::remove_all(d);
 }
+
+TEST_CASE("cli_verify --model gives a framework config the model it does not name") {
+  // A DeepSpeed config describes no model (import/deepspeed.cc): the model-reading rules are
+  // skipped and said so. --model fills it in for every config checked, as it does for import.
+  const std::string ds = std::string(PLANCK_TEST_DATA_DIR) + "/import/deepspeed/ds_config_autotp_zero2.json";
+  Run without = planck("verify --format json --nodes 1 --gpus-per-node 8 " + ds);
+  Run preset = planck("verify --format json --nodes 1 --gpus-per-node 8 --model llama3-8b " + ds);
+  const std::string hf = std::string(PLANCK_TEST_DATA_DIR) + "/import/hf/mistralai--Mixtral-8x7B-v0.1_config.json";
+  Run from_hf = planck("verify --format json --nodes 1 --gpus-per-node 8 --model " + hf + " " + ds);
+  auto skipped_model = [](const Run& r) {
+    auto j = nlohmann::json::parse(r.out);
+    for (const auto& d : j["diagnostics"]) {
+      if (d["rule"] == "checks-skipped" && d["message"].get<std::string>().find("model") != std::string::npos) return true;
+    }
+    return false;
+  };
+  CHECK(skipped_model(without));
+  CHECK_FALSE(skipped_model(preset));
+  CHECK_FALSE(skipped_model(from_hf));
+  CHECK(preset.code != 2);
+  CHECK(from_hf.code != 2);
+  // A missing model file names itself; a planck plan keeps its own model.
+  Run missing = planck("verify --nodes 1 --gpus-per-node 8 --model /nonexistent/model.json " + ds, true);
+  CHECK(missing.code == 2);
+  CHECK(missing.out.find("--model /nonexistent/model.json: neither a preset") != std::string::npos);
+  Run plan = planck("verify --model llama3-8b " + plans("hsdp-2x4.json"), true);
+  CHECK(plan.code == 2);
+  CHECK(plan.out.find("--model applies to framework configs") != std::string::npos);
+}
