@@ -35,6 +35,7 @@ std::string text_summary(const core::Observed& o) {
          (g.complete ? " complete" : " partial (" + std::to_string(g.ranks.size()) + " of " + std::to_string(g.size) + " global ranks known)") +
          (g.id.empty() ? "" : " id " + g.id) + " at " + g.source + ":" + std::to_string(g.line) + "\n";
   }
+  for (const auto& n : o.notes) s += "note: " + n.source + ":" + std::to_string(n.line) + ": " + n.message + "\n";
   return s;
 }
 

@@ -1,6 +1,7 @@
 // The planck binary: CLI11 subcommands registered by cli/cmd_*.cc.
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -105,6 +106,10 @@ void print_error(const std::string& message) { std::fprintf(stderr, "planck: %s\
 
 int main(int argc, char** argv) {
   using planck::cli::Action;
+  // Under a launcher, stdout and stderr are pipes to it that it closes while it ends a failed job:
+  // a late write then fails with EPIPE (and is reported) instead of killing the rank by SIGPIPE,
+  // which mpirun would pass on as exit 141 rather than the rank's own exit code (docs/exec.md).
+  if (planck::exec::under_launcher()) std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{
       "planck: verify, simulate, render and run distributed-training layouts (DDP, FSDP, HSDP, "
       "TP, PP, CP, EP) before a GPU is spent.\nSee README.md and docs/ for the plan format."};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <vector>
@@ -246,6 +247,7 @@ core::Result<core::Observed> NcclLogParser::finish() {
                          "(NCCL_DEBUG_SUBSYS must include INIT)");
   }
   const std::vector<std::string> ids = comm_identities(s.members);
+  std::vector<core::ObservedNote> obs_notes;
   std::vector<Comm> comms;
   std::unordered_map<std::string, int> comm_index;
   std::vector<int> anon;  // members no other process's line can be joined to
@@ -285,10 +287,54 @@ core::Result<core::Observed> NcclLogParser::finish() {
     else still_anon.push_back(i);
   }
 
-  // The world: the largest communicator not made by a split, the first such when tied.
+  // The world: every process of a run joins its world communicator, so the world is the largest
+  // communicator not made by a split that is seen from more than half as many processes as the most
+  // widely seen one. A larger one seen from fewer (a stray line, another job's output) is not taken
+  // as the world: it is dropped from the groups and noted as suspicious.
+  struct Candidate {
+    std::int64_t size = 0;
+    std::size_t procs = 0;
+    int comm = -1;          // index in comms, or -1 for lines no other line joins
+    std::int64_t line = 0;  // first line
+  };
+  std::vector<Candidate> cands;
+  for (std::size_t c = 0; c < comms.size(); ++c) {
+    if (comms[c].split) continue;
+    std::set<int> procs;
+    std::int64_t line = INT64_MAX;
+    for (int i : comms[c].members) {
+      procs.insert(s.members[i].proc);
+      line = std::min(line, s.members[i].line);
+    }
+    cands.push_back({comms[c].nranks, procs.size(), static_cast<int>(c), line});
+  }
+  std::map<std::int64_t, std::pair<std::set<int>, std::int64_t>> anon_sizes;  // size -> (processes, first line)
+  for (int i : still_anon) {
+    const Member& m = s.members[i];
+    if (m.split || !m.from_init) continue;
+    auto [it, fresh] = anon_sizes.try_emplace(m.nranks, std::set<int>{}, m.line);
+    it->second.first.insert(m.proc);
+    it->second.second = std::min(it->second.second, m.line);
+  }
+  for (const auto& [size, seen] : anon_sizes) cands.push_back({size, seen.first.size(), -1, seen.second});
+  std::size_t most_procs = 0;
+  for (const Candidate& c : cands) most_procs = std::max(most_procs, c.procs);
   std::int64_t world_n = 0;
-  for (const Comm& c : comms) if (!c.split) world_n = std::max(world_n, c.nranks);
-  for (int i : still_anon) if (!s.members[i].split && s.members[i].from_init) world_n = std::max(world_n, s.members[i].nranks);
+  for (const Candidate& c : cands) {
+    if (2 * c.procs > most_procs) world_n = std::max(world_n, c.size);
+  }
+  std::set<int> dropped_comms;
+  std::set<std::int64_t> dropped_sizes;
+  for (const Candidate& c : cands) {
+    if (c.size <= world_n) continue;
+    obs_notes.push_back(core::ObservedNote{
+        s.source, clamp_line(c.line),
+        "a communicator of " + std::to_string(c.size) + " ranks is seen from " + std::to_string(c.procs) + " of " +
+            std::to_string(s.procs.size()) + " processes, while the " + std::to_string(world_n) +
+            "-rank world is seen from more: not taken as the world (a stray line or another job's output?)"});
+    if (c.comm >= 0) dropped_comms.insert(c.comm);
+    else dropped_sizes.insert(c.size);
+  }
   int world_comm = -1;
   for (std::size_t c = 0; c < comms.size() && world_comm < 0; ++c) {
     if (!comms[c].split && comms[c].nranks == world_n) world_comm = static_cast<int>(c);
@@ -323,6 +369,7 @@ core::Result<core::Observed> NcclLogParser::finish() {
 
   core::Observed obs;
   obs.sources.push_back(s.source);
+  obs.notes = std::move(obs_notes);
   if (world_comm >= 0 || !world_anon.empty()) obs.world = world_n;
   for (const auto& [proc, rank] : global) obs.hosts[rank] = s.hosts[s.procs[proc].first];
   obs.ranks_seen.assign(taken.begin(), taken.end());
@@ -348,10 +395,14 @@ core::Result<core::Observed> NcclLogParser::finish() {
     obs.groups.push_back(std::move(g));
   };
   for (std::size_t c = 0; c < comms.size(); ++c) {
+    if (dropped_comms.count(static_cast<int>(c))) continue;
     make_group(comms[c].members, comms[c].nranks, comms[c].id, static_cast<int>(c) == world_comm ? "world" : "");
   }
   if (!world_anon.empty()) make_group(world_anon, world_n, "", "world");
-  for (int i : other_anon) make_group({i}, s.members[i].nranks, "", "");
+  for (int i : other_anon) {
+    const Member& m = s.members[i];
+    if (!(dropped_sizes.count(m.nranks) && !m.split && m.from_init)) make_group({i}, m.nranks, "", "");
+  }
   std::stable_sort(obs.groups.begin(), obs.groups.end(),
                    [](const core::ObservedGroup& a, const core::ObservedGroup& b) { return a.line < b.line; });
   return obs;

@@ -23,7 +23,8 @@ std::string_view skip_bom_and_space(std::string_view s) {
   return s;
 }
 
-const std::vector<std::string> kTopKeys = {"format", "sources", "world", "ranks_seen", "hosts", "groups"};
+const std::vector<std::string> kTopKeys = {"format", "sources", "world", "ranks_seen", "hosts", "groups", "notes"};
+const std::vector<std::string> kNoteKeys = {"source", "line", "message"};
 const std::vector<std::string> kGroupKeys = {"ranks", "size", "complete", "id", "name", "source", "line"};
 
 // Reads the checked planck-observed/1 document; errors are "FILE:LINE:COL: /pointer: what".
@@ -155,6 +156,31 @@ class ObservedReader {
         o.groups.push_back(std::move(g));
       }
     }
+    if (root.contains("notes")) {
+      const json& ns = root["notes"];
+      if (!ns.is_array()) return fail("/notes", "expected a list of {\"source\", \"line\", \"message\"}");
+      for (std::size_t i = 0; i < ns.size(); ++i) {
+        const std::string p = "/notes/" + std::to_string(i);
+        const json& n = ns[i];
+        if (!n.is_object()) return fail(p, "expected {\"source\": FILE, \"line\": N, \"message\": TEXT}");
+        if (core::Status st = check_keys(n, p, kNoteKeys); !st) return st;
+        core::ObservedNote note;
+        if (!n.contains("message") || !n["message"].is_string()) return fail(p + "/message", "expected a string");
+        note.message = n["message"].get<std::string>();
+        note.source = source_;
+        if (n.contains("source")) {
+          if (!n["source"].is_string()) return fail(p + "/source", "expected a string");
+          note.source = n["source"].get<std::string>();
+        }
+        if (n.contains("line")) {
+          if (!n["line"].is_number_integer() || n["line"].get<std::int64_t>() < 0 || n["line"].get<std::int64_t>() > INT_MAX) {
+            return fail(p + "/line", "expected a line number");
+          }
+          note.line = static_cast<int>(n["line"].get<std::int64_t>());
+        }
+        o.notes.push_back(std::move(note));
+      }
+    }
     if (o.world) {
       auto too_big = [&](std::int64_t r) { return r >= *o.world; };
       for (std::size_t i = 0; i < o.groups.size(); ++i) {
@@ -259,7 +285,17 @@ std::string observed_to_json(const core::Observed& o) {
     if (g.line > 0) out += ",\"line\":" + std::to_string(g.line);
     out += "}";
   }
-  return out + (o.groups.empty() ? "]\n}\n" : "\n  ]\n}\n");
+  out += o.groups.empty() ? "]" : "\n  ]";
+  if (!o.notes.empty()) {
+    out += ",\n  \"notes\": [";
+    for (std::size_t i = 0; i < o.notes.size(); ++i) {
+      const auto& n = o.notes[i];
+      out += std::string(i ? "," : "") + "\n    {\"source\":" + q(n.source) + ",\"line\":" + std::to_string(n.line) +
+             ",\"message\":" + q(n.message) + "}";
+    }
+    out += "\n  ]";
+  }
+  return out + "\n}\n";
 }
 
 }  // namespace planck::io

@@ -88,6 +88,17 @@ std::vector<observed::ObservedFile> usable_files(const CheckContext& ctx, const 
   return ok;
 }
 
+// What a reader did not take as evidence (a stray line, an implausible size) is said, never dropped silently.
+void check_notes(const CheckContext& ctx, Diagnostics& out) {
+  for (const Observed& o : *ctx.observed) {
+    for (const ObservedNote& n : o.notes) {
+      Diagnostic d = observed_diag("observed-suspicious", Severity::kNote, n.source, n.line, n.message);
+      d.hint = "check that every observed file comes from the run this plan describes";
+      out.add(std::move(d));
+    }
+  }
+}
+
 void check_partial(const std::vector<observed::ObservedFile>& files, const Mesh& mesh, Diagnostics& out) {
   std::set<std::int64_t> all;
   for (const auto& f : files) all.insert(f.obs->ranks_seen.begin(), f.obs->ranks_seen.end());
@@ -279,6 +290,7 @@ void check_placement(const CheckContext& ctx, const std::vector<observed::Observ
 void run_observed(const CheckContext& ctx, Diagnostics& out) {
   if (!ctx.observed || ctx.observed->empty() || !ctx.mesh) return;
   const Mesh& mesh = *ctx.mesh;
+  check_notes(ctx, out);
   const std::vector<observed::ObservedFile> files = usable_files(ctx, mesh, out);
   if (files.empty()) return;
   check_partial(files, mesh, out);
@@ -297,6 +309,7 @@ void add_observed_checks(CheckRegistry& registry) {
       {"hsdp-flattened", Severity::kError, "HSDP planned, but the run sharded over the flattened replicate x shard group"},
       {"placement-mismatch", Severity::kWarning, "observed hosts place ranks differently from the plan's nodes"},
       {"observed-partial", Severity::kNote, "an observed file covers only some ranks"},
+      {"observed-suspicious", Severity::kNote, "an observed line was not taken as evidence (implausible against the rest)"},
   };
   c.needs_mesh = true;
   c.run = run_observed;

@@ -19,12 +19,20 @@ struct ObservedGroup {
   int line = 0;                     // first line in that file, 0 when unknown
 };
 
+// Something in the input that was not taken as evidence, and why (a stray line, an implausible size).
+struct ObservedNote {
+  std::string source;
+  int line = 0;  // 0 when unknown
+  std::string message;
+};
+
 struct Observed {
   std::vector<std::string> sources;
   std::optional<std::int64_t> world;
   std::vector<std::int64_t> ranks_seen;       // sorted
   std::map<std::int64_t, std::string> hosts;  // rank -> host
   std::vector<ObservedGroup> groups;
+  std::vector<ObservedNote> notes;
 };
 
 }  // namespace planck::core

@@ -70,6 +70,7 @@ Result<Observed> merge_observed(const std::vector<Observed>& parts) {
       world_from = first_source(p);
     }
     seen.insert(p.ranks_seen.begin(), p.ranks_seen.end());
+    out.notes.insert(out.notes.end(), p.notes.begin(), p.notes.end());
     for (const auto& [r, h] : p.hosts) {
       auto [it, fresh] = out.hosts.emplace(r, h);
       if (!fresh && it->second != h) {

@@ -25,12 +25,21 @@ std::string built_backends() {
   return s.empty() ? "none" : s;
 }
 
-int launcher_rank() {
+namespace {
+const char* launcher_rank_variable() {
   for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID", "PMI_RANK"}) {
-    if (const char* v = std::getenv(var)) return std::atoi(v);
+    if (const char* v = std::getenv(var)) return v;
   }
-  return 0;
+  return nullptr;
 }
+}  // namespace
+
+int launcher_rank() {
+  const char* v = launcher_rank_variable();
+  return v ? std::atoi(v) : 0;
+}
+
+bool under_launcher() { return launcher_rank_variable() != nullptr; }
 
 core::Result<Launch> launch(const LaunchOptions& o) {
   std::string backend = o.backend;

@@ -42,6 +42,8 @@ std::string built_backends();
 core::Result<Launch> launch(const LaunchOptions& options);
 // Rank 0 of the world, before or without a launch (launcher variables; 0 when unknown).
 int launcher_rank();
+// Whether a launcher (mpirun, srun, a PMI/PMIx one) started this process.
+bool under_launcher();
 // Ends the run: frees communicators, then MPI_Finalize.
 void shutdown(Launch& launch);
 

@@ -3,12 +3,16 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "core/mesh/plan_mesh.h"
 #include "core/check/checks.h"
+#include "io/nccl_log.h"
 #include "io/observed_io.h"
 #include "core/check/observed_checks.h"
 #include "core/plan/plan_load.h"
@@ -233,4 +237,32 @@ TEST_CASE("observed_check_real_legacy_log_against_its_cluster") {
   auto d = verify(plan, {load(data("nccl-logs/nccl-issue-629_legacy_pre2.16_init_complete.log"))});
   CHECK(rules(d) == std::vector<std::string>{"observed-partial"});
   CHECK(d.items()[0].message.find("covers 8 of 16 ranks") != std::string::npos);
+}
+
+TEST_CASE("observed_check_stray_communicator_is_suspicious_not_the_world") {
+  // issue 22: one stray init line claiming 2^31 - 1 ranks, pasted into the fixed torchtitan log
+  // of 16 processes. Every process joins its world, so a communicator seen from 1 process cannot
+  // be the world of a log where the 16-rank one is seen from all 16: it is noted, not adopted,
+  // and the run is still checked (clean, as without the line).
+  std::ifstream in(data("torchtitan/hsdp_fixed.log"), std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const int stray_line = static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
+  text += "node-z:9999:9999 [0] NCCL INFO comm 0x77 rank 0 nranks 2147483647 cudaDev 0 busId 1a000 commId 0x99 - Init COMPLETE\n";
+  auto o = planck::io::parse_nccl_log_text(text, "stray.log");
+  REQUIRE(o.is_ok());
+  CHECK(o->world == 16);
+  for (const auto& g : o->groups) CHECK(g.size <= 16);
+  REQUIRE(o->notes.size() == 1);
+  CHECK(o->notes[0].line == stray_line);
+  CHECK(o->notes[0].message.find("2147483647 ranks is seen from 1 of 17 processes") != std::string::npos);
+  auto d = verify(kTitan, {*o});
+  CHECK(rules(d) == std::vector<std::string>{"observed-suspicious"});
+  CHECK(d.items()[0].severity == Severity::kNote);
+  CHECK(d.items()[0].line == stray_line);
+  // Written and read back as planck-observed/1, the note survives and the JSON stays readable.
+  auto back = planck::io::parse_observed_json(planck::io::observed_to_json(*o), "stray.json");
+  REQUIRE(back.is_ok());
+  REQUIRE(back->notes.size() == 1);
+  CHECK(back->notes[0].line == stray_line);
+  CHECK(back->notes[0].source == "stray.log");
 }
