@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/mesh/placement.h"
 #include "viz/scene.h"
 #include "viz/style.h"
 #include "viz/traffic.h"
@@ -18,8 +19,10 @@ std::vector<std::int64_t> nodes_of(const Scene& scene, const std::vector<std::in
   return nodes;
 }
 
-// One line saying whether the rings leave their nodes. Red when an fsdp or tp ring does: those
-// are the communicators HSDP and TP mean to keep on NVLink.
+// One line saying whether the rings leave their nodes. Red when a tp ring does, or an fsdp ring
+// that could have stayed in a node (core::crossing_avoidable, verify's shard-crosses-node) or
+// shards over a replicate dim too (the flattened HSDP of hsdp-flattened): tp 8 with FSDP over the
+// nodes must cross, and is the standard layout, not an alarm.
 std::pair<std::string, std::string> crossing_headline(const Scene& scene) {
   std::string text;
   bool alarming = false;
@@ -35,7 +38,9 @@ std::pair<std::string, std::string> crossing_headline(const Scene& scene) {
     if (h.cross == 0) continue;
     text += (text.empty() ? "" : "; ") + describe_set(set) + (is_chain(set) ? " pipelines" : " rings") + " cross nodes: " + std::to_string(h.cross) + " of " +
             std::to_string(h.cross + h.intra) + " hops on the network";
-    alarming = alarming || set.role == "fsdp" || set.role == "tp";
+    const bool flattened = std::find(set.dims.begin(), set.dims.end(), "dp_replicate") != set.dims.end();
+    alarming = alarming || set.role == "tp" ||
+               (set.role == "fsdp" && (flattened || core::crossing_avoidable(*scene.mesh, set.dims, scene.gpus_per_node)));
   }
   if (text.empty()) return {"every ring stays inside one node", kMatchedColour};
   return {text, alarming ? kCrossColour : "#444444"};

@@ -15,4 +15,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // "26.0 GB", up to EB.
 std::string format_bytes(std::int64_t bytes);
 
+// "did you mean 'X'?" for the candidate closest to `word` (Levenshtein distance within a third of
+// its length, at least 2), or "" when none is that close.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
 }  // namespace planck::core

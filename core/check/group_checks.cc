@@ -6,6 +6,7 @@
 #include "core/base/format.h"
 #include "core/check/checks.h"
 #include "core/mesh/group_text.h"
+#include "core/mesh/placement.h"
 #include "core/plan/plan_load.h"
 #include "core/mesh/roles.h"
 
@@ -263,18 +264,6 @@ void check_hsdp_shape(const CheckContext& ctx, Diagnostics& out) {
   }
 }
 
-// How close to the GPUs frameworks place each dim: torchtitan builds its mesh as
-// [pp, dp_replicate, dp_shard, cp, tp] (ParallelDims.build_mesh, tp innermost) and carves ep out
-// of dp_shard x cp; Megatron-Core's default order is tp-cp-ep-dp-pp (RankGenerator, tp
-// fastest). So tp gets the node first, then cp/ep, then the sharding dims, then dp_replicate and
-// pp. A group may cross nodes when dims of higher priority already fill the node.
-int placement_priority(const std::string& dim) {
-  if (dim == "tp") return 4;
-  if (dim == "cp" || dim == "ep") return 3;
-  if (dim == "dp_shard" || dim == "dp") return 2;
-  return 1;  // dp_replicate, pp
-}
-
 // The plan's dims in that order (stable, outermost first): the order the hints propose, under
 // which every group of a higher-priority dim stays inside a node whenever it can.
 std::vector<std::string> proposed_order(const Mesh& mesh) {
@@ -297,18 +286,8 @@ void check_placement(const CheckContext& ctx, Diagnostics& out) {
   const std::int64_t gpn = plan.cluster.gpus_per_node;
   if (auto shard = role_dims(plan, mesh, "fsdp")) {
     const GroupSet sg = mesh.groups(*shard);
-    // The sharding group can sit in one node only if it fits there beside every dim placed
-    // inside it: the product of those dims' sizes and the group's must divide the node.
-    int lowest = 5;
-    for (const auto& d : *shard) lowest = std::min(lowest, placement_priority(d));
-    std::int64_t inner = 1;
-    for (const auto& d : mesh.dims()) {
-      if (std::find(shard->begin(), shard->end(), d) == shard->end() && placement_priority(d) > lowest) {
-        inner *= mesh.size(d);
-      }
-    }
-    const std::int64_t block = inner * sg.group_size();
-    if (sg.group_size() > 1 && block <= gpn && gpn % block == 0 && sg.max_nodes_spanned(gpn) > 1) {
+    const std::int64_t inner = ranks_placed_inside(mesh, *shard);
+    if (crossing_avoidable(mesh, *shard, gpn) && sg.max_nodes_spanned(gpn) > 1) {
       std::int64_t g = 0;
       while (g < sg.num_groups() && sg.nodes_spanned(g, gpn) == 1) ++g;
       auto members = sg.members(g);

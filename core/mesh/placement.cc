@@ -119,4 +119,28 @@ Placement placement_of(const Mesh& mesh, const std::vector<std::string>& dims, s
   return p;
 }
 
+int placement_priority(const std::string& dim) {
+  if (dim == "tp") return 4;
+  if (dim == "cp" || dim == "ep") return 3;
+  if (dim == "dp_shard" || dim == "dp") return 2;
+  return 1;  // dp_replicate, pp
+}
+
+std::int64_t ranks_placed_inside(const Mesh& mesh, const std::vector<std::string>& dims) {
+  int lowest = 5;
+  for (const auto& d : dims) lowest = std::min(lowest, placement_priority(d));
+  std::int64_t inner = 1;
+  for (const auto& d : mesh.dims()) {
+    if (std::find(dims.begin(), dims.end(), d) == dims.end() && placement_priority(d) > lowest) inner *= mesh.size(d);
+  }
+  return inner;
+}
+
+bool crossing_avoidable(const Mesh& mesh, const std::vector<std::string>& dims, std::int64_t gpus_per_node) {
+  std::int64_t size = 1;
+  for (const auto& d : dims) size *= mesh.size(d);
+  const std::int64_t block = ranks_placed_inside(mesh, dims) * size;
+  return size > 1 && block <= gpus_per_node && gpus_per_node % block == 0;
+}
+
 }  // namespace planck::core

@@ -28,4 +28,20 @@ Placement placement_of(const GroupSet& groups, std::int64_t gpus_per_node);
 // small-stride part as contiguous.
 Placement placement_of(const Mesh& mesh, const std::vector<std::string>& dims, std::int64_t gpus_per_node);
 
+// How close to the GPUs frameworks place each dim: torchtitan builds its mesh as
+// [pp, dp_replicate, dp_shard, cp, tp] (ParallelDims.build_mesh, tp innermost) and carves ep out
+// of dp_shard x cp; Megatron-Core's default order is tp-cp-ep-dp-pp (RankGenerator, tp
+// fastest). So tp gets the node first (4), then cp/ep (3), then the sharding dims (2), then
+// dp_replicate and pp (1). A group may cross nodes when dims of higher priority fill the node.
+int placement_priority(const std::string& dim);
+
+// Ranks of the mesh's other dims that frameworks place inside the group of `dims` (those of
+// higher priority than its lowest): the group shares each node with that many of them.
+std::int64_t ranks_placed_inside(const Mesh& mesh, const std::vector<std::string>& dims);
+
+// Whether a group of `dims` could sit in one node beside the dims placed inside it (their ranks
+// times the group's divide gpus_per_node): only then is its crossing nodes a layout's choice, not
+// forced by the mesh. One rule for verify's shard-crosses-node and render's headline colour.
+bool crossing_avoidable(const Mesh& mesh, const std::vector<std::string>& dims, std::int64_t gpus_per_node);
+
 }  // namespace planck::core

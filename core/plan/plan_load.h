@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/base/diagnostics.h"
+#include "core/base/format.h"  // did_you_mean, which every reader of names uses
 #include "core/plan/plan.h"
 
 namespace planck::core {
@@ -20,9 +21,5 @@ struct LoadedPlan {
 
 LoadedPlan load_plan_file(const std::string& path);
 LoadedPlan load_plan_text(std::string_view text, const std::string& path);
-
-
-// "did you mean 'x'?" for `word` among `candidates` (edit distance), or "" when none is close.
-std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace planck::core

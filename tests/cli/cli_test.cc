@@ -127,7 +127,8 @@ TEST_CASE("cli_version and help") {
     if (!l.empty()) lines.push_back(l);
   }
   const std::vector<std::string> cmds = {"verify", "groups", "observe",   "simulate", "enumerate",
-                                         "render", "import", "exec",      "calibrate", "bench"};
+                                         "render", "import", "exec",      "calibrate", "bench",
+                                         "report", "diff"};
   CHECK(lines.size() == cmds.size());
   for (const std::string& cmd : cmds) {
     int starts = 0;

@@ -209,8 +209,9 @@ TEST_CASE("core_rule checks-skipped names each absent input and the rules it hel
                                            "the plan has no training.seq_len"});
   const auto& model = c.skipped.items()[0];
   CHECK(model.skipped_rules ==
-        std::vector<std::string>{"heads-indivisible", "kv-heads-indivisible", "layers-indivisible", "experts-indivisible"});
-  CHECK(has(model.message, "4 rules did not run: heads-indivisible, kv-heads-indivisible"));
+        std::vector<std::string>{"heads-indivisible", "kv-heads-indivisible", "layers-indivisible", "experts-indivisible",
+                                 "ep-crosses-nodes", "expert-capacity"});  // the MoE rules read the model's experts
+  CHECK(has(model.message, "6 rules did not run: heads-indivisible, kv-heads-indivisible"));
   // With every input present, nothing is skipped.
   auto full = check_text(plan(1, 8, R"(["dp"])", "[8]",
                               R"(, "model": "llama3-8b", "training": {"global_batch": 64, "seq_len": 8192})"));

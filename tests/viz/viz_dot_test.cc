@@ -157,4 +157,23 @@ TEST_CASE("viz_format_helpers") {
   CHECK_FALSE(format_from_path("dir.svg/out").is_ok());
 }
 
+TEST_CASE("viz_headline_red_only_when_the_fsdp_crossing_is_avoidable") {
+  // issue 17: tp 8 + FSDP over 8 nodes (torchtitan llama3_70b) must cross nodes with every
+  // fsdp ring (tp fills each node), so the headline states it in grey, not as an alarm.
+  const std::string red = "<FONT COLOR=\"" + std::string(kCrossColour) + "\"><B>fsdp (dp_shard) rings cross nodes";
+  core::Mesh standard = make_mesh({"dp_shard", "tp"}, {8, 8});
+  DiagramInput tp8 = input_for(standard, 8, {"dp_shard"});
+  tp8.dim_sets[0].role = "fsdp";
+  const std::string a = dot_of(tp8);
+  CHECK(count(a, "rings cross nodes: 64 of 64 hops on the network") == 1);
+  CHECK(count(a, red) == 0);
+  // The same 4-rank fsdp group with pp placed inside it (dims [dp_shard, pp], 4 GPUs per node):
+  // it would fit in a node under the frameworks' order, so its crossing is red, as verify's
+  // shard-crosses-node warns.
+  core::Mesh wrong = make_mesh({"dp_shard", "pp"}, {4, 2});
+  DiagramInput avoidable = input_for(wrong, 4, {"dp_shard"});
+  avoidable.dim_sets[0].role = "fsdp";
+  CHECK(count(dot_of(avoidable), red) == 1);
+}
+
 }  // namespace planck::viz::test
