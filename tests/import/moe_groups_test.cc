@@ -232,7 +232,8 @@ TEST_CASE("moe_presets_match_their_hugging_face_configs") {
       {"mixtral-8x7b", "mistralai--Mixtral-8x7B-v0.1_config.json"},
       {"mixtral-8x22b", "mistralai--Mixtral-8x22B-v0.1_config.json"},
   };
-  for (auto [preset, file] : cases) {
+  for (const auto& c : cases) {
+    const std::string preset = c.first, file = c.second;  // clang 14: no structured binding in CAPTURE
     CAPTURE(preset);
     auto hf = nlohmann::json::parse(read_data(std::string("hf/") + file));
     REQUIRE(core::is_hf_config(hf));

@@ -90,7 +90,9 @@ TEST_CASE("diff: HSDP -> flattened states the fsdp and replicate changes and ver
 TEST_CASE("diff: a plan against itself changes nothing and passes the gate") {
   const auto j = diff_json(kHsdp, kHsdp, " --fail-on regression");
   for (const auto& c : j.at("communicators")) CHECK(c.at("change") == "unchanged");
-  for (const auto& [key, m] : j.at("metrics").items()) {
+  for (const auto& item : j.at("metrics").items()) {
+    const std::string key = item.key();  // clang 14: no structured binding in CAPTURE's lambda
+    const auto& m = item.value();
     CAPTURE(key);
     CHECK(m.at("delta") == 0);
   }
