@@ -39,17 +39,23 @@ const GpuSpec kGpus[] = {
     {"cpu", 16LL * 1024 * 1024 * 1024, 1.0, 10.0, 1.25, 0.0, 20.0, ComputeCurve{}},
 };
 
-ModelSpec llama(const char* name, std::int64_t layers, std::int64_t hidden, std::int64_t ffn, std::int64_t heads) {
+// A decoder-only transformer's shape; every preset below starts from one.
+ModelSpec decoder(const char* name, std::int64_t layers, std::int64_t hidden, std::int64_t ffn, std::int64_t heads,
+                  std::int64_t kv_heads, std::int64_t head_dim, std::int64_t vocab) {
   ModelSpec m;
   m.name = name;
   m.layers = layers;
   m.hidden = hidden;
   m.ffn_hidden = ffn;
   m.heads = heads;
-  m.kv_heads = 8;
-  m.vocab = 128256;
-  m.head_dim = 128;
+  m.kv_heads = kv_heads;
+  m.head_dim = head_dim;
+  m.vocab = vocab;
   return m;
+}
+
+ModelSpec llama(const char* name, std::int64_t layers, std::int64_t hidden, std::int64_t ffn, std::int64_t heads) {
+  return decoder(name, layers, hidden, ffn, heads, 8, 128, 128256);
 }
 
 // Shapes: docs/sources/simulator.md §6 (Llama 3 from meta-llama/llama-models sku_list.py; Mixtral from
@@ -114,18 +120,10 @@ std::vector<ModelSpec> make_models() {
   // MoE shapes from the models' Hugging Face config.json (copies in tests/data/hf/, README there
   // gives their source); DeepSeek-V3 16B is torchtitan's deepseek_v3 "16B" flavor
   // (torchtitan/models/deepseek_v3/__init__.py, pytorch/torchtitan@7e4ab859).
-  auto moe = [&](const char* name, std::int64_t layers, std::int64_t hidden, std::int64_t ffn, std::int64_t heads,
+  auto moe = [](const char* name, std::int64_t layers, std::int64_t hidden, std::int64_t ffn, std::int64_t heads,
                  std::int64_t kv, std::int64_t head_dim, std::int64_t vocab, std::int64_t experts, std::int64_t top_k,
                  std::int64_t moe_ffn, std::int64_t shared, std::int64_t dense, std::int64_t freq) {
-    ModelSpec m;
-    m.name = name;
-    m.layers = layers;
-    m.hidden = hidden;
-    m.ffn_hidden = ffn;
-    m.heads = heads;
-    m.kv_heads = kv;
-    m.head_dim = head_dim;
-    m.vocab = vocab;
+    ModelSpec m = decoder(name, layers, hidden, ffn, heads, kv, head_dim, vocab);
     m.experts = experts;
     m.experts_per_token = top_k;
     m.moe_ffn_hidden = moe_ffn;
