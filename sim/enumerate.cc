@@ -7,6 +7,7 @@
 #include "core/mesh/mesh.h"
 #include "core/mesh/roles.h"
 #include "core/schedule/schedule.h"
+#include "sim/ep_overlap.h"
 #include "sim/memory.h"
 #include "sim/sim_checks.h"
 
@@ -154,7 +155,24 @@ class Search {
   // interleaved_1f1b and interleaved_zb (ZB-H1 at v = 1) with v in kVirtualStages, zbv, and
   // dualpipev when m >= 2 pp; each stage must keep at least one of the L + 2 units
   // (step_pipeline.h stage_layers), and interleaving needs m a multiple of max(1, m / pp).
-  std::vector<std::pair<core::PipelineSchedule, std::int64_t>> pipelines(std::int64_t pp, std::int64_t k) const {
+  // With expert parallelism, also the schedules Megatron's --overlap-moe-expert-parallel-comm
+  // runs (pp = 1, interleaved_1f1b) with parallelism.ep_overlap; dualpipev has it by default.
+  struct Pipeline {
+    core::PipelineSchedule schedule;
+    std::int64_t virtual_stages;
+    std::optional<bool> ep_overlap;
+  };
+  std::vector<Pipeline> pipelines(std::int64_t pp, std::int64_t k, bool expert_parallel) const {
+    std::vector<Pipeline> out;
+    for (const auto& [sched, v] : pipeline_schedules(pp, k)) {
+      out.push_back({sched, v, std::nullopt});
+      const bool megatron = pp <= 1 || sched == core::PipelineSchedule::kInterleaved1F1B;
+      if (expert_parallel && megatron) out.push_back({sched, v, true});
+    }
+    return out;
+  }
+
+  std::vector<std::pair<core::PipelineSchedule, std::int64_t>> pipeline_schedules(std::int64_t pp, std::int64_t k) const {
     using PS = core::PipelineSchedule;
     if (pp <= 1) return {{PS::k1F1B, 1}};
     const std::int64_t units = req_.model.layers + 2;
@@ -178,9 +196,10 @@ class Search {
   void try_strategy(const core::Mesh& mesh, std::int64_t k) {
     const core::Degrees d = core::degrees(mesh);
     std::optional<Layout> best;
-    for (const auto& [sched, v] : pipelines(d.pp, k)) {
-      plan_.parallelism.pipeline_schedule = sched;
-      plan_.parallelism.virtual_stages = v;
+    for (const Pipeline& pl : pipelines(d.pp, k, moe_ && d.ep > 1)) {
+      plan_.parallelism.pipeline_schedule = pl.schedule;
+      plan_.parallelism.virtual_stages = pl.virtual_stages;
+      plan_.parallelism.ep_overlap = pl.ep_overlap;
       auto l = try_pipeline(mesh, k);
       if (l && (!best || better(*l, *best, req_.allow_tight))) best = std::move(l);
     }
@@ -218,6 +237,7 @@ class Search {
     plan_.training->activation_checkpointing = *chosen;
     auto schedule = core::lower(plan_, mesh);
     if (!schedule) return std::nullopt;
+    const core::Degrees d = core::degrees(mesh);
     SimOptions so = req_.sim;
     so.exact_pipeline = false;
     SimResult r = simulate_schedule(plan_, mesh, std::move(*schedule), so);
@@ -230,6 +250,7 @@ class Search {
     l.etp = plan_.parallelism.etp.value_or(0);
     l.pipeline_schedule = sched;
     l.virtual_stages = facts.virtual_stages;
+    l.ep_overlap = moe_ && d.ep > 1 && ep_overlap_share(plan_, d.pp, facts.virtual_stages, k).share.has_value();
     l.checkpointing = *chosen;
     l.tight = tight;
     l.micro_batches = k;
@@ -246,7 +267,6 @@ class Search {
     l.attention_s = r.compute.attention_s;
     l.memory_bound_s = r.compute.memory_s;
     l.recompute_s = r.compute.recompute_s;
-    const core::Degrees d = core::degrees(mesh);
     l.tokens_per_step = static_cast<double>(mesh.world() / (d.tp * d.pp * d.cp)) * static_cast<double>(k) *
                         static_cast<double>(req_.micro_batch * req_.seq_len);
     l.tokens_per_s = r.step.step_time_s > 0 ? l.tokens_per_step / r.step.step_time_s : 0;

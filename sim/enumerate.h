@@ -42,6 +42,7 @@ struct Layout {
   std::int64_t etp = 0;  // expert tensor parallel degree (MoE models), 0 for a dense model
   core::PipelineSchedule pipeline_schedule = core::PipelineSchedule::k1F1B;
   std::int64_t virtual_stages = 1;
+  bool ep_overlap = false;  // the expert all-to-all runs beside another micro-batch (sim/ep_overlap.h)
   core::Checkpointing checkpointing = core::Checkpointing::kNone;
   bool tight = false;  // peak memory above memory-tight's fraction of capacity
   std::int64_t micro_batches = 1;

@@ -1,9 +1,12 @@
 // Rendering an enumeration: "planck-enumerate/1" JSON (docs/simulator.md), CSV with the same rows, and
 // a text table.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -75,6 +78,7 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
                     {"tight", l.tight},
                     {"pareto", l.pareto}};
     if (l.etp > 0) row["parallelism"]["etp"] = l.etp;
+    if (l.ep_overlap) row["parallelism"]["ep_overlap"] = true;
     rows.push_back(std::move(row));
   }
   j["layouts"] = rows;
@@ -83,18 +87,32 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
 
 std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
   std::ostringstream o;
-  o << "rank";
-  if (!r.layouts.empty()) {
-    for (const auto& d : r.layouts.front().dims) o << "," << d;
+  // One column per dim any shown layout has, in mesh order: an MoE enumeration mixes layouts
+  // with an ep dim and without (ep = 1), and a layout without a dim has size 1 there.
+  std::vector<std::string> dims;
+  for (std::size_t i = 0; i < shown(r, top); ++i) {
+    const auto& ld = r.layouts[i].dims;
+    for (std::size_t j = 0; j < ld.size(); ++j) {
+      if (std::find(dims.begin(), dims.end(), ld[j]) != dims.end()) continue;
+      // Insert after the dim that precedes it in this layout (dims keep one relative order).
+      auto at = dims.begin();
+      if (j > 0) at = std::find(dims.begin(), dims.end(), ld[j - 1]) + 1;
+      dims.insert(at, ld[j]);
+    }
   }
+  o << "rank";
+  for (const auto& d : dims) o << "," << d;
   o << ",data_parallel,reshard_after_forward,sequence_parallel,activation_checkpointing,grad_accumulation,"
        "step_time_s,compute_time_s,exposed_comm_time_s,memory_peak,bytes_sent_per_rank,flops_per_rank,tflops_per_gpu,mfu,"
        "bubble_fraction,gemm_s,attention_s,memory_bound_s,recompute_s,tokens_per_step,tokens_per_s,pareto,"
-       "pipeline_schedule,virtual_stages,tight\n";
+       "pipeline_schedule,virtual_stages,tight,ep_overlap\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
     o << i + 1;
-    for (auto s : l.shape) o << "," << s;
+    for (const auto& d : dims) {
+      const auto it = std::find(l.dims.begin(), l.dims.end(), d);
+      o << "," << (it == l.dims.end() ? 1 : l.shape[static_cast<std::size_t>(it - l.dims.begin())]);
+    }
     o << "," << core::to_string(l.data_parallel) << "," << (l.reshard_after_forward ? "true" : "false") << ","
       << (l.sequence_parallel ? "true" : "false") << "," << core::to_string(l.checkpointing) << "," << l.micro_batches
       << "," << number(l.step_time_s) << "," << number(l.compute_time_s) << "," << number(l.exposed_comm_time_s) << ","
@@ -103,7 +121,8 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
       << number(l.gemm_s) << "," << number(l.attention_s) << "," << number(l.memory_bound_s) << ","
       << number(l.recompute_s) << "," << number(l.tokens_per_step) << ","
       << number(l.tokens_per_s) << "," << (l.pareto ? "true" : "false") << "," << core::to_string(l.pipeline_schedule)
-      << "," << l.virtual_stages << "," << (l.tight ? "true" : "false") << "\n";
+      << "," << l.virtual_stages << "," << (l.tight ? "true" : "false") << "," << (l.ep_overlap ? "true" : "false")
+      << "\n";
   }
   return o.str();
 }
@@ -137,6 +156,7 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
       pipe = core::to_string(l.pipeline_schedule);
       if (l.virtual_stages > 1) pipe += " v" + std::to_string(l.virtual_stages);
     }
+    if (l.ep_overlap) pipe += (pipe == "-" ? "" : " ") + std::string("+a2a");
     o << pad(std::to_string(i + 1) + (l.tight ? "!" : ""), 5) << pad(mesh_string(l), 52) << pad(strat, 18) << pad(pipe, 20)
       << pad(core::to_string(l.checkpointing), 10) << pad(human_seconds(l.step_time_s), 11)
       << pad(human_seconds(l.exposed_comm_time_s), 11) << pad(core::format_bytes(l.memory_peak), 11)

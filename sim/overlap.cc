@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/ep_overlap.h"
+
 namespace planck::sim {
 namespace {
 
@@ -28,7 +30,7 @@ ExposedComm apply_overlap(std::vector<TimedSlot>& slots, const OverlapCompute& c
   ExposedComm out;
   const double m = static_cast<double>(std::max<std::int64_t>(1, c.micro_batches));
   const double per_layer = m * static_cast<double>(std::max<std::int64_t>(1, c.layers));
-  double tp_f = 0, tp_b = 0, cp_f = 0, cp_b = 0;
+  double tp_f = 0, tp_b = 0, cp_f = 0, cp_b = 0, ep_f = 0, ep_b = 0;
   Sum dp_mb_f, dp_mb_b, dp_once_f, dp_once_b;
   double p2p_f = 0, p2p_b = 0, p2p_calls = 0;
   for (TimedSlot& s : slots) {
@@ -60,6 +62,9 @@ ExposedComm apply_overlap(std::vector<TimedSlot>& slots, const OverlapCompute& c
     if (e.role == "tp") {
       s.overlapped = c.async_tp;
       (fwd ? tp_f : tp_b) += t;
+    } else if (e.role == "ep" && e.op == core::CollOp::kAllToAll && c.ep_paired_share > 0) {
+      s.overlapped = true;
+      (fwd ? ep_f : ep_b) += t;
     } else if (e.role == "cp") {
       s.overlapped = true;
       (fwd ? cp_f : cp_b) += t;
@@ -78,6 +83,14 @@ ExposedComm apply_overlap(std::vector<TimedSlot>& slots, const OverlapCompute& c
   const double n_cp = static_cast<double>(std::max<std::int64_t>(1, c.cp));
   out.layer_f += exposed_after_overlap(cp_f, 0, c.layer_f_attention * (n_cp - 1) / n_cp);
   out.layer_b += exposed_after_overlap(cp_b, 0, c.layer_b_attention * (n_cp - 1) / n_cp);
+  // Expert all-to-all paired with another micro-batch's chunk (sim/ep_overlap.h): what the mean
+  // layer's forward + backward compute cannot cover, split back over the phases by their share.
+  if (ep_f + ep_b > 0) {
+    const double n_layers = static_cast<double>(std::max<std::int64_t>(1, c.layers));
+    const double ex = ep_overlap_exposed_s(c.ep_paired_share, ep_f, ep_b, c.rank_f / n_layers, c.rank_b / n_layers);
+    out.layer_f += ex * ep_f / (ep_f + ep_b);
+    out.layer_b += ex * ep_b / (ep_f + ep_b);
+  }
   // Data-parallel syncs: FSDP prefetches the next unit's all-gather under the current unit's
   // compute (FSDP2 implicit prefetch), DDP / ZeRO / FSDP reduce each bucket / unit as its
   // gradients are ready; one call (the first gather, the last bucket) cannot hide.

@@ -29,6 +29,9 @@ struct OverlapCompute {
   double rank_f = 0, rank_b = 0;
   std::int64_t tp = 1, cp = 1;
   bool async_tp = false;
+  // Share of chunk passes whose expert all-to-all runs beside another micro-batch's compute
+  // (sim/ep_overlap.h); 0: none, the all-to-all sits on each layer's critical path.
+  double ep_paired_share = 0;
 };
 
 // The same seconds of exposed communication, by where they land.

@@ -7,6 +7,7 @@
 #include "core/base/saturating.h"
 #include "core/mesh/roles.h"
 #include "sim/compute.h"
+#include "sim/ep_overlap.h"
 #include "sim/model.h"
 #include "sim/overlap.h"
 #include "sim/step_pipeline.h"
@@ -130,6 +131,12 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   oc.tp = d.tp;
   oc.cp = d.cp;
   oc.async_tp = plan.parallelism.async_tp;
+  const bool has_a2a = std::any_of(r.collectives.begin(), r.collectives.end(), [](const TimedCollective& t) {
+    return t.entry.role == "ep" && t.entry.op == core::CollOp::kAllToAll;
+  });
+  const PairedShare ep_pairs =
+      has_a2a ? ep_overlap_share(plan, d.pp, d.pp > 1 ? v : 1, schedule.micro_batches) : PairedShare{};
+  oc.ep_paired_share = ep_pairs.share.value_or(0);
   std::vector<TimedSlot> slots;
   slots.reserve(r.collectives.size());
   for (const auto& t : r.collectives) slots.push_back({&t.entry, t.time_s, false});
@@ -187,6 +194,13 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
     r.mfu = peak > 0 ? r.tflops_per_gpu * 1e12 / peak : 0;
   }
   r.notes.insert(r.notes.begin(), schedule.notes.begin(), schedule.notes.end());
+  if (ep_pairs.share) {
+    r.notes.push_back("expert all-to-all overlapped with another micro-batch's compute: " +
+                      std::to_string(std::lround(*ep_pairs.share * 100)) + "% of chunk passes run paired (" +
+                      core::to_string(sc.schedule) + ", docs/simulator.md \"Expert-parallel overlap\")");
+  } else if (!ep_pairs.why_not.empty()) {
+    r.notes.push_back("ep_overlap has no effect: " + ep_pairs.why_not);
+  }
   if (options.topology) {
     std::vector<std::pair<LinkClass, core::CollOp>> used;
     for (const auto& t : r.collectives) {

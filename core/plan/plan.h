@@ -117,6 +117,9 @@ struct Parallelism {
   // TP collectives overlapped with the GEMMs they feed (torchtitan enable_async_tensor_parallel,
   // Megatron --tp-comm-overlap); false: they sit on each layer's critical path.
   bool async_tp = false;
+  // Expert all-to-all under another micro-batch's compute (sim/ep_overlap.h); absent: on for
+  // dualpipev with pp > 1 (DeepSeek's DualPipe, torchtitan's default), off otherwise.
+  std::optional<bool> ep_overlap;
   // Megatron's pipeline scatter-gather; absent: on when tp > 1 and sequence_parallel is false.
   std::optional<bool> pp_scatter_gather;
 };

@@ -2,6 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "core/plan/presets.h"
 #include "sim/enumerate.h"
 
@@ -22,6 +27,15 @@ planck::sim::EnumerateRequest small(std::int64_t world, std::int64_t gpn, std::i
   r.model.vocab = 128;
   r.gpu = *planck::core::gpu_preset("h100-sxm");
   r.seq_len = 256;
+  return r;
+}
+
+// 2 GPUs in one node, a 2-expert top-1 MoE: ep 2 is the only expert-parallel layout.
+planck::sim::EnumerateRequest small_moe() {
+  auto r = small(2, 2, 2);
+  r.model.experts = 2;
+  r.model.experts_per_token = 1;
+  r.model.moe_ffn_hidden = 128;
   return r;
 }
 
@@ -75,10 +89,7 @@ TEST_CASE("sim_enumerate_global_batch_and_sizes") {
 TEST_CASE("sim_enumerate_moe_varies_ep") {
   // 2 GPUs, 6 factors: C(1 + 5, 5) = 6 factorizations; experts 2 allow ep 2. Layouts: tp 2 (1),
   // cp 2 (1), pp 2 (1), ep 2 (1), r 2 ddp (1), s 2 (4 strategies) = 9.
-  auto req = small(2, 2, 2);
-  req.model.experts = 2;
-  req.model.experts_per_token = 1;
-  req.model.moe_ffn_hidden = 128;
+  auto req = small_moe();
   auto r = planck::sim::enumerate(req);
   REQUIRE(r.is_ok());
   CHECK(r->considered == 6);
@@ -92,6 +103,41 @@ TEST_CASE("sim_enumerate_moe_varies_ep") {
   // 3 experts do not split over 2 ranks: ep 2 drops out -> 8.
   req.model.experts = 3;
   CHECK(planck::sim::enumerate(req)->valid == 8);
+}
+
+TEST_CASE("sim_enumerate_csv_columns_hold_for_layouts_without_ep") {
+  // The 2-GPU MoE case above: the ep 2 layout has 6 dims, the others 5. Every CSV row has the
+  // header's column count, and each dim's value sits under its own name (ep 1 where absent).
+  auto req = small_moe();
+  auto r = planck::sim::enumerate(req);
+  REQUIRE(r.is_ok());
+  std::istringstream in(planck::sim::enumerate_to_csv(*r, -1));
+  auto split = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    for (std::string f; std::getline(ss, f, ',');) out.push_back(f);
+    return out;
+  };
+  std::string line;
+  REQUIRE(std::getline(in, line));
+  const auto header = split(line);
+  const std::vector<std::string> dims = {"pp", "dp_replicate", "dp_shard", "ep", "cp", "tp"};
+  REQUIRE(header.size() > dims.size());
+  CHECK(std::vector<std::string>(header.begin() + 1, header.begin() + 7) == dims);
+  std::size_t rows = 0;
+  for (std::size_t i = 0; std::getline(in, line); ++i, ++rows) {
+    const auto row = split(line);
+    REQUIRE(row.size() == header.size());
+    const auto& l = r->layouts[i];
+    for (std::size_t c = 0; c < dims.size(); ++c) {
+      const auto it = std::find(l.dims.begin(), l.dims.end(), dims[c]);
+      const std::int64_t want = it == l.dims.end() ? 1 : l.shape[static_cast<std::size_t>(it - l.dims.begin())];
+      CHECK(row[c + 1] == std::to_string(want));
+    }
+    // The column after the dims is the strategy, whatever the layout's dim count.
+    CHECK(row[7] == planck::core::to_string(l.data_parallel));
+  }
+  CHECK(rows == r->layouts.size());
 }
 
 TEST_CASE("sim_enumerate_ranking_pareto_and_no_fit") {
