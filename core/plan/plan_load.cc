@@ -253,7 +253,8 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
     if (auto b = r_.boolean(v["async_tp"], "/parallelism/async_tp")) p.async_tp = *b;
   }
   if (v.contains("overlap_param_gather")) {
-    if (auto b = r_.boolean(v["overlap_param_gather"], "/parallelism/overlap_param_gather")) p.overlap_param_gather = *b;
+    if (auto b = r_.boolean(v["overlap_param_gather"], "/parallelism/overlap_param_gather"))
+      p.overlap_param_gather = *b;
   }
   if (v.contains("dp_bucket_params")) {
     p.dp_bucket_params = r_.integer(v["dp_bucket_params"], "/parallelism/dp_bucket_params", 1, kMaxBucketParams);

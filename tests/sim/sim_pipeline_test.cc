@@ -179,10 +179,14 @@ TEST_CASE("pipeline_activation_peaks_match_the_full_timeline") {
     std::int64_t v;
     bool split;
   };
-  const Case cases[] = {{PipelineSchedule::k1F1B, 1, false},           {PipelineSchedule::kGpipe, 1, false},
-                        {PipelineSchedule::kInterleaved1F1B, 2, false}, {PipelineSchedule::kInterleaved1F1B, 3, false},
-                        {PipelineSchedule::kInterleavedZb, 1, true},    {PipelineSchedule::kInterleavedZb, 2, true},
-                        {PipelineSchedule::kZbv, 2, true},              {PipelineSchedule::kDualPipeV, 2, true}};
+  const Case cases[] = {{PipelineSchedule::k1F1B, 1, false},
+                        {PipelineSchedule::kGpipe, 1, false},
+                        {PipelineSchedule::kInterleaved1F1B, 2, false},
+                        {PipelineSchedule::kInterleaved1F1B, 3, false},
+                        {PipelineSchedule::kInterleavedZb, 1, true},
+                        {PipelineSchedule::kInterleavedZb, 2, true},
+                        {PipelineSchedule::kZbv, 2, true},
+                        {PipelineSchedule::kDualPipeV, 2, true}};
   for (const Case& c : cases) {
     for (std::int64_t p : {2, 3, 4}) {
       for (std::int64_t k : {2, 4, 5, 7}) {
@@ -192,14 +196,17 @@ TEST_CASE("pipeline_activation_peaks_match_the_full_timeline") {
         CAPTURE(p);
         CAPTURE(m);
         PipelineInput in = equal(c.s, p, c.v, m, 1.0, 2.0, c.split ? 1.0 : 0.0);
-        for (std::size_t i = 0; i < in.stages.size(); ++i) in.stages[i].activation_units = 1.0 + static_cast<double>(i % 3);
+        for (std::size_t i = 0; i < in.stages.size(); ++i)
+          in.stages[i].activation_units = 1.0 + static_cast<double>(i % 3);
         const PipelineTimeline tl = run(in);
         std::vector<double> held(static_cast<std::size_t>(p), 0.0), peak(static_cast<std::size_t>(p), 0.0);
         for (const auto& a : tl.actions) {
           const double u = in.stages[static_cast<std::size_t>(a.stage)].activation_units;
           const auto r = static_cast<std::size_t>(a.rank);
-          if (a.op == 'F') peak[r] = std::max(peak[r], held[r] += u);
-          else if ((a.op == 'W') == c.split) held[r] -= u;
+          if (a.op == 'F')
+            peak[r] = std::max(peak[r], held[r] += u);
+          else if ((a.op == 'W') == c.split)
+            held[r] -= u;
         }
         auto peaks = planck::sim::activation_peaks(in);
         REQUIRE(peaks.is_ok());
