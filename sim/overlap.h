@@ -32,6 +32,7 @@ struct OverlapCompute {
   // Share of chunk passes whose expert all-to-all runs beside another micro-batch's compute
   // (sim/ep_overlap.h); 0: none, the all-to-all sits on each layer's critical path.
   double ep_paired_share = 0;
+  bool overlap_param_gather = false;  // zero1/zero2 updated-parameter gathers under the next forward
 };
 
 // The same seconds of exposed communication, by where they land.

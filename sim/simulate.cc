@@ -137,6 +137,7 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   const PairedShare ep_pairs =
       has_a2a ? ep_overlap_share(plan, d.pp, d.pp > 1 ? v : 1, schedule.micro_batches) : PairedShare{};
   oc.ep_paired_share = ep_pairs.share.value_or(0);
+  oc.overlap_param_gather = plan.parallelism.overlap_param_gather;
   std::vector<TimedSlot> slots;
   slots.reserve(r.collectives.size());
   for (const auto& t : r.collectives) slots.push_back({&t.entry, t.time_s, false});
