@@ -204,6 +204,10 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
     }
   }
   par["virtual_stages"] = vpp;
+  // Combined 1F1B: the expert all-to-all under another micro-batch's compute (docs/simulator.md
+  // "Expert-parallel overlap"); Megatron's own asserts (virtual stages when pp > 1, no full
+  // recompute) become simulate's note when they fail.
+  if (f.has("overlap-moe-expert-parallel-comm")) par["ep_overlap"] = true;
 
   nlohmann::ordered_json t;
   PLANCK_IMPORT_TRY(mb, f.positive("micro-batch-size", 1));

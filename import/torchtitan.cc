@@ -165,6 +165,7 @@ std::optional<ScheduleInfo> map_schedule(std::string name) {
   if (name == "interleaved1f1b") return ScheduleInfo{"interleaved_1f1b", true};
   if (name == "interleavedzerobubble") return ScheduleInfo{"interleaved_zb", true};
   if (name == "zbvzerobubble") return ScheduleInfo{"zbv", true};
+  if (name == "dualpipev") return ScheduleInfo{"dualpipev", true};
   return std::nullopt;
 }
 
@@ -357,6 +358,14 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
   }
   par["virtual_stages"] = virtual_stages;
   if (d.ep > 1 && d.tp > 1) par["etp"] = etp;
+  // DualPipeV's expert all-to-all overlap is on unless the config turns it off
+  // (pipeline_parallel_expert_parallel_overlap, default true; docs/simulator.md "Expert-parallel overlap").
+  if (auto ov = r.bool_in("parallelism", "pipeline_parallel_expert_parallel_overlap"); !ov) {
+    return ov.status();
+  } else if (ov->has_value() && !**ov && d.ep > 1 && d.pp > 1) {
+    par["ep_overlap"] = false;
+    b.note("pipeline_parallel_expert_parallel_overlap = false: parallelism.ep_overlap false");
+  }
   b.plan()["parallelism"] = par;
 
   // Model: [model] name + flavor -> a planck preset.

@@ -69,6 +69,12 @@ Result<nlohmann::json> model_from_hf_config(const nlohmann::json& config) {
     if (!freq) freq = int_field(c, "decoder_sparse_step");
     if (!freq) freq = int_field(c, "moe_layer_freq");
     if (freq && *freq > 1) m["moe_layer_freq"] = *freq;
+    // DeepSeek-V3 group-limited routing (modeling_deepseek.py MoEGate: top topk_group of n_group).
+    const auto groups = int_field(c, "n_group"), per_token = int_field(c, "topk_group");
+    if (groups && per_token && *groups > 1 && *per_token < *groups) {
+      m["expert_groups"] = *groups;
+      m["expert_groups_per_token"] = *per_token;
+    }
   }
   // Multi-head latent attention (DeepSeek-V2/V3, Kimi K2).
   if (auto kv_rank = int_field(c, "kv_lora_rank")) {

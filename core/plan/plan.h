@@ -73,6 +73,10 @@ struct ModelSpec {
   std::int64_t experts = 0, experts_per_token = 0, moe_ffn_hidden = 0, shared_experts = 0;
   std::int64_t dense_layers = 0;  // leading layers with a dense MLP in an MoE model (first_k_dense_replace)
   std::int64_t moe_layer_freq = 1;  // after them every n-th layer is MoE, the others dense (Llama 4: 2)
+  // Group-limited routing (DeepSeek-V3 "node-limited routing", HF n_group / topk_group): the
+  // experts form expert_groups groups and a token picks its experts from expert_groups_per_token
+  // of them; 0 = unlimited.
+  std::int64_t expert_groups = 0, expert_groups_per_token = 0;
   bool tied_embeddings = false;
   bool gated_mlp = true;                  // SwiGLU (3 matrices) vs GELU MLP (2 matrices, GPT-3)
   bool biases = false;                    // linear biases and LayerNorm (GPT-3) vs RMSNorm, no bias

@@ -21,7 +21,7 @@ const std::vector<std::string> kGpuKeys = {"preset",   "name",       "memory_byt
 const std::vector<std::string> kModelIntKeys = {
     "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "head_dim", "experts", "experts_per_token",
     "moe_ffn_hidden", "shared_experts", "dense_layers", "position_embeddings", "q_lora_rank", "kv_lora_rank",
-    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "moe_layer_freq"};
+    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "moe_layer_freq", "expert_groups", "expert_groups_per_token"};
 
 class Loader {
  public:
@@ -299,7 +299,7 @@ std::optional<ModelSpec> Loader::model(const nlohmann::json& v, const std::strin
                             &m.head_dim, &m.experts, &m.experts_per_token, &m.moe_ffn_hidden,
                             &m.shared_experts, &m.dense_layers, &m.position_embeddings, &m.q_lora_rank,
                             &m.kv_lora_rank, &m.qk_nope_head_dim, &m.qk_rope_head_dim, &m.v_head_dim,
-                            &m.moe_layer_freq};
+                            &m.moe_layer_freq, &m.expert_groups, &m.expert_groups_per_token};
   bool ok = true;
   for (std::size_t i = 0; i < kModelIntKeys.size(); ++i) {
     const std::string& key = kModelIntKeys[i];
@@ -318,6 +318,16 @@ std::optional<ModelSpec> Loader::model(const nlohmann::json& v, const std::strin
       if (auto b = r_.boolean(v[key], ptr + "/" + key)) *field = *b;
       else ok = false;
     }
+  }
+  if (ok && (m.expert_groups > 0 || m.expert_groups_per_token > 0) &&
+      (m.expert_groups < 1 || m.experts % m.expert_groups != 0 || m.expert_groups_per_token < 1 ||
+       m.expert_groups_per_token > m.expert_groups)) {
+    r_.error(ptr + "/expert_groups",
+             "expert_groups " + std::to_string(m.expert_groups) + " with expert_groups_per_token " +
+                 std::to_string(m.expert_groups_per_token) + " and experts " + std::to_string(m.experts) +
+                 ": the groups must split the experts evenly and a token pick 1 to expert_groups of them",
+             "give both, as a Hugging Face config's n_group and topk_group, or neither");
+    ok = false;
   }
   if (ok && m.dense_layers > m.layers) {
     r_.error(ptr + "/dense_layers", "dense_layers " + std::to_string(m.dense_layers) + " exceeds layers " +

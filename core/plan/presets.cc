@@ -117,6 +117,10 @@ std::vector<ModelSpec> make_models() {
   ds.qk_nope_head_dim = 128;
   ds.qk_rope_head_dim = 64;
   ds.v_head_dim = 128;
+  // Node-limited routing: 8 groups, a token's experts in 4 of them (HF config n_group / topk_group;
+  // DeepSeek-V3 report §2.1.2, "each token will be sent to at most M = 4 nodes").
+  ds.expert_groups = 8;
+  ds.expert_groups_per_token = 4;
   out.push_back(ds);
 
   // MoE shapes from the models' Hugging Face config.json (copies in tests/data/hf/, README there

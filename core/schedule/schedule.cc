@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/base/saturating.h"
 #include "core/plan/presets.h"
+#include "core/mesh/placement.h"
 #include "core/mesh/roles.h"
 
 // The one lowering of a plan into the collectives of one optimizer step (docs/simulator.md). Each
@@ -104,6 +106,27 @@ struct ParamClass {
     return t;
   }
 };
+
+// Node-limited routing (DeepSeek-V3 report §2.1.2, §3.2.2): a token's experts lie in
+// expert_groups_per_token of expert_groups groups; experts sit on the EP ranks in order, so a
+// group spans max(1, N / groups) of the N nodes the EP group covers and a token reaches at most
+// M = min(N, top-k, groups_per_token x max(1, N / groups)) nodes. The dispatch sends it once to
+// each (then forwards it over NVLink), so a balanced router sends M (N - 1) / N copies per token
+// across nodes. 0 when the EP group is inside one node, routing is unlimited or capacity-padded.
+std::int64_t node_limited_bytes(const Plan& plan, const Mesh& mesh, const std::vector<std::string>& ep_dims,
+                                std::int64_t tokens, int activation_bytes) {
+  const ModelSpec& m = *plan.model;
+  if (m.expert_groups < 1 || m.expert_groups_per_token < 1 || plan.parallelism.expert_capacity_factor) return 0;
+  const Placement place = placement_of(mesh, ep_dims, std::max<std::int64_t>(1, plan.cluster.gpus_per_node));
+  if (place.nodes_spanned <= 1) return 0;
+  const double nodes = static_cast<double>(place.nodes_spanned);
+  const double reach = std::min({nodes, static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)),
+                                 static_cast<double>(m.expert_groups_per_token) *
+                                     std::max(1.0, nodes / static_cast<double>(m.expert_groups))});
+  const double rows = static_cast<double>(tokens) * reach * (nodes - 1) / nodes;
+  const double bytes = std::ceil(rows) * static_cast<double>(m.hidden) * activation_bytes;
+  return bytes >= 9.2e18 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(bytes);
+}
 
 }  // namespace
 
@@ -398,6 +421,14 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
     lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kForward, bytes, calls, ba, "token dispatch + combine");
     lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kBackward, bytes, sat_mul(calls, 1 + recompute), ba,
            full_ckpt ? "grad dispatch + combine + recomputed forward" : "grad dispatch + combine");
+    if (const std::int64_t inter = node_limited_bytes(plan, mesh, ep_dims, t_rank, ba); inter > 0) {
+      for (auto& c : s.collectives) {
+        if (c.role == "ep" && c.op == CollOp::kAllToAll) c.inter_node_bytes_per_call = inter;
+      }
+      s.notes.push_back("node-limited routing: each token crosses to at most " +
+                        std::to_string(m.expert_groups_per_token) + " of " + std::to_string(m.expert_groups) +
+                        " expert groups' nodes, once per node (docs/simulator.md \"Node-limited routing\")");
+    }
     if (ed.etp > 1 && d.tp > 1) {
       // Megatron alltoall dispatcher with expert TP: all-gather the received tokens over the ETP
       // group after the dispatch, reduce-scatter before the combine; backward swaps them.

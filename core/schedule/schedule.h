@@ -37,6 +37,9 @@ struct ScheduledCollective {
   // what the simulator's overlap rules hide a collective under (docs/simulator.md "Overlap").
   std::int64_t micro_batches = 1;
   StageScope stages = StageScope::kEvery;
+  // All-to-all only, > 0: the bytes one rank sends across nodes per call when the dispatch sends
+  // one copy per destination node and forwards inside it (node-limited routing; sim/cost.h).
+  std::int64_t inter_node_bytes_per_call = 0;
 };
 
 struct Schedule {

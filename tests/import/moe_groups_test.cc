@@ -199,6 +199,31 @@ TEST_CASE("moe_import_torchtitan_deepseek_v3_671b_with_ep64") {
   CHECK(ed.edp == 4);
 }
 
+TEST_CASE("moe_import_expert_all_to_all_overlap") {
+  // Megatron's --overlap-moe-expert-parallel-comm (opt-in) -> parallelism.ep_overlap true.
+  ImportResult m = import_ok(&import_megatron, megatron("--expert-model-parallel-size 8 --overlap-moe-expert-parallel-comm"),
+                             world(1, 8), "train.sh");
+  CHECK(m.plan["parallelism"]["ep_overlap"] == true);
+  ImportResult plain = import_ok(&import_megatron, megatron("--expert-model-parallel-size 8"), world(1, 8), "train.sh");
+  CHECK_FALSE(plain.plan["parallelism"].contains("ep_overlap"));
+  // torchtitan: DualPipeV with pp 2, ep 64; its default (true) is planck's default for
+  // dualpipev, so only an explicit false is written.
+  std::string text = read_data("moe/deepseek_v3_671b.toml");
+  auto set = [&text](const std::string& from, const std::string& to) {
+    REQUIRE(text.find(from) != std::string::npos);
+    text.replace(text.find(from), from.size(), to);
+  };
+  set("expert_parallel_degree = 1", "expert_parallel_degree = 64");
+  set("pipeline_parallel_degree = 1", "pipeline_parallel_degree = 2");
+  set(R"(pipeline_parallel_schedule = "Interleaved1F1B")", R"(pipeline_parallel_schedule = "DualPipeV")");
+  ImportResult on = import_ok(&import_torchtitan, text, world(32, 8));
+  CHECK(on.plan["parallelism"]["pipeline_schedule"] == "dualpipev");
+  CHECK_FALSE(on.plan["parallelism"].contains("ep_overlap"));
+  set("expert_parallel_degree = 64", "expert_parallel_degree = 64\npipeline_parallel_expert_parallel_overlap = false");
+  ImportResult off = import_ok(&import_torchtitan, text, world(32, 8));
+  CHECK(off.plan["parallelism"]["ep_overlap"] == false);
+}
+
 TEST_CASE("moe_import_megatron_mixtral_example") {
   // examples/mixtral: tp 1, pp 4, ep 8 on 4 nodes x 8: dp = 32 / 4 = 8, edp = 32 / (1 x 8 x 4) = 1.
   ImportResult r = import_ok(&import_megatron, read_data("moe/train_mixtral_8x7b_distributed.sh"), world(4, 8),
@@ -248,6 +273,8 @@ TEST_CASE("moe_presets_match_their_hugging_face_configs") {
     core::ModelSpec a = *lp.plan->model, b = *core::model_preset(preset);
     a.name = b.name;
     CHECK(a.layers == b.layers);
+    CHECK(a.expert_groups == b.expert_groups);
+    CHECK(a.expert_groups_per_token == b.expert_groups_per_token);
     CHECK(a.hidden == b.hidden);
     CHECK(a.ffn_hidden == b.ffn_hidden);
     CHECK(a.heads == b.heads);
@@ -263,6 +290,15 @@ TEST_CASE("moe_presets_match_their_hugging_face_configs") {
     CHECK(a.kv_lora_rank == b.kv_lora_rank);
     CHECK(a.q_lora_rank == b.q_lora_rank);
   }
+  // DeepSeek-V3's config.json: n_group 8, topk_group 4 (group-limited routing); Kimi K2's n_group
+  // 1 means unlimited, so nothing is set.
+  auto ds = core::model_from_hf_config(nlohmann::json::parse(read_data("hf/deepseek-ai--DeepSeek-V3_config.json")));
+  REQUIRE(ds.is_ok());
+  CHECK((*ds)["expert_groups"] == 8);
+  CHECK((*ds)["expert_groups_per_token"] == 4);
+  auto kimi = core::model_from_hf_config(nlohmann::json::parse(read_data("hf/moonshotai--Kimi-K2-Instruct_config.json")));
+  REQUIRE(kimi.is_ok());
+  CHECK_FALSE(kimi->contains("expert_groups"));
   // Llama 4 Maverick: every 2nd of 48 layers is MoE (interleave_moe_layer_step 2).
   CHECK(core::model_preset("llama4-maverick")->moe_layer_count() == 24);
   // A config without the shape says so.
