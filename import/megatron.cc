@@ -15,6 +15,7 @@
 
 #include "core/base/format.h"
 #include "core/mesh/mesh.h"
+#include "core/plan/plan.h"
 #include "import/importer.h"
 #include "import/megatron_args.h"
 #include "import/plan_builder.h"
@@ -39,6 +40,7 @@ const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
                                                "outer-dp-sharding-strategy",
                                                "use-tp-pp-dp-mapping",
                                                "use-custom-fsdp",
+                                               "ddp-bucket-size",
                                                "num-layers",
                                                "hidden-size",
                                                "ffn-hidden-size",
@@ -340,6 +342,20 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   if (d.ep > 1 && d.tp > 1) par["etp"] = d.etp;
   // --tp-comm-overlap overlaps TP communication with the GEMMs (Transformer Engine userbuffers).
   if (f.has("tp-comm-overlap") && d.tp > 1) par["async_tp"] = true;
+  // Megatron's own DDP / distributed optimizer (not Megatron-FSDP): --overlap-param-gather starts
+  // each bucket's parameter all-gather under the next forward; with --overlap-grad-reduce the
+  // buckets hold --ddp-bucket-size parameters, default max(4e7, 1e6 x dp)
+  // (megatron/core/distributed/distributed_data_parallel.py); without it one bucket.
+  const std::string dp_kind = par.value("data_parallel", std::string());
+  if ((dp_kind == "zero1" || dp_kind == "ddp") && !f.has("use-megatron-fsdp") && !f.has("use-custom-fsdp")) {
+    if (dp_kind == "zero1" && f.has("overlap-param-gather")) par["overlap_param_gather"] = true;
+    if (!f.has("overlap-grad-reduce")) {
+      par["dp_bucket_params"] = core::kMaxBucketParams;  // bucket_size None: one bucket, nothing overlaps
+    } else if (d.dp > 0) {
+      PLANCK_IMPORT_TRY(bucket, f.positive("ddp-bucket-size", std::max<std::int64_t>(40000000, 1000000 * d.dp)));
+      par["dp_bucket_params"] = bucket;
+    }
+  }
   b.plan()["parallelism"] = par;
   if (auto st = megatron_model_and_training(f, b, d); !st) return st;
 

@@ -8,11 +8,15 @@
 #   PLANCK_BUILD_DIR=DIR   build directory (default build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase's wall time goes to stderr, so a slow CI run says where its minutes went.
+phase() { echo "test.sh: $1 done at $((SECONDS / 60)) min $((SECONDS % 60)) s" >&2; }
 bash scripts/setup.sh
+phase setup
 jobs=$(nproc 2>/dev/null || echo 2)
 build=${PLANCK_BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPLANCK_BUILD_TESTS=ON -DPLANCK_BUILD_BENCH=ON ${PLANCK_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j"$jobs"
+phase "Release build"
 # OpenMPI refuses to start as root without these (CI runs as root); harmless otherwise.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -25,17 +29,20 @@ if [ -x "$build/bench/bench_exec" ] && command -v mpirun >/dev/null; then
   mpirun --oversubscribe -np 2 "$build/bench/bench_exec" --benchmark_min_time=0.001 >/dev/null \
     || { echo "benchmark bench_exec failed" >&2; exit 1; }
 fi
+phase benchmarks
 
 # The sanitizer tree (clang-14, ASan + UBSan): the fuzz smoke, then the unit tests under the
 # sanitizers. Both use $build-san, so its libraries compile once.
 fuzz_seconds=${PLANCK_FUZZ_SECONDS:-10}
 if [ "$fuzz_seconds" != 0 ]; then
   bash scripts/fuzz.sh "$fuzz_seconds" "$build-san" >/dev/null
+  phase "fuzz smoke"
 fi
 if [ "${PLANCK_SANITIZE_TESTS:-1}" != 0 ]; then
   bash scripts/sanitize.sh "$build-san" >"$build-san.log" 2>&1 \
     || { tail -n 60 "$build-san.log" >&2; echo "sanitizer tests failed; full log $build-san.log" >&2; exit 1; }
   tail -n 3 "$build-san.log"
+  phase "sanitizer tests"
 fi
 
 # Last, so CI reads ctest's summary line as the closing line.

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 
 #include "core/mesh/roles.h"
+#include "sim/step_pipeline.h"
 
 namespace planck::sim {
 namespace {
@@ -21,24 +24,42 @@ std::int64_t clamp_bytes(double b) {
   return b >= kMax ? static_cast<std::int64_t>(kMax) : static_cast<std::int64_t>(std::llround(b));
 }
 
-// Micro-batches whose activations the busiest (first) stage holds at once.
-double in_flight(const core::Plan& plan, const core::Schedule& s, std::int64_t pp) {
-  if (pp <= 1) return 1.0;  // accumulation frees each micro-batch's activations in its backward
-  const auto sched = plan.parallelism.pipeline_schedule.value_or(core::PipelineSchedule::k1F1B);
-  const double p = static_cast<double>(pp), m = static_cast<double>(s.micro_batches);
-  const double v = static_cast<double>(std::max(1, s.virtual_stages));
-  switch (sched) {
-    case core::PipelineSchedule::kGpipe: return m;  // all forwards before any backward
-    case core::PipelineSchedule::k1F1B:
-    case core::PipelineSchedule::kZbv:
-    case core::PipelineSchedule::kDualPipeV: return std::min(p, m);
-    case core::PipelineSchedule::kInterleaved1F1B:
-    case core::PipelineSchedule::kInterleavedZb:
-      // Korthikanti et al. §4.2.3: interleaving adds (1 + (p-1)/(p v)); Megatron scales by
-      // min(1, m/p) when there are fewer micro-batches than stages (theoretical_memory_usage.py).
-      return p * (1.0 + (p - 1.0) / (p * v)) * std::min(1.0, m / p);
+// Layers' worth of activations the busiest rank holds at once, and what the rank running the
+// last stage holds (it keeps the logits too): the schedule's per-rank orders (sim/pipeline.h
+// activation_peaks) over the stages' layer counts as sim/step_pipeline.h splits the model, so
+// each rank's in-flight micro-batches are weighted by the layers of the stages they belong to.
+struct HeldLayers {
+  double layers = 0;            // the most any rank holds
+  double last_rank_layers = 0;  // what the rank running the last stage holds
+};
+
+HeldLayers held_layers(const core::Plan& plan, const core::Schedule& s, std::int64_t pp, std::int64_t rank_layers) {
+  const double all = static_cast<double>(rank_layers);
+  if (pp <= 1 || !plan.model) return {all, all};  // accumulation frees each micro-batch in its backward
+  StageCosts c;
+  c.schedule = plan.parallelism.pipeline_schedule.value_or(core::PipelineSchedule::k1F1B);
+  c.pp = pp;
+  c.virtual_stages = std::max(1, s.virtual_stages);
+  c.micro_batches = s.micro_batches;
+  c.layers = plan.model->layers;
+  // enumerate asks for the same few pipeline shapes across thousands of layouts: keep them.
+  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  thread_local std::map<Key, HeldLayers> cache;
+  const Key key{static_cast<int>(c.schedule), pp, c.virtual_stages, c.micro_batches, c.layers};
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  const PipelineInput in = pipeline_input(c);
+  auto peaks = activation_peaks(in);
+  if (!peaks) {
+    // A shape the schedule refuses (verify reports it; simulate times it as 1f1b): 1f1b's count.
+    return {all * static_cast<double>(std::min(pp, s.micro_batches)), all};
   }
-  return std::min(p, m);
+  HeldLayers h;
+  for (double u : peaks->units) h.layers = std::max(h.layers, u);
+  const std::int64_t last = stage_rank(in.schedule, pp, static_cast<std::int64_t>(in.stages.size()) - 1);
+  h.last_rank_layers = peaks->units[static_cast<std::size_t>(last)];
+  if (cache.size() > 4096) cache.clear();
+  cache[key] = h;
+  return h;
 }
 
 }  // namespace
@@ -156,8 +177,8 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
     if (s.micro_batches > 1 && s.grad_sync == core::GradSync::kLastMicrobatch) grads += rp.total() * bg;
   }
 
-  // Activations on the busiest stage: the first holds the most micro-batches in flight, the
-  // last (or the only) one holds the logits.
+  // Activations on the busiest rank (held_layers), or on the rank of the last stage with its
+  // logits.
   const ComputeShape shape = compute_shape(plan, mesh, s);
   const std::int64_t tokens = std::max<std::int64_t>(1, s.seq_len / std::max<std::int64_t>(1, d.cp)) * s.micro_batch;
   const int ba = bp;
@@ -175,9 +196,10 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   // last stage (bf16 logits plus their fp32 upcast), vocab-parallel over tp.
   const double logits = 4.0 * static_cast<double>(tokens) * static_cast<double>(m.hidden + m.vocab) /
                         static_cast<double>(std::max<std::int64_t>(1, d.tp));
-  const double first = per_mb * in_flight(plan, s, d.pp);
-  const double last = per_mb + logits;
-  const double activations = (d.pp > 1 ? std::max(first, last) : first + logits) + recompute_ws;
+  const HeldLayers held = held_layers(plan, s, d.pp, rp.layers());
+  const double per_layer = per_mb / static_cast<double>(std::max<std::int64_t>(1, rp.layers()));
+  const double activations =
+      std::max(per_layer * held.layers, per_layer * held.last_rank_layers + logits) + recompute_ws;
 
   out.params = clamp_bytes(params);
   out.grads = clamp_bytes(grads);

@@ -29,12 +29,17 @@ ExposedComm apply_overlap(std::vector<TimedSlot>& slots, const OverlapCompute& c
   const double m = static_cast<double>(std::max<std::int64_t>(1, c.micro_batches));
   const double per_layer = m * static_cast<double>(std::max<std::int64_t>(1, c.layers));
   double tp_f = 0, tp_b = 0, cp_f = 0, cp_b = 0;
-  Sum dp_mb_f, dp_mb_b, dp_once_f, dp_once_b;
+  Sum dp_mb_f, dp_mb_b, dp_once_f, dp_once_b, param_gather;
   double p2p_f = 0, p2p_b = 0, p2p_calls = 0;
   for (TimedSlot& s : slots) {
     const core::ScheduledCollective& e = *s.entry;
     const bool fwd = e.phase == core::Phase::kForward, bwd = e.phase == core::Phase::kBackward;
     if (!fwd && !bwd) {
+      if (c.overlap_param_gather && data_parallel_role(e.role) && e.op == core::CollOp::kAllGather) {
+        s.overlapped = true;
+        param_gather.add(s);
+        continue;
+      }
       out.step_s += s.time_s;  // optimizer-phase gathers and step-phase syncs follow the step
       continue;
     }
@@ -85,6 +90,10 @@ ExposedComm apply_overlap(std::vector<TimedSlot>& slots, const OverlapCompute& c
   out.rank_b = exposed_after_overlap(dp_mb_b.total / m, dp_mb_b.longest_call, c.rank_b);
   out.step_s += exposed_after_overlap(dp_once_f.total, dp_once_f.longest_call, c.rank_f);
   out.step_s += exposed_after_overlap(dp_once_b.total, dp_once_b.longest_call, c.rank_b);
+  // Megatron --overlap-param-gather: after the optimizer step only the first bucket's all-gather
+  // is waited for; each forward pre-hook starts the next bucket's, so the rest runs under the
+  // first micro-batch's forward (megatron/core/distributed/distributed_data_parallel.py).
+  out.step_s += exposed_after_overlap(param_gather.total, param_gather.longest_call, c.rank_f);
   // Pipeline p2p: one hop = the send plus, with scatter-gather, the all-gather on arrival;
   // forward and backward hops averaged (the timeline has one hop time).
   if (p2p_calls > 0) out.p2p_s = (p2p_f + p2p_b) / (2 * p2p_calls);

@@ -29,6 +29,7 @@ struct OverlapCompute {
   double rank_f = 0, rank_b = 0;
   std::int64_t tp = 1, cp = 1;
   bool async_tp = false;
+  bool overlap_param_gather = false;  // zero1/zero2 updated-parameter gathers under the next forward
 };
 
 // The same seconds of exposed communication, by where they land.

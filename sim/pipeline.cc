@@ -215,6 +215,34 @@ Order rank_order(const PipelineInput& in, std::int64_t r) {
 
 }  // namespace
 
+core::Result<ActivationPeaks> activation_peaks(const PipelineInput& in) {
+  if (auto st = check_pipeline_shape(in); !st.is_ok()) return st;
+  PipelineInput scan = in;
+  const std::int64_t p = in.pp, m = in.micro_batches;
+  const bool periodic = m > 3 * p && m % p == 0;
+  if (periodic && in.schedule != PipelineSchedule::kGpipe) scan.micro_batches = 3 * p;
+  const bool split = splits_weight_grad(in.schedule);
+  ActivationPeaks out;
+  out.units.assign(static_cast<std::size_t>(p), 0.0);
+  out.in_flight.assign(static_cast<std::size_t>(p), 0);
+  for (std::int64_t r = 0; r < p; ++r) {
+    double held = 0;
+    std::int64_t held_n = 0;
+    for (const Action& a : rank_order(scan, r)) {
+      const double u = in.stages[static_cast<std::size_t>(a.stage)].activation_units;
+      if (a.op == Op::kF) {
+        held += u;
+        out.units[static_cast<std::size_t>(r)] = std::max(out.units[static_cast<std::size_t>(r)], held);
+        out.in_flight[static_cast<std::size_t>(r)] = std::max(out.in_flight[static_cast<std::size_t>(r)], ++held_n);
+      } else if ((a.op == Op::kW) == split) {
+        held -= u;
+        --held_n;
+      }
+    }
+  }
+  return out;
+}
+
 core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in) {
   if (auto st = check_pipeline_shape(in); !st.is_ok()) return st;
   const std::int64_t p = in.pp, m = in.micro_batches, n_stages = p * in.virtual_stages;
@@ -247,10 +275,7 @@ core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in) {
   };
   PipelineTimeline tl;
   tl.busy_s.assign(p, 0.0);
-  tl.peak_activation.assign(p, 0.0);
-  tl.peak_in_flight.assign(p, 0);
-  std::vector<double> clock(p, 0.0), held(p, 0.0);
-  std::vector<std::int64_t> held_n(p, 0);
+  std::vector<double> clock(p, 0.0);
   std::vector<std::size_t> next(p, 0);
   std::size_t remaining = 0;
   for (const auto& o : orders) remaining += o.size();
@@ -271,14 +296,6 @@ core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in) {
         finish[static_cast<int>(a.op)][a.stage * m + a.mb] = clock[r];
         tl.busy_s[r] += dur;
         tl.actions.push_back({r, a.stage, a.mb, a.op == Op::kF ? 'F' : (a.op == Op::kW ? 'W' : 'B'), start, clock[r]});
-        if (a.op == Op::kF) {
-          held[r] += st.activation_units;
-          tl.peak_activation[r] = std::max(tl.peak_activation[r], held[r]);
-          tl.peak_in_flight[r] = std::max(tl.peak_in_flight[r], ++held_n[r]);
-        } else if ((a.op == Op::kW) == split) {
-          held[r] -= st.activation_units;
-          --held_n[r];
-        }
       }
     }
     if (!progressed) {
@@ -286,6 +303,10 @@ core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in) {
                                  ": the schedule's per-rank orders wait on each other (internal error)");
     }
   }
+  auto peaks = activation_peaks(in);
+  if (!peaks) return peaks.status();
+  tl.peak_activation = std::move(peaks->units);
+  tl.peak_in_flight = std::move(peaks->in_flight);
   for (std::int64_t r = 0; r < p; ++r) tl.makespan_s = std::max(tl.makespan_s, clock[r]);
   if (tl.makespan_s > 0) {
     double idle = 0;

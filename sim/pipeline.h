@@ -60,6 +60,17 @@ std::int64_t stage_rank(core::PipelineSchedule schedule, std::int64_t pp, std::i
 // names the values and the rule.
 core::Status check_pipeline_shape(const PipelineInput& in);
 
+// Per rank, the most activation_units (and (stage, micro-batch) pairs) it holds at once: an F adds
+// its stage's units, the B frees them (the W when the schedule splits it off). The count follows
+// from the rank's own order alone, so this equals the timeline's peaks without timing it. The
+// orders repeat every v x group steps once warmed up, so more than 3 pp micro-batches (a
+// multiple of pp, keeping the group at pp) are scanned as 3 pp: the same peaks, O(pp^2 v) work.
+struct ActivationPeaks {
+  std::vector<double> units;
+  std::vector<std::int64_t> in_flight;
+};
+core::Result<ActivationPeaks> activation_peaks(const PipelineInput& in);
+
 // Checks the shape and runs the timeline.
 core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in);
 

@@ -130,6 +130,7 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   oc.tp = d.tp;
   oc.cp = d.cp;
   oc.async_tp = plan.parallelism.async_tp;
+  oc.overlap_param_gather = plan.parallelism.overlap_param_gather;
   std::vector<TimedSlot> slots;
   slots.reserve(r.collectives.size());
   for (const auto& t : r.collectives) slots.push_back({&t.entry, t.time_s, false});

@@ -101,6 +101,9 @@ struct MeshSpec {
   std::vector<std::int64_t> shape;  // as written: may hold one -1
 };
 
+// Largest parallelism.dp_bucket_params a plan may give (2^50).
+inline constexpr std::int64_t kMaxBucketParams = std::int64_t{1} << 50;
+
 struct Parallelism {
   bool present = false;                             // the section was in the file
   std::optional<DataParallel> data_parallel;        // absent: inferred (roles.h)
@@ -117,6 +120,16 @@ struct Parallelism {
   // TP collectives overlapped with the GEMMs they feed (torchtitan enable_async_tensor_parallel,
   // Megatron --tp-comm-overlap); false: they sit on each layer's critical path.
   bool async_tp = false;
+  // zero1 / zero2: the all-gather of updated parameters after the optimizer step overlaps the
+  // next step's first forward, bucket by bucket (Megatron --overlap-param-gather with the
+  // distributed optimizer); false: it runs after the step (DeepSpeed ZeRO-1/2).
+  bool overlap_param_gather = false;
+  // Parameters per data-parallel bucket (ddp all-reduce, zero1/zero2 reduce-scatter and
+  // all-gather); absent: the strategy's default (PyTorch DDP 25 MiB, DeepSpeed 5e8 elements).
+  // Megatron's default is max(4e7, 1e6 x dp) (DistributedDataParallelConfig.bucket_size).
+  // kMaxBucketParams (or any value above the parameter count): one bucket, so the sync cannot
+  // overlap the backward (Megatron without --overlap-grad-reduce).
+  std::optional<std::int64_t> dp_bucket_params;
   // Megatron's pipeline scatter-gather; absent: on when tp > 1 and sequence_parallel is false.
   std::optional<bool> pp_scatter_gather;
 };

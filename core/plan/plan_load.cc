@@ -214,7 +214,8 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
   if (!r_.is_object(v, "/parallelism", "'parallelism'")) return;
   r_.check_keys(v, "/parallelism", {"data_parallel", "fsdp_dims", "replicate_dims", "reshard_after_forward",
                                     "sequence_parallel", "pipeline_schedule", "virtual_stages", "etp",
-                                    "expert_capacity_factor", "async_tp", "pp_scatter_gather"});
+                                    "expert_capacity_factor", "async_tp", "overlap_param_gather", "dp_bucket_params",
+                                    "pp_scatter_gather"});
   Parallelism& p = plan.parallelism;
   p.present = true;
   if (v.contains("data_parallel")) {
@@ -250,6 +251,13 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
   }
   if (v.contains("async_tp")) {
     if (auto b = r_.boolean(v["async_tp"], "/parallelism/async_tp")) p.async_tp = *b;
+  }
+  if (v.contains("overlap_param_gather")) {
+    if (auto b = r_.boolean(v["overlap_param_gather"], "/parallelism/overlap_param_gather"))
+      p.overlap_param_gather = *b;
+  }
+  if (v.contains("dp_bucket_params")) {
+    p.dp_bucket_params = r_.integer(v["dp_bucket_params"], "/parallelism/dp_bucket_params", 1, kMaxBucketParams);
   }
   if (v.contains("pp_scatter_gather")) {
     if (auto b = r_.boolean(v["pp_scatter_gather"], "/parallelism/pp_scatter_gather")) p.pp_scatter_gather = *b;

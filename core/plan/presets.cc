@@ -25,11 +25,13 @@ namespace {
 // 0.8 of the datasheet bandwidth. H200 and H800 share the H100 SXM's SMs and clocks, so its curve;
 // B200's gemm_max is H100's scaled by the ratio of their best-shape GEMM efficiencies (77.6% vs
 // 80.3%, stas00/ml-engineering MAMF table), its attention figures are H100's.
-// Fit of 2026-11-23: gemm_half_dim 128 (the best of 32 / 64 / 128 / 256 on a first search),
-// gemm_max 0.838 (A100, 9 fit rows) and 0.826 (H100, 6 fit rows), fit-set mean |error| 6.3%.
-constexpr ComputeCurve kAmpere{0.838, 128, 0.624, 500, 0.8};
-constexpr ComputeCurve kHopper{0.826, 128, 0.343, 550, 0.8};
-constexpr ComputeCurve kBlackwell{0.826 * 77.6 / 80.3, 128, 0.343, 550, 0.8};
+// Refit of 2026-11-23, after the Megatron-Core rows got the overlap flags their README states
+// (--tp-comm-overlap, --overlap-param-gather, Megatron's DDP bucket): gemm_half_dim 128 (the best
+// of 32 / 64 / 128 / 256 on a first search), gemm_max 0.811 (A100, 9 fit rows) and 0.709 (H100,
+// 6 fit rows), fit-set mean |error| 4.0%.
+constexpr ComputeCurve kAmpere{0.811, 128, 0.624, 500, 0.8};
+constexpr ComputeCurve kHopper{0.709, 128, 0.343, 550, 0.8};
+constexpr ComputeCurve kBlackwell{0.709 * 77.6 / 80.3, 128, 0.343, 550, 0.8};
 const GpuSpec kGpus[] = {
     {"h100-sxm", 81559LL * 1024 * 1024, 989.0, 450.0, 50.0, 1979.0, 3350.0, kHopper},
     {"h200", 143771LL * 1024 * 1024, 989.0, 450.0, 50.0, 1979.0, 4800.0, kHopper},

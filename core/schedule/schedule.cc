@@ -256,6 +256,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
 
   // --- data-parallel family -------------------------------------------------------------
   const DataParallel dp = s.data_parallel;
+  const std::optional<std::int64_t> bucket = plan.parallelism.dp_bucket_params;
   for (const ParamClass* pc : {&dense, &experts}) {
     const bool is_dense = pc == &dense;
     if (pc->total() <= 0) continue;
@@ -266,7 +267,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       // micro-batch (PyTorch DDP docs; docs/sources/simulator.md §2.1).
       lo.repeats(every ? k : 1);
       lo.add_bucketed("dp", dims_of("dp"), CollOp::kAllReduce, Phase::kBackward, to_bytes(pc->total(), bg),
-                      kDdpBucketBytes, every ? k : 1, bg, "gradient all-reduce" + tag);
+                      bucket ? sat_mul(*bucket, bg) : kDdpBucketBytes, every ? k : 1, bg, "gradient all-reduce" + tag);
     } else if (dp == DataParallel::kZero1 || dp == DataParallel::kZero2) {
       // DeepSpeed stage_1_and_2.py reduce_ready_partitions_and_remove_grads: stage 2 reduces every
       // micro-batch, stage 1 at the accumulation boundary; both all-gather the updated
@@ -275,10 +276,10 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       const std::int64_t syncs = (dp == DataParallel::kZero2 || every) ? k : 1;
       lo.repeats(syncs);
       lo.add_bucketed("fsdp", dims, CollOp::kReduceScatter, Phase::kBackward, to_bytes(pc->total(), bg),
-                      kZeroBucketElements * bg, syncs, bg, "gradient reduce-scatter" + tag);
+                      sat_mul(bucket.value_or(kZeroBucketElements), bg), syncs, bg, "gradient reduce-scatter" + tag);
       lo.repeats(1);
       lo.add_bucketed("fsdp", dims, CollOp::kAllGather, Phase::kOptimizer, to_bytes(pc->total(), bp),
-                      kZeroBucketElements * bp, 1, bp, "updated-parameter all-gather" + tag);
+                      sat_mul(bucket.value_or(kZeroBucketElements), bp), 1, bp, "updated-parameter all-gather" + tag);
     } else {
       // FSDP2 / ZeRO-3 per unit (each block plus the root): all-gather in forward, again in
       // backward when resharded after forward (the root never is: FSDP2 reshard_after_forward=None

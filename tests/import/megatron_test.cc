@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/plan/plan.h"
 #include "tests/import/import_test_util.h"
 
 namespace planck::import::test {
@@ -111,6 +112,26 @@ TEST_CASE("import_megatron_order_virtual_pipeline_and_distributed_optimizer") {
   CHECK(fsdp_optim.plan["parallelism"]["data_parallel"] == "zero2");
   CHECK(import_error(&import_megatron, "--num-layers-per-virtual-pipeline-stage 2 " + kModel, world(1, 8))
             .find("pipeline-model-parallel-size > 1") != std::string::npos);
+}
+
+// Megatron's DDP settings planck times: the parameter all-gather overlapped with the next forward
+// (distributed optimizer only) and the bucket of --overlap-grad-reduce: --ddp-bucket-size, else
+// max(4e7, 1e6 x dp) parameters (megatron/core/distributed/distributed_data_parallel.py).
+TEST_CASE("import_megatron_overlap_flags_and_ddp_bucket") {
+  ImportResult r =
+      import_ok(&import_megatron, "--use-distributed-optimizer --overlap-grad-reduce --overlap-param-gather " + kModel,
+                world(8, 8));
+  CHECK(r.plan["parallelism"]["overlap_param_gather"] == true);
+  CHECK(r.plan["parallelism"]["dp_bucket_params"] == 64000000);  // dp 64: 1e6 x 64 > 4e7
+  ImportResult small =
+      import_ok(&import_megatron, "--overlap-grad-reduce --overlap-param-gather " + kModel, world(1, 8));
+  CHECK_FALSE(small.plan["parallelism"].contains("overlap_param_gather"));  // plain DDP gathers nothing
+  CHECK(small.plan["parallelism"]["dp_bucket_params"] == 40000000);
+  ImportResult given =
+      import_ok(&import_megatron, "--overlap-grad-reduce --ddp-bucket-size 1000 " + kModel, world(1, 8));
+  CHECK(given.plan["parallelism"]["dp_bucket_params"] == 1000);
+  ImportResult none = import_ok(&import_megatron, "--use-distributed-optimizer " + kModel, world(1, 8));
+  CHECK(none.plan["parallelism"]["dp_bucket_params"] == planck::core::kMaxBucketParams);  // one bucket
 }
 
 TEST_CASE("import_megatron_sizes_the_world_cannot_hold") {

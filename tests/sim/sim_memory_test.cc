@@ -135,5 +135,26 @@ TEST_CASE("sim_pipeline_in_flight_microbatches") {
   CHECK(static_cast<double>(acts("1f1b", 3)) == doctest::Approx(1.5 * two));
   CHECK(static_cast<double>(acts("1f1b", 8)) == doctest::Approx(2 * two));
   CHECK(acts("1f1b", 16) == acts("1f1b", 8));
-  CHECK(static_cast<double>(acts("gpipe", 8)) == doctest::Approx(4 * two));
+  // GPipe's last stage holds all m as well, plus the logits (Megatron's 4 s b (h + V)).
+  CHECK(static_cast<double>(acts("gpipe", 8)) == doctest::Approx(4 * two + 4.0 * 256 * (256 + 64)));
+}
+
+// Unequal stages (torchtitan's split gives the first and last stage a layer less: 10 layers over
+// 4 stages = 2, 3, 3, 2): 1F1B rank r holds min(pp - r, m) micro-batches of its own stage's
+// layers, so the busiest is rank 1 (3 x 3 layers), not rank 0's 4 micro-batches x the largest
+// stage (12). Ranks hold what their schedule order says (sim/pipeline.h activation_peaks).
+TEST_CASE("sim_pipeline_in_flight_weighted_by_stage_layers") {
+  auto mem = [](std::int64_t layers, std::int64_t pp, std::int64_t k) {
+    return memory_of(std::string(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": )") +
+                     std::to_string(pp) + R"(}, "mesh": {"dims": ["pp"], "shape": [)" + std::to_string(pp) + R"(]},
+      "model": {"layers": )" + std::to_string(layers) + R"(, "hidden": 256, "ffn_hidden": 1024, "heads": 8,
+      "kv_heads": 8, "vocab": 64}, "training": {"seq_len": 256, "grad_accumulation": )" + std::to_string(k) + "}}")
+        .activations;
+  };
+  // One layer of one micro-batch: pp 1, 1 micro-batch, minus the logits.
+  const double logits = 4.0 * 256 * (256 + 64);
+  const double layer = static_cast<double>(mem(1, 1, 1)) - logits;
+  CHECK(static_cast<double>(mem(10, 4, 8)) == doctest::Approx(9 * layer));
+  // 8 layers, 2 per stage: rank 0 holds 4 x 2.
+  CHECK(static_cast<double>(mem(8, 4, 8)) == doctest::Approx(8 * layer));
 }

@@ -57,16 +57,19 @@ std::int64_t n(const Row& r, const char* key) { return std::stoll(r.at(key)); }
 std::string plan_json(const Row& r) {
   const std::int64_t gpus = n(r, "gpus"), gpn = std::min<std::int64_t>(8, gpus), vpp = n(r, "vpp");
   const std::string dp = r.at("data_parallel") == "none" ? "ddp" : r.at("data_parallel");
+  nlohmann::json par = {{"data_parallel", dp},
+                        {"sequence_parallel", r.at("sequence_parallel") == "1"},
+                        {"pipeline_schedule", vpp > 1 ? "interleaved_1f1b" : "1f1b"},
+                        {"virtual_stages", vpp},
+                        {"async_tp", r.at("async_tp") == "1"},
+                        {"overlap_param_gather", r.at("overlap_param_gather") == "1"}};
+  if (n(r, "dp_bucket_params") > 0) par["dp_bucket_params"] = n(r, "dp_bucket_params");
   nlohmann::json j = {
       {"format", "planck/1"},
       {"name", r.at("id")},
       {"cluster", {{"nodes", gpus / gpn}, {"gpus_per_node", gpn}, {"gpu", r.at("gpu")}}},
       {"mesh", {{"dims", {"pp", "dp", "cp", "tp"}}, {"shape", {n(r, "pp"), n(r, "dp"), n(r, "cp"), n(r, "tp")}}}},
-      {"parallelism",
-       {{"data_parallel", dp},
-        {"sequence_parallel", r.at("sequence_parallel") == "1"},
-        {"pipeline_schedule", vpp > 1 ? "interleaved_1f1b" : "1f1b"},
-        {"virtual_stages", vpp}}},
+      {"parallelism", par},
       {"model",
        {{"layers", n(r, "layers")},
         {"hidden", n(r, "hidden")},

@@ -139,7 +139,8 @@ TEST_CASE("overlap_rules_place_each_collective") {
   const ScheduledCollective ag = entry("fsdp", Phase::kForward, 10, 2);
   const ScheduledCollective rs = entry("fsdp", Phase::kBackward, 5, 1);
   const ScheduledCollective emb = entry("tp", Phase::kForward, 2, 2, planck::core::StageScope::kFirst);
-  const ScheduledCollective opt = entry("fsdp", Phase::kOptimizer, 1, 1);
+  ScheduledCollective opt = entry("fsdp", Phase::kOptimizer, 1, 1);
+  opt.op = planck::core::CollOp::kAllGather;
   ScheduledCollective p2p = entry("pp", Phase::kForward, 2, 2);
   p2p.op = planck::core::CollOp::kSendRecv;
   std::vector<planck::sim::TimedSlot> slots = {{&tp, 8.0}, {&cp, 4.0}, {&ag, 10.0}, {&rs, 5.0},
@@ -170,4 +171,22 @@ TEST_CASE("overlap_rules_place_each_collective") {
   // async TP: 1/4 of the 1 s per layer first, the rest under 0.5 s of GEMM: 0.25 + 0.25.
   CHECK(ex.layer_f == doctest::Approx(0.5 + (0.5 - 0.2)));
   CHECK(slots[0].overlapped);
+  // Megatron --overlap-param-gather: the optimizer-phase gather (3 s, one call) runs under the
+  // next step's first forward (3 s) but its first bucket is waited for: all 3 s stay exposed.
+  oc.overlap_param_gather = true;
+  ex = planck::sim::apply_overlap(slots, oc);
+  CHECK(slots[5].overlapped);
+  CHECK(ex.step_s == doctest::Approx(4 + 3));
+  // Split into 6 buckets of 0.5 s: the first exposed, the other 2.5 s under the 3 s forward.
+  ScheduledCollective opt6 = opt;
+  opt6.calls_per_step = 6;
+  slots[5].entry = &opt6;
+  ex = planck::sim::apply_overlap(slots, oc);
+  CHECK(ex.step_s == doctest::Approx(4 + 0.5));
+  // A tp all-gather in the optimizer phase is no parameter gather: it stays after the step.
+  ScheduledCollective tp_opt = entry("tp", Phase::kOptimizer, 6, 1);
+  tp_opt.op = planck::core::CollOp::kAllGather;
+  slots[5].entry = &tp_opt;
+  ex = planck::sim::apply_overlap(slots, oc);
+  CHECK(ex.step_s == doctest::Approx(4 + 3));
 }
