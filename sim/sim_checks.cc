@@ -86,29 +86,61 @@ void check_sync(const core::CheckContext& ctx, core::Diagnostics& out) {
   // without data parallelism has nothing to sync.
   if (dp == core::DataParallel::kZero2 || dp == core::DataParallel::kNone) return;
   if (every->micro_batches <= 1) return;
-  auto last = core::lower(plan, *ctx.mesh, core::GradSync::kLastMicrobatch);
+  // Where gradients are sharded (fsdp, zero3, hsdp), the per-micro-batch reduce-scatter is what
+  // keeps them sharded: deferring it accumulates unsharded gradients. That is a memory trade, not
+  // a mistake, unless the unsharded gradients fit: the rule proposes last_microbatch only when its
+  // peak stays under memory-tight's threshold, else (hsdp) last_microbatch_replicate, which keeps
+  // the reduce-scatter and defers only the all-reduce across replicas, else nothing.
+  const bool sharded_grads =
+      dp == core::DataParallel::kFsdp || dp == core::DataParallel::kZero3 || dp == core::DataParallel::kHsdp;
+  auto alt_sync = core::GradSync::kLastMicrobatch;
+  auto last = core::lower(plan, *ctx.mesh, alt_sync);
   if (!last) return;
+  const Memory m_every = memory(plan, *ctx.mesh, *every), m_last = memory(plan, *ctx.mesh, *last);
+  const bool last_fits =
+      m_last.capacity <= 0 || static_cast<double>(m_last.peak) <= kTightFraction * static_cast<double>(m_last.capacity);
+  if (sharded_grads && !last_fits) {
+    if (dp != core::DataParallel::kHsdp) return;
+    alt_sync = core::GradSync::kLastMicrobatchReplicate;
+    last = core::lower(plan, *ctx.mesh, alt_sync);
+    if (!last) return;
+  }
   const std::int64_t b_every = ring_bytes(plan, *ctx.mesh, *every), b_last = ring_bytes(plan, *ctx.mesh, *last);
   const std::int64_t extra = b_every - b_last;
   if (extra <= 0) return;
-  const Memory m_every = memory(plan, *ctx.mesh, *every), m_last = memory(plan, *ctx.mesh, *last);
-  const std::int64_t extra_mem = m_last.peak - m_every.peak;
+  const std::int64_t extra_mem = alt_sync == core::GradSync::kLastMicrobatch ? m_last.peak - m_every.peak : 0;
   const std::string k = std::to_string(every->micro_batches);
+  const std::string alt_name =
+      alt_sync == core::GradSync::kLastMicrobatch ? "last_microbatch" : "last_microbatch_replicate";
   Diagnostic d;
   d.rule = "sync-every-microbatch";
   d.severity = Severity::kWarning;
   d.message = std::string(core::to_string(dp)) + " synchronises gradients on every one of " + k +
               " micro-batches: each rank sends " + std::to_string(b_every) + " bytes per step instead of " +
-              std::to_string(b_last) + " with last_microbatch, " + std::to_string(extra) + " bytes (" +
+              std::to_string(b_last) + " with " + alt_name + ", " + std::to_string(extra) + " bytes (" +
               core::format_bytes(extra) + ") more per step";
   d.pointer = "/training/grad_sync";
-  std::string hint = "set \"grad_sync\": \"last_microbatch\" (";
-  hint += dp == core::DataParallel::kDdp ? "DDP no_sync() on the first " + std::to_string(every->micro_batches - 1) +
-                                               " micro-batches"
-                                         : "FSDP2 set_requires_gradient_sync(False) on all but the last micro-batch";
-  hint += ")";
+  std::string hint;
+  if (alt_sync == core::GradSync::kLastMicrobatchReplicate) {
+    hint =
+        "set \"grad_sync\": \"last_microbatch_replicate\" (FSDP2 set_requires_all_reduce(False) on all but the "
+        "last micro-batch): reduce-scatter every micro-batch, all-reduce across replicas only on the last; "
+        "last_microbatch would not fit (" +
+        core::format_bytes(m_last.peak) + " peak per GPU)";
+  } else if (dp == core::DataParallel::kDdp) {
+    hint = "set \"grad_sync\": \"last_microbatch\" (DDP no_sync() on the first " +
+           std::to_string(every->micro_batches - 1) + " micro-batches)";
+  } else {
+    // Megatron-FSDP's no_sync() has no effect while gradients are sharded (optim_grads,
+    // optim_grads_params): its "optim" strategy keeps whole gradients and syncs once per step.
+    // DeepSpeed's no_sync() refuses ZeRO stages 2 and 3; stage 1 keeps whole gradients.
+    hint =
+        "set \"grad_sync\": \"last_microbatch\" (FSDP2: set_requires_gradient_sync(False) on all but the last "
+        "micro-batch; Megatron-FSDP: --data-parallel-sharding-strategy optim, since no_sync() does not defer "
+        "sharded gradients; DeepSpeed: ZeRO stage 1)";
+  }
   if (extra_mem > 0) hint += "; it keeps unsharded gradients: +" + core::format_bytes(extra_mem) + " peak per GPU";
-  if (dp == core::DataParallel::kHsdp) {
+  if (dp == core::DataParallel::kHsdp && alt_sync == core::GradSync::kLastMicrobatch) {
     hint += "; or \"last_microbatch_replicate\" (set_requires_all_reduce(False)): reduce-scatter every micro-batch, "
             "all-reduce only on the last";
   }

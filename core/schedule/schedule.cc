@@ -169,10 +169,27 @@ RankParams rank_params(const ModelSpec& m, std::int64_t pp, std::int64_t tp, std
   const double et = static_cast<double>(std::max<std::int64_t>(1, etp));
   const std::int64_t moe_total = m.moe_layer_count();
   const std::int64_t dense_total = m.layers - moe_total;
-  // Busiest stage: ceil(L / pp) layers, MoE ones first (they are the heavier).
+  // Busiest stage: stages take ceil(L / pp) consecutive layers (torchtitan's and Megatron's even
+  // split); the one with the most MoE layers (the heavier), by the model's layer pattern:
+  // dense_layers leading dense layers, then every moe_layer_freq-th layer MoE. Llama 4's
+  // alternating layers give each stage half MoE layers, not a stage of MoE layers only.
   const std::int64_t per_stage = (m.layers + pp - 1) / pp;
-  r.moe_layers = std::min(per_stage, moe_total);
-  r.dense_layers = std::min(per_stage - r.moe_layers, dense_total);
+  const std::int64_t freq = std::max<std::int64_t>(1, m.moe_layer_freq);
+  // MoE layers among the first n layers (0-based indices below n).
+  auto moe_before = [&](std::int64_t n) -> std::int64_t {
+    if (moe_total == 0 || n <= m.dense_layers) return 0;
+    return std::min(moe_total, (n - m.dense_layers) / freq);
+  };
+  r.moe_layers = 0;
+  r.dense_layers = 0;
+  for (std::int64_t first = 0; first < m.layers; first += per_stage) {
+    const std::int64_t end = std::min(m.layers, first + per_stage);
+    const std::int64_t moe = moe_before(end) - moe_before(first);
+    if (moe > r.moe_layers || (moe == r.moe_layers && end - first - moe > r.dense_layers)) {
+      r.moe_layers = moe;
+      r.dense_layers = end - first - moe;
+    }
+  }
   r.dense_layer = c.per_layer_dense / t;
   if (m.is_moe()) {
     const double routed = static_cast<double>(m.experts) * c.expert;

@@ -64,6 +64,36 @@ TEST_CASE("sim_sync_every_microbatch_states_exact_extra_bytes") {
   CHECK(find(run(t::plan_from(ddp_plan("every_microbatch", 4, "zero2"))), "sync-every-microbatch") == nullptr);
 }
 
+TEST_CASE("sim_sync_every_microbatch_sharded_grads_only_when_whole_grads_fit") {
+  // FSDP reduce-scatters every micro-batch to keep gradients sharded; deferring holds whole fp32
+  // gradients (4 bytes x params). The rule proposes it only while that peak stays under 90% of
+  // the GPU: on a GPU smaller than 4 x params / 0.9 the whole gradients alone do not fit.
+  const double params = 4 * t::llama_layer_params(256, 1024, 8, 4, 32) + 2 * 1000.0 * 256 + 256;
+  auto with_gpu = [&](std::int64_t bytes, const std::string& dp, const std::string& mesh) {
+    std::string text = ddp_plan("every_microbatch", 4, dp);
+    text.replace(text.find(R"("mesh": {"dims": ["dp"], "shape": [8]})"), 38, mesh);
+    return text.replace(
+        text.find(R"("gpus_per_node": 8})"), 19,
+        R"("gpus_per_node": 8, "gpu": {"preset": "h100-sxm", "memory_bytes": )" + std::to_string(bytes) + "}}");
+  };
+  const std::string flat = R"("mesh": {"dims": ["dp"], "shape": [8]})";
+  auto big = run(t::plan_from(with_gpu(80'000'000'000, "fsdp", flat)));
+  const auto* w = find(big, "sync-every-microbatch");
+  REQUIRE(w != nullptr);
+  CHECK(w->hint.find("set_requires_gradient_sync") != std::string::npos);
+  CHECK(w->hint.find("--data-parallel-sharding-strategy optim") != std::string::npos);  // Megatron-FSDP
+  const auto small = static_cast<std::int64_t>(4 * params / 0.9);
+  CHECK(find(run(t::plan_from(with_gpu(small, "fsdp", flat))), "sync-every-microbatch") == nullptr);
+  // HSDP on the same small GPU: the all-reduce across replicas can still wait for the last
+  // micro-batch (set_requires_all_reduce(False)), at no memory cost.
+  const std::string hsdp = R"("mesh": {"dims": ["dp_replicate", "dp_shard"], "shape": [2, 4]})";
+  auto h = run(t::plan_from(with_gpu(small, "hsdp", hsdp)));
+  const auto* r = find(h, "sync-every-microbatch");
+  REQUIRE(r != nullptr);
+  CHECK(r->hint.find("last_microbatch_replicate") != std::string::npos);
+  CHECK(r->message.find("with last_microbatch_replicate") != std::string::npos);
+}
+
 TEST_CASE("sim_sync_every_microbatch_seed_plan") {
   // plans/ddp-8-sync-every-microbatch.json: Llama-3.2-1B shape (L 16, h 2048, f 8192, a 32,
   // kv 8, hd 64, tied embeddings), DDP over 8, k = 4. G = 4 x params in 25 MiB buckets; each

@@ -245,3 +245,25 @@ TEST_CASE("moe_deepseek_v3_published_layout_simulates_at_a_plausible_rate") {
   for (const auto& c : r->collectives) overlapped = overlapped || (c.entry.role == "ep" && c.overlapped);
   CHECK(overlapped);
 }
+
+TEST_CASE("sim_rank_params_busiest_stage_follows_the_layer_pattern") {
+  // Stages take ceil(L / pp) consecutive layers. Llama 4 Maverick alternates dense and MoE
+  // layers (interleave_moe_layer_step 2, HF config): 48 layers over pp 4 give 12 per stage, 6 of
+  // them MoE, on every stage.
+  auto l4 = t::plan_from(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8},
+    "mesh": {"dims": ["dp"], "shape": [8]}, "model": "llama4-maverick"})");
+  const auto rp = planck::core::rank_params(*l4.model, 4, 8, 1, 8);
+  CHECK(rp.moe_layers == 6);
+  CHECK(rp.dense_layers == 6);
+  // DeepSeek-V3: 3 dense layers then 58 MoE (first_k_dense_replace 3); pp 16 gives 4 layers per
+  // stage: the first has 3 dense + 1 MoE, the busiest 4 MoE.
+  auto ds = t::plan_from(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8},
+    "mesh": {"dims": ["dp"], "shape": [8]}, "model": "deepseek-v3"})");
+  const auto rd = planck::core::rank_params(*ds.model, 16, 1, 1, 1);
+  CHECK(rd.moe_layers == 4);
+  CHECK(rd.dense_layers == 0);
+  // pp 1: the one stage holds every layer.
+  const auto r1 = planck::core::rank_params(*l4.model, 1, 1, 1, 1);
+  CHECK(r1.moe_layers == 24);
+  CHECK(r1.dense_layers == 24);
+}
