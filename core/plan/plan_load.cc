@@ -218,6 +218,10 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
                                     "pp_scatter_gather", "ep_overlap"});
   Parallelism& p = plan.parallelism;
   p.present = true;
+  auto flag = [&](const char* key, auto& out) {
+    if (!v.contains(key)) return;
+    if (auto b = r_.boolean(v[key], std::string("/parallelism/") + key)) out = *b;
+  };
   if (v.contains("data_parallel")) {
     if (auto s = r_.choice(v["data_parallel"], "/parallelism/data_parallel",
                            {"none", "ddp", "fsdp", "zero1", "zero2", "zero3", "hsdp"})) {
@@ -226,12 +230,8 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
   }
   if (v.contains("fsdp_dims")) p.fsdp_dims = r_.string_list(v["fsdp_dims"], "/parallelism/fsdp_dims");
   if (v.contains("replicate_dims")) p.replicate_dims = r_.string_list(v["replicate_dims"], "/parallelism/replicate_dims");
-  if (v.contains("reshard_after_forward")) {
-    if (auto b = r_.boolean(v["reshard_after_forward"], "/parallelism/reshard_after_forward")) p.reshard_after_forward = *b;
-  }
-  if (v.contains("sequence_parallel")) {
-    if (auto b = r_.boolean(v["sequence_parallel"], "/parallelism/sequence_parallel")) p.sequence_parallel = *b;
-  }
+  flag("reshard_after_forward", p.reshard_after_forward);
+  flag("sequence_parallel", p.sequence_parallel);
   if (v.contains("pipeline_schedule")) {
     if (auto s = r_.string(v["pipeline_schedule"], "/parallelism/pipeline_schedule")) {
       p.pipeline_schedule = parse_pipeline_schedule(*s);
@@ -249,22 +249,13 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
   if (v.contains("expert_capacity_factor")) {
     p.expert_capacity_factor = r_.number(v["expert_capacity_factor"], "/parallelism/expert_capacity_factor", 1e-3, 1e3);
   }
-  if (v.contains("async_tp")) {
-    if (auto b = r_.boolean(v["async_tp"], "/parallelism/async_tp")) p.async_tp = *b;
-  }
-  if (v.contains("ep_overlap")) {
-    if (auto b = r_.boolean(v["ep_overlap"], "/parallelism/ep_overlap")) p.ep_overlap = *b;
-  }
-  if (v.contains("overlap_param_gather")) {
-    if (auto b = r_.boolean(v["overlap_param_gather"], "/parallelism/overlap_param_gather"))
-      p.overlap_param_gather = *b;
-  }
+  flag("async_tp", p.async_tp);
+  flag("ep_overlap", p.ep_overlap);
+  flag("overlap_param_gather", p.overlap_param_gather);
   if (v.contains("dp_bucket_params")) {
     p.dp_bucket_params = r_.integer(v["dp_bucket_params"], "/parallelism/dp_bucket_params", 1, kMaxBucketParams);
   }
-  if (v.contains("pp_scatter_gather")) {
-    if (auto b = r_.boolean(v["pp_scatter_gather"], "/parallelism/pp_scatter_gather")) p.pp_scatter_gather = *b;
-  }
+  flag("pp_scatter_gather", p.pp_scatter_gather);
 }
 
 std::optional<ModelSpec> Loader::model(const nlohmann::json& v, const std::string& ptr) {
