@@ -67,12 +67,16 @@ nlohmann::json run_ok(const std::string& plan_name) {
     CHECK(op["wire_source"] == "netdev:lo");
     const double wire = op["wire_bytes_measured"].get<double>();
     const double predicted = op["predicted_bytes_sent_per_rank"].get<double>();
-    // Gated from 64 KiB per rank; below, per-message headers are a visible extra, never a loss.
+    // Gated from 64 KiB per rank. Below, per-message headers are a visible extra, but the idle
+    // window subtracted from the busy one can hold a few more barrier/ACK packets (66 B each on
+    // loopback: Ethernet 14 + IPv4 20 + TCP 32) than the busy one did: CI saw 2,486 of 2,506
+    // bytes per rank over 8 sending ranks, i.e. 160 bytes = 2.4 packets. Allow one packet per
+    // sending rank below the payload, never more.
     CHECK(op["wire_gated"] == (predicted >= 64 * 1024));
     if (predicted >= 64 * 1024) {
       CHECK(std::abs(wire / predicted - 1) <= 0.03);
     } else {
-      CHECK(wire >= predicted);
+      CHECK(wire >= predicted - 66);
     }
     CHECK(op["measured_time_s"]["min"].get<double>() > 0);
   }
