@@ -33,6 +33,7 @@ struct EnumerateOptions {
   std::int64_t top = -1;
   std::string rank_by = "throughput";
   bool allow_tight = false;
+  std::string framework = "any";
   std::string format = "text";
   std::string topology;
   bool nvls = false;
@@ -101,6 +102,9 @@ int run_enumerate(const EnumerateOptions& o) {
   req.allow_cross_node_tp = o.allow_cross_node_tp;
   req.rank_by_throughput = o.rank_by == "throughput";
   req.allow_tight = o.allow_tight;
+  req.framework = o.framework == "megatron"     ? sim::Framework::kMegatron
+                  : o.framework == "torchtitan" ? sim::Framework::kTorchtitan
+                                                : sim::Framework::kAny;
   req.sim = opts;
   // Progress on stderr once the search has run for a second, then at most once a second.
   const auto start = std::chrono::steady_clock::now();
@@ -140,7 +144,7 @@ void setup_enumerate(CLI::App& app, Action& action) {
       "\"pareto\" marks the time-vs-memory Pareto front; '!' / \"tight\" marks peak memory above 90% of capacity "
       "(ranked last unless --allow-tight). Sequence parallel is on wherever tp > 1 and the sequence splits; "
       "pipelines try 1f1b, interleaved_1f1b and interleaved_zb with 2, 3, 4, 6 or 8 virtual stages, ZB-H1, zbv "
-      "and dualpipev, and keep the fastest. JSON is planck-enumerate/1 (docs/simulator.md); docs/simulator.md.\n"
+      "and dualpipev, and keep the fastest (--framework keeps to what Megatron-Core or torchtitan runs). JSON is planck-enumerate/1 (docs/simulator.md); docs/simulator.md.\n"
       "Exit 1 when no layout is valid, 2 on bad usage or an unreadable --model/--gpu/--topology, else 0.");
   app.add_option("--world", o->world, "number of GPUs")->required()->check(whole_number(1, core::kMaxWorld));
   app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->required()->check(whole_number(1, core::kMaxWorld));
@@ -163,6 +167,13 @@ void setup_enumerate(CLI::App& app, Action& action) {
                "rank layouts whose peak memory is above memory-tight's 90% of capacity among the others (default: "
                "marked '!' and ranked after every layout that fits comfortably; the least checkpointing that fits "
                "comfortably is chosen first)");
+  app.add_option("--framework", o->framework,
+                 "any (the default): combine every option planck models; megatron: only what Megatron-Core runs "
+                 "(ddp, zero1 = distributed optimizer, zero2 / fsdp = Megatron-FSDP, no dp_replicate x dp_shard; "
+                 "1f1b and interleaved_1f1b; checkpointing none or full); torchtitan: only what torchtitan runs "
+                 "(ddp, FSDP2 with and without resharding, hsdp; every pipeline schedule; none, selective or full)")
+      ->check(CLI::IsMember({"any", "megatron", "torchtitan"}))
+      ->default_str("any");
   app.add_option("--top", o->top, "print only the best K layouts (default: 20 for text, all for json/csv)")
       ->check(whole_number(0, core::kMaxWorld));
   app.add_option("--format", o->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}))->default_str("text");

@@ -50,12 +50,30 @@ struct Strategy {
   bool reshard;
 };
 
-std::vector<Strategy> strategies(std::int64_t r, std::int64_t s) {
+// Data-parallel strategies per (dp_replicate, dp_shard). Megatron-Core: DDP, the distributed
+// optimizer (zero1) and Megatron-FSDP's optim_grads (zero2) / optim_grads_params (fsdp) over one
+// data-parallel group, no replicate x shard split. torchtitan: DDP (replicate only), FSDP2 with
+// and without resharding, HSDP; no ZeRO-1/2.
+std::vector<Strategy> strategies(std::int64_t r, std::int64_t s, Framework fw) {
   using DP = core::DataParallel;
   if (r == 1 && s == 1) return {{DP::kNone, true}};
   if (s == 1) return {{DP::kDdp, true}};
-  if (r == 1) return {{DP::kFsdp, true}, {DP::kFsdp, false}, {DP::kZero1, true}, {DP::kZero2, true}};
+  if (r == 1) {
+    if (fw == Framework::kMegatron) return {{DP::kZero1, true}, {DP::kZero2, true}, {DP::kFsdp, true}};
+    if (fw == Framework::kTorchtitan) return {{DP::kFsdp, true}, {DP::kFsdp, false}};
+    return {{DP::kFsdp, true}, {DP::kFsdp, false}, {DP::kZero1, true}, {DP::kZero2, true}};
+  }
+  if (fw == Framework::kMegatron) return {};
   return {{DP::kHsdp, true}, {DP::kHsdp, false}};
+}
+
+// Activation checkpointing tried, least first. Megatron's selective recompute (of the attention
+// core) saves nothing under flash attention, so Megatron gets none and full; torchtitan's
+// op-level selective is `selective`.
+std::vector<core::Checkpointing> checkpointing(Framework fw) {
+  using C = core::Checkpointing;
+  if (fw == Framework::kMegatron) return {C::kNone, C::kFull};
+  return {C::kNone, C::kSelective, C::kFull};
 }
 
 constexpr std::int64_t kVirtualStages[] = {2, 3, 4, 6, 8};
@@ -144,7 +162,7 @@ class Search {
     plan_.training->grad_accumulation = k;
     // Sequence parallel wherever TP runs and the sequence splits (Megatron / torchtitan practice).
     plan_.parallelism.sequence_parallel = tp > 1 && (req_.seq_len / cp) % tp == 0;
-    for (const Strategy& st : strategies(r, s)) {
+    for (const Strategy& st : strategies(r, s, req_.framework)) {
       plan_.parallelism.data_parallel = st.dp;
       plan_.parallelism.reshard_after_forward = st.reshard;
       try_strategy(*mesh, k);
@@ -163,11 +181,18 @@ class Search {
     std::optional<bool> ep_overlap;
   };
   std::vector<Pipeline> pipelines(std::int64_t pp, std::int64_t k, bool expert_parallel) const {
+    using PS = core::PipelineSchedule;
     std::vector<Pipeline> out;
+    const Framework fw = req_.framework;
     for (const auto& [sched, v] : pipeline_schedules(pp, k)) {
+      // Megatron-Core runs 1F1B and interleaved 1F1B only (Megatron-LM
+      // docs/api-guide/core/pipeline_parallel.md); torchtitan every schedule here
+      // (torch.distributed.pipelining).
+      const bool megatron = pp <= 1 || sched == PS::k1F1B || sched == PS::kInterleaved1F1B;
+      if (fw == Framework::kMegatron && !megatron) continue;
       out.push_back({sched, v, std::nullopt});
-      const bool megatron = pp <= 1 || sched == core::PipelineSchedule::kInterleaved1F1B;
-      if (expert_parallel && megatron) out.push_back({sched, v, true});
+      const bool combined_1f1b = pp <= 1 || sched == PS::kInterleaved1F1B;
+      if (expert_parallel && combined_1f1b && fw != Framework::kTorchtitan) out.push_back({sched, v, true});
     }
     return out;
   }
@@ -222,7 +247,7 @@ class Search {
     facts.virtual_stages = mesh.size("pp") <= 1 ? 1 : static_cast<int>(v_shape ? 2 : plan_.parallelism.virtual_stages);
     std::optional<core::Checkpointing> chosen;
     bool tight = false;
-    for (auto ckpt : {core::Checkpointing::kNone, core::Checkpointing::kSelective, core::Checkpointing::kFull}) {
+    for (auto ckpt : checkpointing(req_.framework)) {
       plan_.training->activation_checkpointing = ckpt;
       const Memory mem = memory(plan_, mesh, facts);
       if (mem.peak > mem.capacity) continue;
@@ -298,6 +323,15 @@ void rank_and_mark(std::vector<Layout>& layouts, bool by_throughput, bool allow_
 
 }  // namespace
 
+const char* to_string(Framework f) {
+  switch (f) {
+    case Framework::kMegatron: return "megatron";
+    case Framework::kTorchtitan: return "torchtitan";
+    case Framework::kAny: break;
+  }
+  return "any";
+}
+
 int Layout::nontrivial_dims() const {
   return static_cast<int>(std::count_if(shape.begin(), shape.end(), [](std::int64_t s) { return s > 1; }));
 }
@@ -329,6 +363,7 @@ core::Result<EnumerateResult> enumerate(const EnumerateRequest& req) {
   }
   EnumerateResult out;
   out.world = req.world;
+  out.framework = req.framework;
   out.considered = count_factorizations(req.world, m.is_moe() ? 6 : 5);
   // Without --global-batch every layout does the same work: one sequence per GPU per step
   // (world x micro_batch), which every data-parallel degree divides.

@@ -15,6 +15,11 @@
 
 namespace planck::sim {
 
+// Which framework's options a layout may combine (docs/simulator.md "planck enumerate"):
+// any mixes them all; megatron and torchtitan keep to what that framework runs.
+enum class Framework { kAny, kMegatron, kTorchtitan };
+const char* to_string(Framework f);
+
 struct EnumerateRequest {
   std::int64_t world = 0;
   std::int64_t gpus_per_node = 8;
@@ -28,6 +33,7 @@ struct EnumerateRequest {
   bool rank_by_throughput = true;
   // Rank layouts above memory-tight's threshold among the others instead of after them.
   bool allow_tight = false;
+  Framework framework = Framework::kAny;
   SimOptions sim;
   // Called now and then with (factorizations done, total); may be empty.
   std::function<void(std::int64_t, std::int64_t)> progress;
@@ -67,6 +73,7 @@ struct EnumerateResult {
   std::int64_t valid = 0;       // layouts (factorization x strategy) that are valid and fit
   std::int64_t global_batch = 0;      // sequences per step every layout was timed with
   bool global_batch_default = false;  // no --global-batch: world x micro_batch
+  Framework framework = Framework::kAny;
   std::vector<Layout> layouts;  // best first: comfortable before tight, tokens/s (or step time), memory, fewer dims
 };
 

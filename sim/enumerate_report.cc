@@ -46,6 +46,7 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
   j["valid"] = r.valid;
   j["global_batch"] = r.global_batch;
   j["global_batch_default"] = r.global_batch_default;
+  j["framework"] = to_string(r.framework);
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
@@ -133,7 +134,9 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
     << " per node), seq " << req.seq_len << ", micro-batch " << req.micro_batch << ": " << r.considered
     << " factorizations considered, " << r.valid << " valid layouts";
   if (shown(r, top) < r.layouts.size()) o << ", best " << shown(r, top) << " shown";
-  o << (req.rank_by_throughput ? ", ranked by tokens/s" : ", ranked by step time") << "\n";
+  o << (req.rank_by_throughput ? ", ranked by tokens/s" : ", ranked by step time");
+  if (r.framework != Framework::kAny) o << ", only what " << to_string(r.framework) << " runs";
+  o << "\n";
   o << "global batch " << r.global_batch << " sequences"
     << (r.global_batch_default ? " (default: one per GPU; set --global-batch)" : "") << "; '!' = above memory-tight's "
     << "90% of capacity" << (req.allow_tight ? "" : ", ranked after the others (--allow-tight ranks them together)")

@@ -75,6 +75,15 @@ TEST_CASE("sim_cli_enumerate_formats_and_exit_codes") {
   CHECK(doc["considered"] == 70);  // 16 = 2^4 into 5 factors: C(8, 4)
   CHECK(doc["layouts"].size() == 3);
   CHECK(doc["layouts"][0]["pareto"] == true);
+  CHECK(doc["framework"] == "any");
+  Run meg = run("enumerate --world 16 --gpus-per-node 8 --model llama3-8b --format json --framework megatron");
+  REQUIRE(meg.code == 0);
+  auto mdoc = nlohmann::json::parse(meg.out);
+  CHECK(mdoc["framework"] == "megatron");
+  for (const auto& l : mdoc["layouts"]) CHECK(l["data_parallel"] != "hsdp");
+  Run bad_fw = run("enumerate --world 16 --gpus-per-node 8 --model llama3-8b --framework deepspeed", true);
+  CHECK(bad_fw.code == 2);
+  CHECK(bad_fw.out.find("--framework") != std::string::npos);
   Run csv = run("enumerate --world 16 --gpus-per-node 8 --model llama3-8b --format csv");
   CHECK(csv.out.rfind("rank,pp,dp_replicate,dp_shard,cp,tp,", 0) == 0);
   // 405B on 8 A100s: nothing fits -> exit 1.

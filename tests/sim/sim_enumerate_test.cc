@@ -181,3 +181,42 @@ TEST_CASE("sim_enumerate_llama3_8b_64_gpus_keeps_tp_in_node") {
     if (l.data_parallel == DataParallel::kDdp) CHECK(l.shape[2] == 1);
   }
 }
+
+TEST_CASE("sim_enumerate_framework_keeps_to_what_it_runs") {
+  // World 4 as in sim_enumerate_world_4_by_hand, counted per framework:
+  // megatron: (1,1) none 6; (2,1) ddp 3; (4,1) ddp 1; (1,2) zero1, zero2, fsdp: 3 x 3 = 9;
+  //   (1,4) 3 x 1 = 3; (2,2) no replicate x shard split in Megatron-Core: 0. Total 22.
+  // torchtitan: 6 + 3 + 1 + (1,2) fsdp with and without reshard 3 x 2 = 6 + (1,4) 2 + (2,2) hsdp
+  //   x 2 = 2. Total 20.
+  using planck::sim::Framework;
+  using PS = planck::core::PipelineSchedule;
+  using C = planck::core::Checkpointing;
+  auto req = small(4, 4, 4);
+  req.framework = Framework::kMegatron;
+  auto meg = planck::sim::enumerate(req);
+  REQUIRE(meg.is_ok());
+  CHECK(meg->valid == 22);
+  CHECK(meg->framework == Framework::kMegatron);
+  for (const auto& l : meg->layouts) {
+    CHECK(l.data_parallel != DataParallel::kHsdp);
+    CHECK(!(l.data_parallel == DataParallel::kFsdp && !l.reshard_after_forward));
+    CHECK((l.pipeline_schedule == PS::k1F1B || l.pipeline_schedule == PS::kInterleaved1F1B));
+    CHECK(l.checkpointing != C::kSelective);
+  }
+  req.framework = Framework::kTorchtitan;
+  auto tt = planck::sim::enumerate(req);
+  REQUIRE(tt.is_ok());
+  CHECK(tt->valid == 20);
+  for (const auto& l : tt->layouts) {
+    CHECK(l.data_parallel != DataParallel::kZero1);
+    CHECK(l.data_parallel != DataParallel::kZero2);
+  }
+  // Interleaved zero-bubble is torchtitan's (ScheduleInterleavedZeroBubble), never Megatron's,
+  // also where pipelines have micro-batches to schedule.
+  req.global_batch = 4;
+  req.seq_len = 256;
+  req.framework = Framework::kMegatron;
+  auto meg_pp = planck::sim::enumerate(req);
+  REQUIRE(meg_pp.is_ok());
+  for (const auto& l : meg_pp->layouts) CHECK(l.pipeline_schedule != PS::kInterleavedZb);
+}
