@@ -171,7 +171,9 @@ void setup_enumerate(CLI::App& app, Action& action) {
                  "any (the default): combine every option planck models; megatron: only what Megatron-Core runs "
                  "(ddp, zero1 = distributed optimizer, zero2 / fsdp = Megatron-FSDP, no dp_replicate x dp_shard; "
                  "1f1b and interleaved_1f1b; checkpointing none or full); torchtitan: only what torchtitan runs "
-                 "(ddp, FSDP2 with and without resharding, hsdp; every pipeline schedule; none, selective or full)")
+                 "(ddp, FSDP2 with and without resharding, hsdp; every pipeline schedule; none, selective or full). "
+                 "any and megatron overlap TP communication wherever sequence parallel runs (--tp-comm-overlap, "
+                 "'+atp'); torchtitan leaves async TP off")
       ->check(CLI::IsMember({"any", "megatron", "torchtitan"}))
       ->default_str("any");
   app.add_option("--top", o->top, "print only the best K layouts (default: 20 for text, all for json/csv)")

@@ -45,6 +45,7 @@ struct Layout {
   core::DataParallel data_parallel = core::DataParallel::kNone;
   bool reshard_after_forward = true;
   bool sequence_parallel = false;
+  bool async_tp = false;  // TP collectives overlapped with the GEMMs they feed (parallelism.async_tp)
   std::int64_t etp = 0;  // expert tensor parallel degree (MoE models), 0 for a dense model
   core::PipelineSchedule pipeline_schedule = core::PipelineSchedule::k1F1B;
   std::int64_t virtual_stages = 1;

@@ -55,6 +55,7 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
                      {{"data_parallel", core::to_string(l.data_parallel)},
                       {"reshard_after_forward", l.reshard_after_forward},
                       {"sequence_parallel", l.sequence_parallel},
+                      {"async_tp", l.async_tp},
                       {"pipeline_schedule", core::to_string(l.pipeline_schedule)},
                       {"virtual_stages", l.virtual_stages}}},
                     {"training",
@@ -106,7 +107,7 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
   o << ",data_parallel,reshard_after_forward,sequence_parallel,activation_checkpointing,grad_accumulation,"
        "step_time_s,compute_time_s,exposed_comm_time_s,memory_peak,bytes_sent_per_rank,flops_per_rank,tflops_per_gpu,mfu,"
        "bubble_fraction,gemm_s,attention_s,memory_bound_s,recompute_s,tokens_per_step,tokens_per_s,pareto,"
-       "pipeline_schedule,virtual_stages,tight,ep_overlap\n";
+       "pipeline_schedule,virtual_stages,tight,ep_overlap,async_tp\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
     o << i + 1;
@@ -123,7 +124,7 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
       << number(l.recompute_s) << "," << number(l.tokens_per_step) << ","
       << number(l.tokens_per_s) << "," << (l.pareto ? "true" : "false") << "," << core::to_string(l.pipeline_schedule)
       << "," << l.virtual_stages << "," << (l.tight ? "true" : "false") << "," << (l.ep_overlap ? "true" : "false")
-      << "\n";
+      << "," << (l.async_tp ? "true" : "false") << "\n";
   }
   return o.str();
 }
@@ -152,7 +153,7 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
         !l.reshard_after_forward) {
       strat += "-noreshard";
     }
-    if (l.sequence_parallel) strat += "+sp";
+    if (l.sequence_parallel) strat += l.async_tp ? "+sp+atp" : "+sp";
     if (l.etp > 0) strat += "+etp" + std::to_string(l.etp);
     std::string pipe = "-";
     if (l.shape.front() > 1) {

@@ -210,7 +210,10 @@ TEST_CASE("sim_enumerate_framework_keeps_to_what_it_runs") {
   for (const auto& l : tt->layouts) {
     CHECK(l.data_parallel != DataParallel::kZero1);
     CHECK(l.data_parallel != DataParallel::kZero2);
+    CHECK_FALSE(l.async_tp);  // torchtitan's async TP is opt-in
   }
+  // Megatron's --tp-comm-overlap wherever sequence parallel runs (it requires it).
+  for (const auto& l : meg->layouts) CHECK(l.async_tp == l.sequence_parallel);
   // Interleaved zero-bubble is torchtitan's (ScheduleInterleavedZeroBubble), never Megatron's,
   // also where pipelines have micro-batches to schedule.
   req.global_batch = 4;
