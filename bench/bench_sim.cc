@@ -1,5 +1,6 @@
 // Simulator benchmarks: simulate one plan (target < 1 ms, flat in the world size) and enumerate
-// every layout of 131,072 GPUs for llama3-405b (target < 1 s).
+// every layout of 131,072 GPUs for llama3-405b (target < 1 s); enumerate --plan, where every
+// verify rule runs on each layout, on the issue's realistic cases (measured, no target).
 //
 //   ./bench_sim --benchmark_filter=. --benchmark_min_time=0.5
 
@@ -7,6 +8,7 @@
 
 #include <string>
 
+#include "cli/verify_registry.h"
 #include "core/mesh/plan_mesh.h"
 #include "core/plan/plan_load.h"
 #include "core/plan/presets.h"
@@ -51,24 +53,73 @@ void BM_Simulate(benchmark::State& state) {
 // 1,024 to 2,097,152 GPUs (128 to 262,144 nodes).
 BENCHMARK(BM_Simulate)->RangeMultiplier(8)->Range(128, 262144)->Unit(benchmark::kMicrosecond);
 
-void BM_Enumerate(benchmark::State& state, const char* model, std::int64_t world) {
+planck::sim::EnumerateRequest enumerate_request(const char* model, std::int64_t world) {
   planck::sim::EnumerateRequest req;
   req.world = world;
   req.gpus_per_node = 8;
   req.model = *planck::core::model_preset(model);
   req.gpu = *planck::core::gpu_preset("h100-sxm");
-  std::int64_t valid = 0, considered = 0;
+  return req;
+}
+
+void time_enumerate(benchmark::State& state, const planck::sim::EnumerateRequest& req) {
+  std::int64_t valid = 0, considered = 0, rejected = 0;
   for (auto _ : state) {
     auto r = planck::sim::enumerate(req);
     valid = r->valid;
     considered = r->considered;
+    rejected = r->rejected;
     benchmark::DoNotOptimize(r);
   }
   state.counters["considered"] = static_cast<double>(considered);
   state.counters["valid"] = static_cast<double>(valid);
+  if (req.checks) state.counters["rejected"] = static_cast<double>(rejected);
+}
+
+void BM_Enumerate(benchmark::State& state, const char* model, std::int64_t world) {
+  time_enumerate(state, enumerate_request(model, world));
 }
 BENCHMARK_CAPTURE(BM_Enumerate, llama3_405b_131072, "llama3-405b", 131072)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Enumerate, llama3_8b_1024, "llama3-8b", 1024)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Enumerate, mixtral_8x7b_4096, "mixtral-8x7b", 4096)->Unit(benchmark::kMillisecond);
+
+// planck enumerate --plan TEMPLATE --model M --world N --gpus-per-node 8 --global-batch B
+// --seq-len 8192 with a template that holds only Lingua's rank program (plans/lingua-8x4-*.json
+// without their fsdp_dims), so the search finds exactly the layouts of the run without --plan
+// and the difference is the cost of the checks: every rule of `planck verify` on each kept
+// layout, and on the next schedule of a rejected one. `fixed` rejects nothing; `prefix` (the
+// formula before Lingua d1fd421) rejects every layout with dp_replicate > 1 and != dp_shard.
+std::string lingua_template(bool fixed) {
+  return std::string(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8},
+    "mesh": {"dims": ["dp_shard"], "shape": [8]},
+    "rank_program": {"steps": ["dp_rank = dp_replicate.rank", "dp_degree = dp_replicate.size",
+      )") + (fixed ? R"("dp_rank = dp_rank * dp_shard.size + dp_shard.rank",)" : R"("dp_rank = dp_rank * dp_degree + dp_shard.rank",)") +
+         R"( "dp_degree = dp_degree * dp_shard.size"]}})";
+}
+
+// template: 0 = no --plan, 1 = fixed, 2 = prefix.
+void BM_EnumeratePlan(benchmark::State& state, const char* model, std::int64_t world, std::int64_t global_batch,
+                      int templ) {
+  const planck::core::CheckRegistry checks = planck::cli::verify_registry();
+  planck::sim::EnumerateRequest req = enumerate_request(model, world);
+  req.global_batch = global_batch;
+  req.seq_len = 8192;
+  if (templ > 0) {
+    auto loaded = planck::core::load_plan_text(lingua_template(templ == 1), "lingua-template.json");
+    if (!loaded.plan) {
+      state.SkipWithError("template does not load");
+      return;
+    }
+    req.base = std::move(*loaded.plan);
+    req.checks = &checks;
+  }
+  time_enumerate(state, req);
+}
+BENCHMARK_CAPTURE(BM_EnumeratePlan, llama3_70b_256_none, "llama3-70b", 256, 1024, 0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_EnumeratePlan, llama3_70b_256_fixed, "llama3-70b", 256, 1024, 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_EnumeratePlan, llama3_70b_256_prefix, "llama3-70b", 256, 1024, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_EnumeratePlan, llama3_405b_16384_none, "llama3-405b", 16384, 2048, 0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_EnumeratePlan, llama3_405b_16384_fixed, "llama3-405b", 16384, 2048, 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_EnumeratePlan, llama3_405b_16384_prefix, "llama3-405b", 16384, 2048, 2)->Unit(benchmark::kMillisecond);
 
 }  // namespace

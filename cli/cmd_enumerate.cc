@@ -1,5 +1,6 @@
 // planck enumerate --world N --gpus-per-node G --model M [--gpu G] [--global-batch B] [--seq-len S]
 //   [--micro-batch M] [--allow-cross-node-tp] [--top K] [--format text|json|csv] [--topology FILE]
+// planck enumerate --plan TEMPLATE [any of the above, each overriding the template's value]
 
 #include <chrono>
 #include <cstdio>
@@ -10,7 +11,11 @@
 #include "cli/command.h"
 #include "cli/launcher_flags.h"
 #include "cli/plan_input.h"
+#include "cli/verify_config.h"
+#include "cli/verify_registry.h"
 #include "core/base/input_file.h"
+#include "core/check/report.h"
+#include "core/mesh/plan_mesh.h"
 #include "core/plan/plan_load.h"
 #include "core/plan/presets.h"
 #include "sim/enumerate.h"
@@ -21,14 +26,16 @@ namespace {
 
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;  // batches and lengths, as a plan allows them
 
+// 0 / "" = not given on the command line: the template's value, else the default.
 struct EnumerateOptions {
+  std::string plan;  // --plan TEMPLATE
   std::int64_t world = 0;
-  std::int64_t gpus_per_node = 8;
+  std::int64_t gpus_per_node = 0;
   std::string model;
-  std::string gpu = "h100-sxm";
+  std::string gpu;
   std::int64_t global_batch = 0;  // 0 = world x micro_batch sequences
-  std::int64_t seq_len = 8192;
-  std::int64_t micro_batch = 1;
+  std::int64_t seq_len = 0;       // 8192
+  std::int64_t micro_batch = 0;   // 1
   bool allow_cross_node_tp = false;
   std::int64_t top = -1;
   std::string rank_by = "throughput";
@@ -80,11 +87,80 @@ std::optional<core::Plan> load_wrapped(const std::string& flag, const std::strin
   return std::move(loaded.plan);
 }
 
-int run_enumerate(const EnumerateOptions& o) {
-  auto model_plan = load_wrapped("--model", o.model, true);
-  if (!model_plan) return kExitCannotRun;
-  auto gpu_plan = load_wrapped("--gpu", o.gpu, false);
-  if (!gpu_plan) return kExitCannotRun;
+// --plan TEMPLATE: a planck/1 plan that `planck verify` can check (no plan-syntax, plan-schema or
+// rank-program-invalid on its own mesh), or nullopt after printing why not, naming the file.
+std::optional<core::Plan> load_template(const std::string& path, const core::CheckRegistry& checks) {
+  auto framework = config_framework(path, ConfigOptions{});
+  if (framework && *framework != "plan") {
+    print_error("--plan " + path + " is a " + *framework + " config; enumerate starts from a planck/1 plan: run `planck import " +
+                path + " -o plan.json`, then --plan plan.json");
+    return std::nullopt;
+  }
+  core::LoadedPlan loaded = core::load_plan_file(path);
+  if (!loaded.plan) {
+    print_load_failure(path, loaded.diagnostics);
+    print_error("--plan " + path + ": not a plan enumerate can start from (fix it as above)");
+    return std::nullopt;
+  }
+  std::optional<core::Mesh> mesh = core::plan_mesh(*loaded.plan, nullptr);
+  static const std::vector<core::Observed> kNoRun;
+  core::Diagnostics found = core::run_checks(checks, core::CheckContext{*loaded.plan, mesh ? &*mesh : nullptr, &kNoRun});
+  std::erase_if(found.items(), [](const core::Diagnostic& d) { return !core::is_cannot_run_rule(d.rule); });
+  if (!found.items().empty()) {
+    print_load_failure(path, found);
+    print_error("--plan " + path + ": `planck verify` cannot check this plan, so neither can enumerate (fix it as above)");
+    return std::nullopt;
+  }
+  return std::move(loaded.plan);
+}
+
+// The template's values where the command line gives none (docs/simulator.md "enumerate --plan").
+bool fill_from_template(EnumerateOptions& o, const core::Plan& t) {
+  const std::string gpn_from = o.gpus_per_node == 0 ? "cluster.gpus_per_node of --plan " + o.plan : "--gpus-per-node";
+  if (o.gpus_per_node == 0) o.gpus_per_node = t.cluster.gpus_per_node;
+  if (o.world == 0) {
+    const auto world = t.world();
+    if (!world || *world < 1 || *world > core::kMaxWorld) {
+      print_error("--plan " + o.plan + ": cluster.nodes x cluster.gpus_per_node is not a world between 1 and " +
+                  std::to_string(core::kMaxWorld) + "; give --world");
+      return false;
+    }
+    o.world = *world;
+  }
+  if (o.world > o.gpus_per_node && o.world % o.gpus_per_node != 0) {
+    print_error("--world " + std::to_string(o.world) + " is not a multiple of " + std::to_string(o.gpus_per_node) +
+                " GPUs per node (" + gpn_from +
+                "): nodes must be whole; give a --world that is, or --gpus-per-node");
+    return false;
+  }
+  if (!t.training) return true;
+  if (o.global_batch == 0 && t.training->global_batch) o.global_batch = *t.training->global_batch;
+  if (o.seq_len == 0 && t.training->seq_len) o.seq_len = *t.training->seq_len;
+  if (o.micro_batch == 0) o.micro_batch = t.training->micro_batch;
+  return true;
+}
+
+int run_enumerate(EnumerateOptions o) {
+  std::optional<core::Plan> base;
+  const core::CheckRegistry checks = o.plan.empty() ? core::CheckRegistry{} : verify_registry();
+  if (!o.plan.empty()) {
+    base = load_template(o.plan, checks);
+    if (!base || !fill_from_template(o, *base)) return kExitCannotRun;
+    if (o.model.empty() && !base->model) {
+      print_error("--plan " + o.plan + " has no \"model\": give --model (a preset, a model JSON or a Hugging Face config.json)");
+      return kExitCannotRun;
+    }
+  } else if (o.world == 0 || o.gpus_per_node == 0 || o.model.empty()) {
+    print_error("--world, --gpus-per-node and --model are required without --plan (see planck enumerate --help)");
+    return kExitCannotRun;
+  }
+  if (o.seq_len == 0) o.seq_len = 8192;
+  if (o.micro_batch == 0) o.micro_batch = 1;
+  std::optional<core::Plan> model_plan, gpu_plan;
+  if (!o.model.empty() && !(model_plan = load_wrapped("--model", o.model, true))) return kExitCannotRun;
+  if ((!base || !o.gpu.empty()) && !(gpu_plan = load_wrapped("--gpu", o.gpu.empty() ? "h100-sxm" : o.gpu, false))) {
+    return kExitCannotRun;
+  }
   std::optional<sim::Topology> topology;
   sim::SimOptions opts;
   if (auto st = sim::configure_sim_options(opts, topology, o.topology, o.nvls, o.no_tree); !st) {
@@ -94,8 +170,13 @@ int run_enumerate(const EnumerateOptions& o) {
   sim::EnumerateRequest req;
   req.world = o.world;
   req.gpus_per_node = o.gpus_per_node;
-  req.model = *model_plan->model;
-  req.gpu = gpu_plan->cluster.gpu;
+  req.model = model_plan ? *model_plan->model : *base->model;
+  req.gpu = gpu_plan ? gpu_plan->cluster.gpu : base->cluster.gpu;
+  if (base) {
+    req.checks = &checks;
+    if (base->training) req.least_checkpointing = base->training->activation_checkpointing;
+    req.base = std::move(base);
+  }
   if (o.global_batch > 0) req.global_batch = o.global_batch;
   req.seq_len = o.seq_len;
   req.micro_batch = o.micro_batch;
@@ -130,7 +211,7 @@ int run_enumerate(const EnumerateOptions& o) {
                     : o.format == "csv" ? sim::enumerate_to_csv(*result, top)
                                         : sim::enumerate_to_text(*result, req, top);
   if (!write_output(o.output, out)) return kExitCannotRun;
-  return result->valid > 0 ? kExitOk : kExitFindings;
+  return result->valid > result->rejected ? kExitOk : kExitFindings;
 }
 
 void setup_enumerate(CLI::App& app, Action& action) {
@@ -144,19 +225,37 @@ void setup_enumerate(CLI::App& app, Action& action) {
       "\"pareto\" marks the time-vs-memory Pareto front; '!' / \"tight\" marks peak memory above 90% of capacity "
       "(ranked last unless --allow-tight). Sequence parallel is on wherever tp > 1 and the sequence splits; "
       "pipelines try 1f1b, interleaved_1f1b and interleaved_zb with 2, 3, 4, 6 or 8 virtual stages, ZB-H1, zbv "
-      "and dualpipev, and keep the fastest (--framework keeps to what Megatron-Core or torchtitan runs). JSON is planck-enumerate/1 (docs/simulator.md); docs/simulator.md.\n"
-      "Exit 1 when no layout is valid, 2 on bad usage or an unreadable --model/--gpu/--topology, else 0.");
-  app.add_option("--world", o->world, "number of GPUs")->required()->check(whole_number(1, core::kMaxWorld));
-  app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node")->required()->check(whole_number(1, core::kMaxWorld));
+      "and dualpipev, and keep the fastest (--framework keeps to what Megatron-Core or torchtitan runs). JSON is planck-enumerate/1 (docs/simulator.md).\n"
+      "--plan TEMPLATE starts from a planck/1 plan: it supplies the cluster (world = nodes x gpus_per_node), gpu, "
+      "model, training (global_batch, micro_batch, seq_len, grad_sync, dtypes, optimizer; its "
+      "activation_checkpointing is the lightest tried), the parallelism settings that are not the layout "
+      "(fsdp_dims, replicate_dims, async_tp, dp_bucket_params, ...) and the rank_program; a flag given on the "
+      "command line overrides the template's value. Each candidate becomes the template with its own mesh and "
+      "layout fields, and every `planck verify` rule runs on it: one with an error is marked 'x' / \"rejected\" "
+      "(its rules listed) and ranked after every clean layout; warnings are listed, rules that could not run are "
+      "said.\n"
+      "Exit 1 when no layout is valid (with --plan: none passes every rule), 2 on bad usage or an unreadable "
+      "--plan/--model/--gpu/--topology, else 0.");
+  app.add_option("--plan", o->plan,
+                 "a planck/1 plan to start from (see above and docs/simulator.md \"enumerate --plan\"); framework "
+                 "configs: `planck import` them first");
+  app.add_option("--world", o->world, "number of GPUs (required without --plan; default: the template's nodes x gpus_per_node)")
+      ->check(whole_number(1, core::kMaxWorld));
+  app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (required without --plan; default: the template's)")
+      ->check(whole_number(1, core::kMaxWorld));
   app.add_option("--model", o->model, "model preset (llama3-8b, llama3-70b, llama3-405b, gpt3-175b, mixtral-8x7b, "
-                                      "deepseek-v3, ...), a JSON file holding a plan's \"model\" value, or a Hugging Face config.json")->required();
+                                      "deepseek-v3, ...), a JSON file holding a plan's \"model\" value, or a Hugging Face "
+                                      "config.json (required without --plan; default: the template's)");
   app.add_option("--gpu", o->gpu, "GPU preset (h100-sxm, h200, h800, a100-80g, b200, cpu) or a JSON file holding a plan's "
-                                  "\"cluster.gpu\" value")->default_str("h100-sxm");
+                                  "\"cluster.gpu\" value (default: the template's, else h100-sxm)");
   app.add_option("--global-batch", o->global_batch,
-                 "sequences per optimizer step (default: one per GPU, world x micro-batch, stated in the output); "
-                 "layouts whose micro_batch x dp degree does not divide it are skipped")->check(whole_number(1, kMaxCount));
-  app.add_option("--seq-len", o->seq_len, "tokens per sequence")->default_str("8192")->check(whole_number(1, kMaxCount));
-  app.add_option("--micro-batch", o->micro_batch, "sequences per micro-batch")->default_str("1")->check(whole_number(1, kMaxCount));
+                 "sequences per optimizer step (default: the template's training.global_batch, else one per GPU, world x "
+                 "micro-batch, stated in the output); layouts whose micro_batch x dp degree does not divide it are "
+                 "skipped")->check(whole_number(1, kMaxCount));
+  app.add_option("--seq-len", o->seq_len, "tokens per sequence (default: the template's, else 8192)")
+      ->check(whole_number(1, kMaxCount));
+  app.add_option("--micro-batch", o->micro_batch, "sequences per micro-batch (default: the template's, else 1)")
+      ->check(whole_number(1, kMaxCount));
   app.add_flag("--allow-cross-node-tp", o->allow_cross_node_tp, "also try TP groups that span nodes");
   app.add_option("--rank-by", o->rank_by,
                  "throughput: tokens per second first (the default); time: step time first (the same ranking "
@@ -173,10 +272,12 @@ void setup_enumerate(CLI::App& app, Action& action) {
                  "1f1b and interleaved_1f1b; checkpointing none or full); torchtitan: only what torchtitan runs "
                  "(ddp, FSDP2 with and without resharding, hsdp; every pipeline schedule; none, selective or full). "
                  "any and megatron overlap TP communication wherever sequence parallel runs (--tp-comm-overlap, "
-                 "'+atp'); torchtitan leaves async TP off")
+                 "'+atp'); torchtitan leaves async TP off (with --plan: the template's async_tp decides)")
       ->check(CLI::IsMember({"any", "megatron", "torchtitan"}))
       ->default_str("any");
-  app.add_option("--top", o->top, "print only the best K layouts (default: 20 for text, all for json/csv)")
+  app.add_option("--top", o->top,
+                 "print only the best K layouts (default: 20 for text, all for json/csv); with --plan a rejected "
+                 "layout ranks after every clean one, so it shows only when fewer than K are clean")
       ->check(whole_number(0, core::kMaxWorld));
   app.add_option("--format", o->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}))->default_str("text");
   app.add_option("--topology", o->topology, "planck-topology/1 profile overriding the GPU's link figures");

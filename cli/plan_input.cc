@@ -13,7 +13,6 @@
 #include "core/check/report.h"
 
 namespace planck::cli {
-namespace {
 
 void print_load_failure(const std::string& path, const core::Diagnostics& diags) {
   core::VerifyReport r;
@@ -23,8 +22,6 @@ void print_load_failure(const std::string& path, const core::Diagnostics& diags)
   const std::string text = core::render_report(r, core::ReportFormat::kText);
   std::fwrite(text.data(), 1, text.size(), stderr);
 }
-
-}  // namespace
 
 std::optional<PlanInput> load_plan_input(const std::string& path) {
   core::LoadedPlan loaded = core::load_plan_file(path);

@@ -12,6 +12,7 @@
 #include "core/mesh/mesh.h"
 #include "core/observed/observed.h"
 #include "core/plan/plan.h"
+#include "core/base/diagnostics.h"
 #include "core/base/status.h"
 
 namespace planck::import {
@@ -24,6 +25,9 @@ struct PlanInput {
   core::Plan plan;
   core::Mesh mesh;
 };
+
+// Prints `diags` about the plan at `path` to stderr in verify's text form (file:line:column).
+void print_load_failure(const std::string& path, const core::Diagnostics& diags);
 
 // The plan and its mesh, or nullopt after printing why not.
 std::optional<PlanInput> load_plan_input(const std::string& path);

@@ -8,6 +8,7 @@
 #include "core/mesh/roles.h"
 #include "core/schedule/schedule.h"
 #include "sim/ep_overlap.h"
+#include "sim/enumerate_plan.h"
 #include "sim/memory.h"
 #include "sim/sim_checks.h"
 
@@ -87,22 +88,9 @@ bool better(const Layout& a, const Layout& b, bool allow_tight) {
 
 class Search {
  public:
-  Search(const EnumerateRequest& req, EnumerateResult& out) : req_(req), out_(out) {
-    moe_ = req.model.is_moe();
-    const std::int64_t gpn = std::min(req.gpus_per_node, req.world);
-    plan_.cluster.gpus_per_node = gpn;
-    plan_.cluster.nodes = req.world / gpn;
-    plan_.cluster.gpu = req.gpu;
-    plan_.gpu_given = true;
-    plan_.model = req.model;
-    plan_.parallelism.present = true;
-    plan_.parallelism.pipeline_schedule = core::PipelineSchedule::k1F1B;
-    core::Training t;
-    t.seq_len = req.seq_len;
-    t.micro_batch = req.micro_batch;
-    t.global_batch = req.global_batch;
-    plan_.training = t;
-  }
+  Search(const EnumerateRequest& req, EnumerateResult& out)
+      : req_(req), out_(out), moe_(req.model.is_moe()), plan_(enumerate_base_plan(req)),
+        ladder_(checkpointing_ladder(req.least_checkpointing, checkpointing(req.framework))) {}
 
   void run() {
     const std::int64_t n = req_.world;
@@ -166,7 +154,9 @@ class Search {
     // (on in NVIDIA's published recipes and the Megatron-Core runs planck is validated on; it
     // needs sequence parallel). torchtitan's async TP is opt-in (torch.compile) and gained 9.2%
     // where planck's overlap model predicts 31% (docs/simulator.md), so it stays off there.
-    plan_.parallelism.async_tp = req_.framework != Framework::kTorchtitan && plan_.parallelism.sequence_parallel;
+    // A template's own async_tp is its framework's setting, kept where sequence parallel runs.
+    const bool async_tp = req_.base ? req_.base->parallelism.async_tp : req_.framework != Framework::kTorchtitan;
+    plan_.parallelism.async_tp = async_tp && plan_.parallelism.sequence_parallel;
     for (const Strategy& st : strategies(r, s, req_.framework)) {
       plan_.parallelism.data_parallel = st.dp;
       plan_.parallelism.reshard_after_forward = st.reshard;
@@ -222,18 +212,44 @@ class Search {
   }
 
   // Every pipeline schedule for this (mesh, strategy); the layout kept is the fastest one,
-  // those that fit comfortably (at most memory-tight's 90% of capacity) first.
+  // those that fit comfortably (at most memory-tight's 90% of capacity) first. With a template,
+  // the fastest that passes every rule, else the fastest, rejected.
   void try_strategy(const core::Mesh& mesh, std::int64_t k) {
     const core::Degrees d = core::degrees(mesh);
-    std::optional<Layout> best;
+    std::vector<std::pair<Layout, Pipeline>> found;
     for (const Pipeline& pl : pipelines(d.pp, k, moe_ && d.ep > 1)) {
-      plan_.parallelism.pipeline_schedule = pl.schedule;
-      plan_.parallelism.virtual_stages = pl.virtual_stages;
-      plan_.parallelism.ep_overlap = pl.ep_overlap;
+      set_pipeline(pl);
       auto l = try_pipeline(mesh, k);
-      if (l && (!best || better(*l, *best, req_.allow_tight))) best = std::move(l);
+      if (!l) continue;
+      if (req_.checks || found.empty()) {
+        found.emplace_back(std::move(*l), pl);
+      } else if (better(*l, found.front().first, req_.allow_tight)) {
+        found.front() = {std::move(*l), pl};
+      }
     }
-    if (best) out_.layouts.push_back(std::move(*best));
+    if (found.empty()) return;
+    if (req_.checks) {
+      std::stable_sort(found.begin(), found.end(),
+                       [this](const auto& a, const auto& b) { return better(a.first, b.first, req_.allow_tight); });
+      // Rules see the whole plan (schedule and checkpointing too), so a rejected schedule may
+      // leave a clean one of the same mesh and strategy.
+      for (auto& [l, pl] : found) {
+        set_pipeline(pl);
+        plan_.training->activation_checkpointing = l.checkpointing;
+        vet_layout(*req_.checks, plan_, mesh, l);
+        if (l.rejected.empty()) {
+          out_.layouts.push_back(std::move(l));
+          return;
+        }
+      }
+    }
+    out_.layouts.push_back(std::move(found.front().first));
+  }
+
+  void set_pipeline(const Pipeline& pl) {
+    plan_.parallelism.pipeline_schedule = pl.schedule;
+    plan_.parallelism.virtual_stages = pl.virtual_stages;
+    plan_.parallelism.ep_overlap = pl.ep_overlap;
   }
 
   std::optional<Layout> try_pipeline(const core::Mesh& mesh, std::int64_t k) {
@@ -252,7 +268,7 @@ class Search {
     facts.virtual_stages = mesh.size("pp") <= 1 ? 1 : static_cast<int>(v_shape ? 2 : plan_.parallelism.virtual_stages);
     std::optional<core::Checkpointing> chosen;
     bool tight = false;
-    for (auto ckpt : checkpointing(req_.framework)) {
+    for (auto ckpt : ladder_) {
       plan_.training->activation_checkpointing = ckpt;
       const Memory mem = memory(plan_, mesh, facts);
       if (mem.peak > mem.capacity) continue;
@@ -308,10 +324,12 @@ class Search {
   EnumerateResult& out_;
   bool moe_ = false;
   core::Plan plan_;
+  std::vector<core::Checkpointing> ladder_;
 };
 
 void rank_and_mark(std::vector<Layout>& layouts, bool by_throughput, bool allow_tight) {
   std::stable_sort(layouts.begin(), layouts.end(), [by_throughput, allow_tight](const Layout& a, const Layout& b) {
+    if (a.rejected.empty() != b.rejected.empty()) return a.rejected.empty();
     if (!allow_tight && a.tight != b.tight) return b.tight;
     if (by_throughput && a.tokens_per_s != b.tokens_per_s) return a.tokens_per_s > b.tokens_per_s;
     if (a.step_time_s != b.step_time_s) return a.step_time_s < b.step_time_s;
@@ -319,11 +337,11 @@ void rank_and_mark(std::vector<Layout>& layouts, bool by_throughput, bool allow_
     return a.nontrivial_dims() < b.nontrivial_dims();
   });
   // Pareto front of (ranking key, memory): in ranked order, a layout is on it when no better-or-
-  // equal one uses less or equal memory (ties on both keep the first).
+  // equal one uses less or equal memory (ties on both keep the first); a rejected layout never is.
   std::int64_t best_mem = std::numeric_limits<std::int64_t>::max();
   for (auto& l : layouts) {
-    l.pareto = l.memory_peak < best_mem;
-    best_mem = std::min(best_mem, l.memory_peak);
+    l.pareto = l.rejected.empty() && l.memory_peak < best_mem;
+    if (l.pareto) best_mem = l.memory_peak;
   }
 }
 
@@ -380,6 +398,16 @@ core::Result<EnumerateResult> enumerate(const EnumerateRequest& req) {
   Search search(fixed, out);
   search.run();
   out.valid = static_cast<std::int64_t>(out.layouts.size());
+  if (req.checks) {
+    out.checked = true;
+    out.template_path = req.base ? req.base->path : "";
+    for (const auto& l : out.layouts) {
+      out.rejected += l.rejected.empty() ? 0 : 1;
+      for (const auto& r : l.unchecked) {
+        if (std::find(out.unchecked.begin(), out.unchecked.end(), r) == out.unchecked.end()) out.unchecked.push_back(r);
+      }
+    }
+  }
   rank_and_mark(out.layouts, fixed.rank_by_throughput, fixed.allow_tight);
   return out;
 }

@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/plan/plan.h"
 #include "core/base/status.h"
+#include "core/check/checks.h"
+#include "core/plan/plan.h"
 #include "sim/simulate.h"
 
 namespace planck::sim {
@@ -35,6 +36,13 @@ struct EnumerateRequest {
   bool allow_tight = false;
   Framework framework = Framework::kAny;
   SimOptions sim;
+  // --plan TEMPLATE (docs/simulator.md "enumerate --plan"): every candidate is this plan with the
+  // candidate's mesh and layout fields (and the request's cluster, model, gpu and batch), and
+  // every rule of `checks` (verify's registry) runs on it. Absent: nothing is checked, at no cost.
+  std::optional<core::Plan> base;
+  const core::CheckRegistry* checks = nullptr;
+  // The lightest activation checkpointing tried (a template's), then the heavier ones.
+  core::Checkpointing least_checkpointing = core::Checkpointing::kNone;
   // Called now and then with (factorizations done, total); may be empty.
   std::function<void(std::int64_t, std::int64_t)> progress;
 };
@@ -65,6 +73,9 @@ struct Layout {
   double tokens_per_step = 0;  // world / (tp x pp x cp) x micro-batches x micro_batch x seq_len
   double tokens_per_s = 0;
   bool pareto = false;
+  // With `checks`: the rules with an error on this layout's plan (empty = clean; a rejected
+  // layout ranks after every clean one), those with a warning, and those that could not run.
+  std::vector<std::string> rejected, warnings, unchecked;
   int nontrivial_dims() const;  // dims of size > 1
 };
 
@@ -75,7 +86,11 @@ struct EnumerateResult {
   std::int64_t global_batch = 0;      // sequences per step every layout was timed with
   bool global_batch_default = false;  // no --global-batch: world x micro_batch
   Framework framework = Framework::kAny;
-  std::vector<Layout> layouts;  // best first: comfortable before tight, tokens/s (or step time), memory, fewer dims
+  bool checked = false;               // every layout went through `checks` (--plan)
+  std::string template_path;          // the template's path, when checked
+  std::int64_t rejected = 0;          // layouts with an error-severity finding
+  std::vector<std::string> unchecked;  // rules that could not run on some layout
+  std::vector<Layout> layouts;  // best first: clean before rejected, comfortable before tight, tokens/s (or step time), memory, fewer dims
 };
 
 // Errors (a world or gpus_per_node < 1, a model without layers) name the value.

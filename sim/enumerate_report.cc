@@ -30,6 +30,12 @@ std::string mesh_string(const Layout& l) {
   return s + "]";
 }
 
+std::string joined(const std::vector<std::string>& rules, const char* sep) {
+  std::string s;
+  for (const auto& r : rules) s += (s.empty() ? "" : sep) + r;
+  return s;
+}
+
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -47,6 +53,11 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
   j["global_batch"] = r.global_batch;
   j["global_batch_default"] = r.global_batch_default;
   j["framework"] = to_string(r.framework);
+  if (r.checked) {
+    j["plan"] = r.template_path;
+    j["rejected_layouts"] = r.rejected;
+    j["unchecked"] = r.unchecked;
+  }
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
@@ -81,6 +92,11 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
                     {"pareto", l.pareto}};
     if (l.etp > 0) row["parallelism"]["etp"] = l.etp;
     if (l.ep_overlap) row["parallelism"]["ep_overlap"] = true;
+    if (r.checked) {
+      row["rejected"] = l.rejected;
+      row["warnings"] = l.warnings;
+      row["unchecked"] = l.unchecked;
+    }
     rows.push_back(std::move(row));
   }
   j["layouts"] = rows;
@@ -107,7 +123,8 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
   o << ",data_parallel,reshard_after_forward,sequence_parallel,activation_checkpointing,grad_accumulation,"
        "step_time_s,compute_time_s,exposed_comm_time_s,memory_peak,bytes_sent_per_rank,flops_per_rank,tflops_per_gpu,mfu,"
        "bubble_fraction,gemm_s,attention_s,memory_bound_s,recompute_s,tokens_per_step,tokens_per_s,pareto,"
-       "pipeline_schedule,virtual_stages,tight,ep_overlap,async_tp\n";
+       "pipeline_schedule,virtual_stages,tight,ep_overlap,async_tp"
+    << (r.checked ? ",rejected,warnings,unchecked" : "") << "\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
     o << i + 1;
@@ -124,7 +141,9 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
       << number(l.recompute_s) << "," << number(l.tokens_per_step) << ","
       << number(l.tokens_per_s) << "," << (l.pareto ? "true" : "false") << "," << core::to_string(l.pipeline_schedule)
       << "," << l.virtual_stages << "," << (l.tight ? "true" : "false") << "," << (l.ep_overlap ? "true" : "false")
-      << "," << (l.async_tp ? "true" : "false") << "\n";
+      << "," << (l.async_tp ? "true" : "false");
+    if (r.checked) o << "," << joined(l.rejected, ";") << "," << joined(l.warnings, ";") << "," << joined(l.unchecked, ";");
+    o << "\n";
   }
   return o.str();
 }
@@ -142,10 +161,19 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
     << (r.global_batch_default ? " (default: one per GPU; set --global-batch)" : "") << "; '!' = above memory-tight's "
     << "90% of capacity" << (req.allow_tight ? "" : ", ranked after the others (--allow-tight ranks them together)")
     << "\n";
+  if (r.checked) {
+    o << "every layout is the plan " << r.template_path << " with its mesh and layout fields, checked by every rule of "
+      << "`planck verify`: " << r.rejected << " rejected, marked 'x' (rules in the last column) and ranked after "
+      << "every clean layout\n";
+    if (!r.unchecked.empty()) {
+      o << "rules that could not run (an input the template lacks, see `planck verify " << r.template_path
+        << "`): " << joined(r.unchecked, ", ") << "\n";
+    }
+  }
   o << "\n";
   o << pad("#", 5) << pad("mesh", 52) << pad("strategy", 18) << pad("pipeline", 20) << pad("ckpt", 10) << pad("step", 11) << pad("exposed", 11)
     << pad("memory", 11) << pad("sent/rank", 11) << pad("tokens/s", 11) << pad("TFLOP/s", 9) << pad("MFU", 7)
-    << pad("bubble", 8) << "pareto\n";
+    << pad("bubble", 8) << (r.checked ? pad("pareto", 8) + "verify" : "pareto") << "\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
     std::string strat = core::to_string(l.data_parallel);
@@ -161,15 +189,27 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
       if (l.virtual_stages > 1) pipe += " v" + std::to_string(l.virtual_stages);
     }
     if (l.ep_overlap) pipe += (pipe == "-" ? "" : " ") + std::string("+a2a");
-    o << pad(std::to_string(i + 1) + (l.tight ? "!" : ""), 5) << pad(mesh_string(l), 52) << pad(strat, 18) << pad(pipe, 20)
+    o << pad(std::to_string(i + 1) + (l.tight ? "!" : "") + (l.rejected.empty() ? "" : "x"), 5) << pad(mesh_string(l), 52) << pad(strat, 18) << pad(pipe, 20)
       << pad(core::to_string(l.checkpointing), 10) << pad(human_seconds(l.step_time_s), 11)
       << pad(human_seconds(l.exposed_comm_time_s), 11) << pad(core::format_bytes(l.memory_peak), 11)
       << pad(core::format_bytes(l.bytes_sent_per_rank), 11) << pad(number(l.tokens_per_s), 11)
       << pad(number(std::round(l.tflops_per_gpu * 10) / 10), 9) << pad(number(std::round(l.mfu * 1000) / 1000), 7)
-      << pad(number(std::round(l.bubble_fraction * 1000) / 1000), 8) << (l.pareto ? "*" : "")
+      << pad(number(std::round(l.bubble_fraction * 1000) / 1000), 8);
+    if (!r.checked) {
+      o << (l.pareto ? "*" : "") << "\n";
+      continue;
+    }
+    o << pad(l.pareto ? "*" : "", 8)
+      << (!l.rejected.empty()   ? "rejected: " + joined(l.rejected, ", ")
+          : !l.warnings.empty() ? "warnings: " + joined(l.warnings, ", ")
+                                : std::string("clean"))
       << "\n";
   }
   if (r.layouts.empty()) o << "no layout fits: more GPUs, a larger --gpu, or a shorter --seq-len\n";
+  if (r.checked && r.valid > 0 && r.rejected == r.valid) {
+    o << "no layout passes every rule of " << r.template_path << ": fix what the last column names (`planck verify "
+      << r.template_path << "` shows it on the template's own layout)\n";
+  }
   return o.str();
 }
 

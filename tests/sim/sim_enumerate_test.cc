@@ -9,6 +9,7 @@
 
 #include "core/plan/presets.h"
 #include "sim/enumerate.h"
+#include "sim/enumerate_plan.h"
 
 namespace {
 
@@ -222,4 +223,29 @@ TEST_CASE("sim_enumerate_framework_keeps_to_what_it_runs") {
   auto meg_pp = planck::sim::enumerate(req);
   REQUIRE(meg_pp.is_ok());
   for (const auto& l : meg_pp->layouts) CHECK(l.pipeline_schedule != PS::kInterleavedZb);
+}
+
+TEST_CASE("enumerate_checkpointing_ladder_starts_at_the_templates_choice") {
+  using C = planck::core::Checkpointing;
+  using planck::sim::checkpointing_ladder;
+  const std::vector<C> any = {C::kNone, C::kSelective, C::kFull}, megatron = {C::kNone, C::kFull};
+  // Without a template the framework's list is unchanged.
+  CHECK(checkpointing_ladder(C::kNone, any) == any);
+  CHECK(checkpointing_ladder(C::kNone, megatron) == megatron);
+  // A template's choice is the lightest tried; only heavier ones follow (none < selective_attention
+  // < selective < full, by what each recomputes).
+  CHECK(checkpointing_ladder(C::kSelective, any) == std::vector<C>{C::kSelective, C::kFull});
+  CHECK(checkpointing_ladder(C::kSelectiveAttention, any) ==
+        std::vector<C>{C::kSelectiveAttention, C::kSelective, C::kFull});
+  CHECK(checkpointing_ladder(C::kSelective, megatron) == std::vector<C>{C::kSelective, C::kFull});
+  CHECK(checkpointing_ladder(C::kFull, any) == std::vector<C>{C::kFull});
+}
+
+TEST_CASE("enumerate_without_checks_marks_nothing") {
+  // No template: no rule runs, no layout carries a verdict, the result says it was not checked.
+  auto r = planck::sim::enumerate(small(8, 8, 8));
+  REQUIRE(r);
+  CHECK(!r->checked);
+  CHECK(r->rejected == 0);
+  for (const auto& l : r->layouts) CHECK((l.rejected.empty() && l.warnings.empty() && l.unchecked.empty()));
 }
