@@ -57,6 +57,7 @@ void BM_Enumerate(benchmark::State& state, const char* model, std::int64_t world
   req.gpus_per_node = 8;
   req.model = *planck::core::model_preset(model);
   req.gpu = *planck::core::gpu_preset("h100-sxm");
+  req.search_micro_batch = true;  // as `planck enumerate` without --micro-batch
   std::int64_t valid = 0, considered = 0;
   for (auto _ : state) {
     auto r = planck::sim::enumerate(req);

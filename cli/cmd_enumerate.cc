@@ -29,6 +29,7 @@ struct EnumerateOptions {
   std::int64_t global_batch = 0;  // 0 = world x micro_batch sequences
   std::int64_t seq_len = 8192;
   std::int64_t micro_batch = 1;
+  bool micro_batch_given = false;
   bool allow_cross_node_tp = false;
   std::int64_t top = -1;
   std::string rank_by = "throughput";
@@ -99,6 +100,7 @@ int run_enumerate(const EnumerateOptions& o) {
   if (o.global_batch > 0) req.global_batch = o.global_batch;
   req.seq_len = o.seq_len;
   req.micro_batch = o.micro_batch;
+  req.search_micro_batch = !o.micro_batch_given;
   req.allow_cross_node_tp = o.allow_cross_node_tp;
   req.rank_by_throughput = o.rank_by == "throughput";
   req.allow_tight = o.allow_tight;
@@ -156,7 +158,11 @@ void setup_enumerate(CLI::App& app, Action& action) {
                  "sequences per optimizer step (default: one per GPU, world x micro-batch, stated in the output); "
                  "layouts whose micro_batch x dp degree does not divide it are skipped")->check(whole_number(1, kMaxCount));
   app.add_option("--seq-len", o->seq_len, "tokens per sequence")->default_str("8192")->check(whole_number(1, kMaxCount));
-  app.add_option("--micro-batch", o->micro_batch, "sequences per micro-batch")->default_str("1")->check(whole_number(1, kMaxCount));
+  CLI::Option* micro_batch = app.add_option("--micro-batch", o->micro_batch,
+                 "sequences per micro-batch for every layout (default: layouts without a pipeline try 1, 2, 4, 8 and "
+                 "16 where they divide the rank's batch, and FSDP / HSDP both gradient syncs, keeping the fastest; "
+                 "pipelined layouts use 1)")
+      ->check(whole_number(1, kMaxCount));
   app.add_flag("--allow-cross-node-tp", o->allow_cross_node_tp, "also try TP groups that span nodes");
   app.add_option("--rank-by", o->rank_by,
                  "throughput: tokens per second first (the default); time: step time first (the same ranking "
@@ -183,7 +189,10 @@ void setup_enumerate(CLI::App& app, Action& action) {
   app.add_flag("--nvls", o->nvls, "allow NVLink SHARP all-reduce inside a node");
   app.add_flag("--no-tree", o->no_tree, "ring only: never pick NCCL's tree all-reduce");
   app.add_option("-o,--output", o->output, "write here ('-' = stdout), atomically")->default_str("-");
-  action = [o] { return run_enumerate(*o); };
+  action = [o, micro_batch] {
+    o->micro_batch_given = micro_batch->count() > 0;
+    return run_enumerate(*o);
+  };
 }
 
 }  // namespace
