@@ -59,6 +59,7 @@ planck::sim::EnumerateRequest enumerate_request(const char* model, std::int64_t 
   req.gpus_per_node = 8;
   req.model = *planck::core::model_preset(model);
   req.gpu = *planck::core::gpu_preset("h100-sxm");
+  req.search_micro_batch = true;  // as `planck enumerate` without --micro-batch
   return req;
 }
 

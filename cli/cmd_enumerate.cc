@@ -35,7 +35,7 @@ struct EnumerateOptions {
   std::string gpu;
   std::int64_t global_batch = 0;  // 0 = world x micro_batch sequences
   std::int64_t seq_len = 0;       // 8192
-  std::int64_t micro_batch = 0;   // 1
+  std::int64_t micro_batch = 0;   // searched where no pipeline runs, else 1
   bool allow_cross_node_tp = false;
   std::int64_t top = -1;
   std::string rank_by = "throughput";
@@ -114,6 +114,13 @@ std::optional<core::Plan> load_template(const std::string& path, const core::Che
   return std::move(loaded.plan);
 }
 
+// Whether the template's file states training.<field> (a field left to its default states nothing:
+// enumerate then searches it as without --plan).
+bool states_training(const core::Plan& t, const char* field) {
+  const auto& j = t.doc.root();
+  return j.contains("training") && j["training"].is_object() && j["training"].contains(field);
+}
+
 // The template's values where the command line gives none (docs/simulator.md "enumerate --plan").
 bool fill_from_template(EnumerateOptions& o, const core::Plan& t) {
   const std::string gpn_from = o.gpus_per_node == 0 ? "cluster.gpus_per_node of --plan " + o.plan : "--gpus-per-node";
@@ -136,7 +143,7 @@ bool fill_from_template(EnumerateOptions& o, const core::Plan& t) {
   if (!t.training) return true;
   if (o.global_batch == 0 && t.training->global_batch) o.global_batch = *t.training->global_batch;
   if (o.seq_len == 0 && t.training->seq_len) o.seq_len = *t.training->seq_len;
-  if (o.micro_batch == 0) o.micro_batch = t.training->micro_batch;
+  if (o.micro_batch == 0 && states_training(t, "micro_batch")) o.micro_batch = t.training->micro_batch;
   return true;
 }
 
@@ -155,6 +162,7 @@ int run_enumerate(EnumerateOptions o) {
     return kExitCannotRun;
   }
   if (o.seq_len == 0) o.seq_len = 8192;
+  const bool search_micro_batch = o.micro_batch == 0;
   if (o.micro_batch == 0) o.micro_batch = 1;
   std::optional<core::Plan> model_plan, gpu_plan;
   if (!o.model.empty() && !(model_plan = load_wrapped("--model", o.model, true))) return kExitCannotRun;
@@ -175,11 +183,13 @@ int run_enumerate(EnumerateOptions o) {
   if (base) {
     req.checks = &checks;
     if (base->training) req.least_checkpointing = base->training->activation_checkpointing;
+    if (states_training(*base, "grad_sync")) req.grad_sync = base->training->grad_sync;
     req.base = std::move(base);
   }
   if (o.global_batch > 0) req.global_batch = o.global_batch;
   req.seq_len = o.seq_len;
   req.micro_batch = o.micro_batch;
+  req.search_micro_batch = search_micro_batch;
   req.allow_cross_node_tp = o.allow_cross_node_tp;
   req.rank_by_throughput = o.rank_by == "throughput";
   req.allow_tight = o.allow_tight;
@@ -227,7 +237,7 @@ void setup_enumerate(CLI::App& app, Action& action) {
       "pipelines try 1f1b, interleaved_1f1b and interleaved_zb with 2, 3, 4, 6 or 8 virtual stages, ZB-H1, zbv "
       "and dualpipev, and keep the fastest (--framework keeps to what Megatron-Core or torchtitan runs). JSON is planck-enumerate/1 (docs/simulator.md).\n"
       "--plan TEMPLATE starts from a planck/1 plan: it supplies the cluster (world = nodes x gpus_per_node), gpu, "
-      "model, training (global_batch, micro_batch, seq_len, grad_sync, dtypes, optimizer; its "
+      "model, training (global_batch, seq_len, dtypes, optimizer; micro_batch and grad_sync where it states them; its "
       "activation_checkpointing is the lightest tried), the parallelism settings that are not the layout "
       "(fsdp_dims, replicate_dims, async_tp, dp_bucket_params, ...) and the rank_program; a flag given on the "
       "command line overrides the template's value. Each candidate becomes the template with its own mesh and "
@@ -254,7 +264,11 @@ void setup_enumerate(CLI::App& app, Action& action) {
                  "skipped")->check(whole_number(1, kMaxCount));
   app.add_option("--seq-len", o->seq_len, "tokens per sequence (default: the template's, else 8192)")
       ->check(whole_number(1, kMaxCount));
-  app.add_option("--micro-batch", o->micro_batch, "sequences per micro-batch (default: the template's, else 1)")
+  app.add_option("--micro-batch", o->micro_batch,
+                 "sequences per micro-batch for every layout (default: the template's training.micro_batch when it "
+                 "states one; else layouts without a pipeline try 1, 2, 4, 8 and 16 where they divide the rank's "
+                 "batch, and FSDP / HSDP both gradient syncs unless the template states its grad_sync, keeping the "
+                 "fastest; pipelined layouts use 1)")
       ->check(whole_number(1, kMaxCount));
   app.add_flag("--allow-cross-node-tp", o->allow_cross_node_tp, "also try TP groups that span nodes");
   app.add_option("--rank-by", o->rank_by,

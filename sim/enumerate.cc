@@ -78,6 +78,7 @@ std::vector<core::Checkpointing> checkpointing(Framework fw) {
 }
 
 constexpr std::int64_t kVirtualStages[] = {2, 3, 4, 6, 8};
+constexpr std::int64_t kMaxSearchedMicroBatch = 16;
 
 // Within one (mesh, strategy): comfortable before tight (unless allowed), then tokens per second
 // (the work per step is the same for every schedule).
@@ -130,14 +131,12 @@ class Search {
 
  private:
   void try_mesh(std::int64_t pp, std::int64_t r, std::int64_t s, std::int64_t ep, std::int64_t cp, std::int64_t tp) {
-    std::int64_t k = 1;
-    if (req_.global_batch) {
-      // ep is data parallel for the batch (docs/plan-format.md): every layout keeps the same
-      // global batch.
-      const std::int64_t per_step = req_.micro_batch * r * s * ep;
-      if (*req_.global_batch % per_step != 0) return;  // batch-indivisible
-      k = *req_.global_batch / per_step;
-    }
+    // ep is data parallel for the batch (docs/plan-format.md): every layout keeps the same
+    // global batch, per_dp sequences on each data-parallel rank.
+    const std::int64_t dp = r * s * ep;
+    if (*req_.global_batch % dp != 0) return;  // batch-indivisible
+    const std::int64_t per_dp = *req_.global_batch / dp;
+    if (!req_.search_micro_batch && per_dp % req_.micro_batch != 0) return;
     if (ep > 1) {
       plan_.mesh.dims = {"pp", "dp_replicate", "dp_shard", "ep", "cp", "tp"};
       plan_.mesh.shape = {pp, r, s, ep, cp, tp};
@@ -147,7 +146,6 @@ class Search {
     }
     auto mesh = core::Mesh::create(plan_.mesh.dims, plan_.mesh.shape);
     if (!mesh) return;
-    plan_.training->grad_accumulation = k;
     // Sequence parallel wherever TP runs and the sequence splits (Megatron / torchtitan practice).
     plan_.parallelism.sequence_parallel = tp > 1 && (req_.seq_len / cp) % tp == 0;
     // TP communication overlap where the framework's users run it: Megatron's --tp-comm-overlap
@@ -160,8 +158,59 @@ class Search {
     for (const Strategy& st : strategies(r, s, req_.framework)) {
       plan_.parallelism.data_parallel = st.dp;
       plan_.parallelism.reshard_after_forward = st.reshard;
-      try_strategy(*mesh, k);
+      std::optional<Candidate> best;
+      explored_.clear();
+      for (std::int64_t mb : micro_batches(pp, per_dp)) {
+        const std::int64_t k = per_dp / mb;
+        plan_.training->micro_batch = mb;
+        plan_.training->grad_accumulation = k;
+        std::optional<Candidate> at_mb;
+        for (core::GradSync sync : grad_syncs(st.dp, k, pp)) {
+          // Syncing every micro-batch only adds traffic; it can win only by sharding the
+          // gradients where whole ones force checkpointing or crowd memory.
+          if (sync == core::GradSync::kEveryMicrobatch && at_mb &&
+              at_mb->layout.checkpointing == core::Checkpointing::kNone && !at_mb->layout.tight) {
+            continue;
+          }
+          plan_.training->grad_sync = sync;
+          auto c = try_strategy(*mesh, k);
+          if (c && (!at_mb || better(c->layout, at_mb->layout, req_.allow_tight))) at_mb = std::move(c);
+        }
+        // Larger micro-batches help until activations force checkpointing: stop at the first
+        // size that is no better than the best so far.
+        if (!at_mb) continue;
+        if (best && !better(at_mb->layout, best->layout, req_.allow_tight)) break;
+        best = std::move(at_mb);
+      }
+      if (best) keep(*mesh, std::move(*best));
     }
+  }
+
+  // Micro-batch sizes tried: --micro-batch when given; else, without a pipeline (where the
+  // micro-batch count sets no bubble), 1, 2, 4, 8 and 16 sequences where they divide the rank's
+  // batch: fewer, larger micro-batches gather FSDP parameters and sync gradients less often
+  // (torchtitan runs Llama 3 70B at local batch 16 without accumulation); with a pipeline, 1.
+  std::vector<std::int64_t> micro_batches(std::int64_t pp, std::int64_t per_dp) const {
+    if (!req_.search_micro_batch) return {req_.micro_batch};
+    if (pp > 1) return {1};
+    std::vector<std::int64_t> out;
+    for (std::int64_t mb = 1; mb <= kMaxSearchedMicroBatch && per_dp % mb == 0; mb *= 2) out.push_back(mb);
+    return out;
+  }
+
+  // Gradient sync over an accumulation window. Without a pipeline, FSDP / HSDP try both keeping
+  // whole gradients until the last micro-batch (FSDP2 set_requires_gradient_sync(False)) and
+  // reduce-scattering every micro-batch into sharded gradients (FSDP2's default in torchtitan's
+  // accumulation loop). Pipeline stages sync on their last backward only
+  // (torch.distributed.pipelining, Megatron); ZeRO-2 shards every micro-batch, DDP / ZeRO-1 sync
+  // at the end.
+  // A template that states its grad_sync keeps it (EnumerateRequest::grad_sync).
+  std::vector<core::GradSync> grad_syncs(core::DataParallel dp, std::int64_t k, std::int64_t pp) const {
+    using G = core::GradSync;
+    if (req_.grad_sync) return {*req_.grad_sync};
+    const bool sharded_params = dp == core::DataParallel::kFsdp || dp == core::DataParallel::kHsdp;
+    if (sharded_params && k > 1 && pp <= 1) return {G::kLastMicrobatch, G::kEveryMicrobatch};
+    return {G::kLastMicrobatch};
   }
 
   // The pipeline schedules a layout may run (docs/simulator.md "planck enumerate"): 1f1b,
@@ -174,6 +223,10 @@ class Search {
     core::PipelineSchedule schedule;
     std::int64_t virtual_stages;
     std::optional<bool> ep_overlap;
+  };
+  struct Candidate {
+    Layout layout;
+    Pipeline pipeline;
   };
   std::vector<Pipeline> pipelines(std::int64_t pp, std::int64_t k, bool expert_parallel) const {
     using PS = core::PipelineSchedule;
@@ -211,45 +264,54 @@ class Search {
     return out;
   }
 
-  // Every pipeline schedule for this (mesh, strategy); the layout kept is the fastest one,
-  // those that fit comfortably (at most memory-tight's 90% of capacity) first. With a template,
-  // the fastest that passes every rule, else the fastest, rejected.
-  void try_strategy(const core::Mesh& mesh, std::int64_t k) {
+  // Every pipeline schedule for this (mesh, strategy, micro-batch); the fastest, those that fit
+  // comfortably (at most memory-tight's 90% of capacity) first. With a template, every one is
+  // also kept in explored_ for keep().
+  std::optional<Candidate> try_strategy(const core::Mesh& mesh, std::int64_t k) {
     const core::Degrees d = core::degrees(mesh);
-    std::vector<std::pair<Layout, Pipeline>> found;
+    std::optional<Candidate> best;
     for (const Pipeline& pl : pipelines(d.pp, k, moe_ && d.ep > 1)) {
-      set_pipeline(pl);
+      plan_.parallelism.pipeline_schedule = pl.schedule;
+      plan_.parallelism.virtual_stages = pl.virtual_stages;
+      plan_.parallelism.ep_overlap = pl.ep_overlap;
       auto l = try_pipeline(mesh, k);
       if (!l) continue;
-      if (req_.checks || found.empty()) {
-        found.emplace_back(std::move(*l), pl);
-      } else if (better(*l, found.front().first, req_.allow_tight)) {
-        found.front() = {std::move(*l), pl};
-      }
+      if (req_.checks) explored_.push_back({*l, pl});
+      if (!best || better(*l, best->layout, req_.allow_tight)) best = Candidate{std::move(*l), pl};
     }
-    if (found.empty()) return;
-    if (req_.checks) {
-      std::stable_sort(found.begin(), found.end(),
-                       [this](const auto& a, const auto& b) { return better(a.first, b.first, req_.allow_tight); });
-      // Rules see the whole plan (schedule and checkpointing too), so a rejected schedule may
-      // leave a clean one of the same mesh and strategy.
-      for (auto& [l, pl] : found) {
-        set_pipeline(pl);
-        plan_.training->activation_checkpointing = l.checkpointing;
-        vet_layout(*req_.checks, plan_, mesh, l);
-        if (l.rejected.empty()) {
-          out_.layouts.push_back(std::move(l));
-          return;
+    return best;
+  }
+
+  // The layout kept for one (mesh, strategy): the search's best. With a template, the best that
+  // passes every rule: rules see the whole plan (schedule, micro-batch, checkpointing too), so
+  // when the best is rejected the other candidates explored are checked, fastest first; if none
+  // is clean the best is kept, rejected.
+  void keep(const core::Mesh& mesh, Candidate best) {
+    if (req_.checks && !vet(mesh, best)) {
+      std::stable_sort(explored_.begin(), explored_.end(), [this](const Candidate& a, const Candidate& b) {
+        return better(a.layout, b.layout, req_.allow_tight);
+      });
+      for (Candidate& c : explored_) {
+        if (vet(mesh, c)) {
+          best = std::move(c);
+          break;
         }
       }
     }
-    out_.layouts.push_back(std::move(found.front().first));
+    out_.layouts.push_back(std::move(best.layout));
   }
 
-  void set_pipeline(const Pipeline& pl) {
-    plan_.parallelism.pipeline_schedule = pl.schedule;
-    plan_.parallelism.virtual_stages = pl.virtual_stages;
-    plan_.parallelism.ep_overlap = pl.ep_overlap;
+  // Puts the candidate's choices back into plan_ and runs the template's checks on it.
+  bool vet(const core::Mesh& mesh, Candidate& c) {
+    plan_.parallelism.pipeline_schedule = c.pipeline.schedule;
+    plan_.parallelism.virtual_stages = c.pipeline.virtual_stages;
+    plan_.parallelism.ep_overlap = c.pipeline.ep_overlap;
+    plan_.training->micro_batch = c.layout.micro_batch;
+    plan_.training->grad_accumulation = c.layout.micro_batches;
+    plan_.training->grad_sync = c.layout.grad_sync;
+    plan_.training->activation_checkpointing = c.layout.checkpointing;
+    vet_layout(*req_.checks, plan_, mesh, c.layout);
+    return c.layout.rejected.empty();
   }
 
   std::optional<Layout> try_pipeline(const core::Mesh& mesh, std::int64_t k) {
@@ -262,7 +324,7 @@ class Search {
     facts.data_parallel = *plan_.parallelism.data_parallel;
     facts.grad_sync = plan_.training->grad_sync;
     facts.seq_len = req_.seq_len;
-    facts.micro_batch = req_.micro_batch;
+    facts.micro_batch = plan_.training->micro_batch;
     const auto sched = *plan_.parallelism.pipeline_schedule;
     const bool v_shape = sched == core::PipelineSchedule::kZbv || sched == core::PipelineSchedule::kDualPipeV;
     facts.virtual_stages = mesh.size("pp") <= 1 ? 1 : static_cast<int>(v_shape ? 2 : plan_.parallelism.virtual_stages);
@@ -301,6 +363,8 @@ class Search {
     l.checkpointing = *chosen;
     l.tight = tight;
     l.micro_batches = k;
+    l.micro_batch = plan_.training->micro_batch;
+    l.grad_sync = plan_.training->grad_sync;
     l.step_time_s = r.step.step_time_s;
     l.compute_time_s = r.step.compute_time_s;
     l.exposed_comm_time_s = r.step.exposed_comm_time_s;
@@ -315,7 +379,7 @@ class Search {
     l.memory_bound_s = r.compute.memory_s;
     l.recompute_s = r.compute.recompute_s;
     l.tokens_per_step = static_cast<double>(mesh.world() / (d.tp * d.pp * d.cp)) * static_cast<double>(k) *
-                        static_cast<double>(req_.micro_batch * req_.seq_len);
+                        static_cast<double>(plan_.training->micro_batch * req_.seq_len);
     l.tokens_per_s = r.step.step_time_s > 0 ? l.tokens_per_step / r.step.step_time_s : 0;
     return l;
   }
@@ -325,6 +389,7 @@ class Search {
   bool moe_ = false;
   core::Plan plan_;
   std::vector<core::Checkpointing> ladder_;
+  std::vector<Candidate> explored_;  // with a template: every candidate of the current (mesh, strategy)
 };
 
 void rank_and_mark(std::vector<Layout>& layouts, bool by_throughput, bool allow_tight) {

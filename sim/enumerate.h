@@ -29,6 +29,8 @@ struct EnumerateRequest {
   std::optional<std::int64_t> global_batch;  // absent: world x micro_batch sequences (kDefault)
   std::int64_t seq_len = 8192;
   std::int64_t micro_batch = 1;
+  // Try micro-batches of 1..16 sequences on layouts without a pipeline (micro_batch ignored).
+  bool search_micro_batch = false;
   bool allow_cross_node_tp = false;
   // Rank by tokens per second (the default) or by step time.
   bool rank_by_throughput = true;
@@ -43,6 +45,8 @@ struct EnumerateRequest {
   const core::CheckRegistry* checks = nullptr;
   // The lightest activation checkpointing tried (a template's), then the heavier ones.
   core::Checkpointing least_checkpointing = core::Checkpointing::kNone;
+  // The gradient sync every layout runs (a template's training.grad_sync); absent: searched.
+  std::optional<core::GradSync> grad_sync;
   // Called now and then with (factorizations done, total); may be empty.
   std::function<void(std::int64_t, std::int64_t)> progress;
 };
@@ -60,7 +64,9 @@ struct Layout {
   bool ep_overlap = false;  // the expert all-to-all runs beside another micro-batch (sim/ep_overlap.h)
   core::Checkpointing checkpointing = core::Checkpointing::kNone;
   bool tight = false;  // peak memory above memory-tight's fraction of capacity
-  std::int64_t micro_batches = 1;
+  std::int64_t micro_batches = 1;  // gradient-accumulation steps
+  std::int64_t micro_batch = 1;    // sequences per micro-batch
+  core::GradSync grad_sync = core::GradSync::kLastMicrobatch;
   double step_time_s = 0;
   double compute_time_s = 0;
   double exposed_comm_time_s = 0;

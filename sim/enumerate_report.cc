@@ -71,7 +71,9 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
                       {"virtual_stages", l.virtual_stages}}},
                     {"training",
                      {{"activation_checkpointing", core::to_string(l.checkpointing)},
-                      {"grad_accumulation", l.micro_batches}}},
+                      {"micro_batch", l.micro_batch},
+                      {"grad_accumulation", l.micro_batches},
+                      {"grad_sync", core::to_string(l.grad_sync)}}},
                     {"step_time_s", l.step_time_s},
                     {"compute_time_s", l.compute_time_s},
                     {"exposed_comm_time_s", l.exposed_comm_time_s},
@@ -123,7 +125,7 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
   o << ",data_parallel,reshard_after_forward,sequence_parallel,activation_checkpointing,grad_accumulation,"
        "step_time_s,compute_time_s,exposed_comm_time_s,memory_peak,bytes_sent_per_rank,flops_per_rank,tflops_per_gpu,mfu,"
        "bubble_fraction,gemm_s,attention_s,memory_bound_s,recompute_s,tokens_per_step,tokens_per_s,pareto,"
-       "pipeline_schedule,virtual_stages,tight,ep_overlap,async_tp"
+       "pipeline_schedule,virtual_stages,tight,ep_overlap,async_tp,micro_batch,grad_sync"
     << (r.checked ? ",rejected,warnings,unchecked" : "") << "\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
@@ -141,7 +143,7 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
       << number(l.recompute_s) << "," << number(l.tokens_per_step) << ","
       << number(l.tokens_per_s) << "," << (l.pareto ? "true" : "false") << "," << core::to_string(l.pipeline_schedule)
       << "," << l.virtual_stages << "," << (l.tight ? "true" : "false") << "," << (l.ep_overlap ? "true" : "false")
-      << "," << (l.async_tp ? "true" : "false");
+      << "," << (l.async_tp ? "true" : "false") << "," << l.micro_batch << "," << core::to_string(l.grad_sync);
     if (r.checked) o << "," << joined(l.rejected, ";") << "," << joined(l.warnings, ";") << "," << joined(l.unchecked, ";");
     o << "\n";
   }
@@ -151,7 +153,8 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
 std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& req, std::int64_t top) {
   std::ostringstream o;
   o << req.model.name << " on " << r.world << " x " << req.gpu.name << " (" << req.gpus_per_node
-    << " per node), seq " << req.seq_len << ", micro-batch " << req.micro_batch << ": " << r.considered
+    << " per node), seq " << req.seq_len << ", micro-batch "
+    << (req.search_micro_batch ? std::string("1-16 without a pipeline, else 1") : std::to_string(req.micro_batch)) << ": " << r.considered
     << " factorizations considered, " << r.valid << " valid layouts";
   if (shown(r, top) < r.layouts.size()) o << ", best " << shown(r, top) << " shown";
   o << (req.rank_by_throughput ? ", ranked by tokens/s" : ", ranked by step time");
@@ -171,7 +174,8 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
     }
   }
   o << "\n";
-  o << pad("#", 5) << pad("mesh", 52) << pad("strategy", 18) << pad("pipeline", 20) << pad("ckpt", 10) << pad("step", 11) << pad("exposed", 11)
+  o << pad("#", 5) << pad("mesh", 52) << pad("strategy", 26) << pad("pipeline", 20) << pad("ckpt", 10) << pad("mb x k", 9)
+    << pad("step", 11) << pad("exposed", 11)
     << pad("memory", 11) << pad("sent/rank", 11) << pad("tokens/s", 11) << pad("TFLOP/s", 9) << pad("MFU", 7)
     << pad("bubble", 8) << (r.checked ? pad("pareto", 8) + "verify" : "pareto") << "\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
@@ -183,14 +187,16 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
     }
     if (l.sequence_parallel) strat += l.async_tp ? "+sp+atp" : "+sp";
     if (l.etp > 0) strat += "+etp" + std::to_string(l.etp);
+    if (l.grad_sync == core::GradSync::kEveryMicrobatch) strat += "+sync/mb";
     std::string pipe = "-";
     if (l.shape.front() > 1) {
       pipe = core::to_string(l.pipeline_schedule);
       if (l.virtual_stages > 1) pipe += " v" + std::to_string(l.virtual_stages);
     }
     if (l.ep_overlap) pipe += (pipe == "-" ? "" : " ") + std::string("+a2a");
-    o << pad(std::to_string(i + 1) + (l.tight ? "!" : "") + (l.rejected.empty() ? "" : "x"), 5) << pad(mesh_string(l), 52) << pad(strat, 18) << pad(pipe, 20)
-      << pad(core::to_string(l.checkpointing), 10) << pad(human_seconds(l.step_time_s), 11)
+    o << pad(std::to_string(i + 1) + (l.tight ? "!" : "") + (l.rejected.empty() ? "" : "x"), 5) << pad(mesh_string(l), 52)
+      << pad(strat, 26) << pad(pipe, 20) << pad(core::to_string(l.checkpointing), 10)
+      << pad(std::to_string(l.micro_batch) + " x " + std::to_string(l.micro_batches), 9) << pad(human_seconds(l.step_time_s), 11)
       << pad(human_seconds(l.exposed_comm_time_s), 11) << pad(core::format_bytes(l.memory_peak), 11)
       << pad(core::format_bytes(l.bytes_sent_per_rank), 11) << pad(number(l.tokens_per_s), 11)
       << pad(number(std::round(l.tflops_per_gpu * 10) / 10), 9) << pad(number(std::round(l.mfu * 1000) / 1000), 7)

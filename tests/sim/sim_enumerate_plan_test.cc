@@ -201,6 +201,11 @@ TEST_CASE("enumerate_plan_hsdp_flattened_template") {
   CHECK(flat["layouts"][0]["tokens_per_step"].get<double>() == 64.0 * 8192);
   const Json fixed = enumerate_json("--plan " + plan("torchtitan-hsdp-2x8.json"));
   CHECK(fixed["rejected_layouts"] == 0);
+  // The template states micro_batch 1 and grad_sync last_microbatch_replicate: kept, not searched.
+  for (const auto& l : fixed["layouts"]) {
+    CHECK(l["training"]["micro_batch"] == 1);
+    CHECK(l["training"]["grad_sync"] == "last_microbatch_replicate");
+  }
 }
 
 TEST_CASE("enumerate_plan_flags_override_the_template") {

@@ -225,6 +225,75 @@ TEST_CASE("sim_enumerate_framework_keeps_to_what_it_runs") {
   for (const auto& l : meg_pp->layouts) CHECK(l.pipeline_schedule != PS::kInterleavedZb);
 }
 
+TEST_CASE("sim_enumerate_micro_batch_search_keeps_the_batch") {
+  // World 4, 16 sequences per step: every layout runs micro_batch x grad_accumulation x dp = 16.
+  // Without a pipeline the micro-batch is searched over 1, 2, 4, 8, 16 (those dividing the rank's
+  // batch); pipelined layouts keep 1; only FSDP / HSDP without a pipeline sync every micro-batch.
+  auto req = small(4, 4, 4);
+  req.global_batch = 16;
+  req.search_micro_batch = true;
+  auto r = planck::sim::enumerate(req);
+  REQUIRE(r.is_ok());
+  REQUIRE(!r->layouts.empty());
+  for (const auto& l : r->layouts) {
+    std::int64_t pp = 1, dp = 1;
+    for (std::size_t i = 0; i < l.dims.size(); ++i) {
+      if (l.dims[i] == "pp") pp = l.shape[i];
+      if (l.dims[i] == "dp_replicate" || l.dims[i] == "dp_shard") dp *= l.shape[i];
+    }
+    CHECK(l.micro_batch * l.micro_batches * dp == 16);
+    CHECK((l.micro_batch == 1 || l.micro_batch == 2 || l.micro_batch == 4 || l.micro_batch == 8 || l.micro_batch == 16));
+    if (pp > 1) CHECK(l.micro_batch == 1);
+    if (l.grad_sync == planck::core::GradSync::kEveryMicrobatch) {
+      CHECK(pp == 1);
+      CHECK(l.micro_batches > 1);
+      CHECK((l.data_parallel == DataParallel::kFsdp || l.data_parallel == DataParallel::kHsdp));
+    }
+  }
+  // Pinned: every layout runs the asked micro-batch.
+  req.search_micro_batch = false;
+  req.micro_batch = 2;
+  auto pinned = planck::sim::enumerate(req);
+  REQUIRE(pinned.is_ok());
+  for (const auto& l : pinned->layouts) CHECK(l.micro_batch == 2);
+}
+
+TEST_CASE("sim_enumerate_fsdp_tp8_takes_a_larger_micro_batch") {
+  // Llama 3 70B on 256 H100s, 1,024 sequences of 8,192: tp 8 x FSDP 32 re-gathers the 70B / 8
+  // parameters for every micro-batch, so with 32 one-sequence micro-batches per rank the
+  // gathers (2 x 31/32 x 17.6 GB per rank per micro-batch over the network) outrun the compute;
+  // the search takes a larger micro-batch (torchtitan runs this layout at local batch 16) and it
+  // is never slower than micro-batch 1.
+  planck::sim::EnumerateRequest req;
+  req.world = 256;
+  req.gpus_per_node = 8;
+  req.model = *planck::core::model_preset("llama3-70b");
+  req.gpu = *planck::core::gpu_preset("h100-sxm");
+  req.global_batch = 1024;
+  req.seq_len = 8192;
+  auto find = [](const planck::sim::EnumerateResult& r) -> const planck::sim::Layout* {
+    for (const auto& l : r.layouts) {
+      if (l.shape == std::vector<std::int64_t>{1, 1, 32, 1, 8} && l.data_parallel == DataParallel::kFsdp &&
+          l.reshard_after_forward) {
+        return &l;
+      }
+    }
+    return nullptr;
+  };
+  auto one = planck::sim::enumerate(req);
+  req.search_micro_batch = true;
+  auto searched = planck::sim::enumerate(req);
+  REQUIRE(one.is_ok());
+  REQUIRE(searched.is_ok());
+  const auto* a = find(*one);
+  const auto* b = find(*searched);
+  REQUIRE(a != nullptr);
+  REQUIRE(b != nullptr);
+  CHECK(a->micro_batch == 1);
+  CHECK(b->micro_batch > 1);
+  CHECK(b->tokens_per_s >= a->tokens_per_s);
+}
+
 TEST_CASE("enumerate_checkpointing_ladder_starts_at_the_templates_choice") {
   using C = planck::core::Checkpointing;
   using planck::sim::checkpointing_ladder;

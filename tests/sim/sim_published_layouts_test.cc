@@ -1,0 +1,96 @@
+// Issue 15 / 16's yardstick: the layouts practitioners published for a model and cluster, where
+// planck's enumerate ranks them against its best (docs/simulator.md "Published layouts against
+// planck's best"). Layouts come from the papers cited per case, never from planck's output.
+
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/plan/presets.h"
+#include "sim/enumerate.h"
+
+namespace {
+
+using planck::sim::Layout;
+
+std::int64_t degree(const Layout& l, const std::string& dim) {
+  for (std::size_t i = 0; i < l.dims.size(); ++i) {
+    if (l.dims[i] == dim) return l.shape[i];
+  }
+  return 1;
+}
+
+planck::sim::EnumerateRequest request(std::int64_t world, const char* model, const char* gpu, std::int64_t batch,
+                                      std::int64_t seq) {
+  planck::sim::EnumerateRequest r;
+  r.world = world;
+  r.gpus_per_node = 8;
+  r.model = *planck::core::model_preset(model);
+  r.gpu = *planck::core::gpu_preset(gpu);
+  r.global_batch = batch;
+  r.seq_len = seq;
+  r.search_micro_batch = true;  // as `planck enumerate` without --micro-batch
+  return r;
+}
+
+// tokens/s of the best layout matching `published`, over the best of all.
+double ratio_to_best(const planck::sim::EnumerateResult& r, const std::function<bool(const Layout&)>& published) {
+  REQUIRE(!r.layouts.empty());
+  for (const auto& l : r.layouts) {
+    if (published(l)) return l.tokens_per_s / r.layouts.front().tokens_per_s;
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("published_layouts_deepseek_v3_within_10_percent_of_the_best") {
+  // DeepSeek-V3 technical report (arXiv:2412.19437) §3.2 / §4.2: 2048 H800, pp 16, ep 64, no TP,
+  // 15,360 sequences of 4,096 per step.
+  auto r = planck::sim::enumerate(request(2048, "deepseek-v3", "h800", 15360, 4096));
+  REQUIRE(r.is_ok());
+  for (const auto& l : r->layouts) CHECK(l.tokens_per_step == doctest::Approx(15360.0 * 4096));
+  const double ratio = ratio_to_best(*r, [](const Layout& l) {
+    return degree(l, "pp") == 16 && degree(l, "ep") == 64 && degree(l, "tp") == 1 && degree(l, "cp") == 1;
+  });
+  MESSAGE("DeepSeek-V3 published layout at " << ratio << " of planck's best");
+  CHECK(ratio >= 1 / 1.1);
+}
+
+TEST_CASE("published_layouts_llama3_70b_tp8_fsdp_within_10_percent_of_the_best") {
+  // torchtitan's Llama 3 70B runs (benchmarks/llama3_h100_202412_torchtitan.md, and
+  // asyncTP_llama3_h100_2025-06_torchtitan.md): tp 8 with FSDP over the other 32 ranks of 256
+  // H100s, no pipeline, seq 8,192; here 1,024 sequences per step.
+  for (auto fw : {planck::sim::Framework::kAny, planck::sim::Framework::kMegatron}) {
+    auto req = request(256, "llama3-70b", "h100-sxm", 1024, 8192);
+    req.framework = fw;
+    auto r = planck::sim::enumerate(req);
+    REQUIRE(r.is_ok());
+    const double ratio = ratio_to_best(*r, [](const Layout& l) {
+      return degree(l, "tp") == 8 && degree(l, "pp") == 1 && degree(l, "cp") == 1;
+    });
+    MESSAGE(std::string(planck::sim::to_string(fw)) << ": tp 8 + FSDP at " << ratio << " of planck's best");
+    CHECK(ratio >= 1 / 1.1);
+  }
+}
+
+TEST_CASE("published_layouts_llama3_405b_best_keeps_metas_tp_and_pp") {
+  // Llama 3 (arXiv:2407.21783) Table 4: 8,192 H100s, tp 8, pp 16, 2,048 sequences of 8,192.
+  // With what Megatron-Core runs, planck's best keeps Meta's tp 8 x pp 16 (adding cp where Meta
+  // had dp); Meta's own cp 1 layout needs full recompute in planck (docs/simulator.md), so it
+  // is not within 10%: the ratio is printed, not asserted.
+  auto req = request(8192, "llama3-405b", "h100-sxm", 2048, 8192);
+  req.framework = planck::sim::Framework::kMegatron;
+  auto r = planck::sim::enumerate(req);
+  REQUIRE(r.is_ok());
+  const Layout& best = r->layouts.front();
+  CHECK(degree(best, "tp") == 8);
+  CHECK(degree(best, "pp") == 16);
+  const double ratio = ratio_to_best(*r, [](const Layout& l) {
+    return degree(l, "tp") == 8 && degree(l, "pp") == 16 && degree(l, "cp") == 1;
+  });
+  MESSAGE("Meta's tp 8 pp 16 cp 1 at " << ratio << " of planck's best");
+  CHECK(ratio > 0);
+}
