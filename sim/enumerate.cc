@@ -284,19 +284,21 @@ class Search {
 
   // The layout kept for one (mesh, strategy): the search's best. With a template, the best that
   // passes every rule: rules see the whole plan (schedule, micro-batch, checkpointing too), so
-  // when the best is rejected the other candidates explored are checked, fastest first; if none
-  // is clean the best is kept, rejected.
+  // the candidates explored (the best among them, first once sorted) are checked fastest first
+  // until one is clean; if none is, the fastest is kept, rejected.
   void keep(const core::Mesh& mesh, Candidate best) {
-    if (req_.checks && !vet(mesh, best)) {
+    if (req_.checks) {
       std::stable_sort(explored_.begin(), explored_.end(), [this](const Candidate& a, const Candidate& b) {
         return better(a.layout, b.layout, req_.allow_tight);
       });
-      for (Candidate& c : explored_) {
-        if (vet(mesh, c)) {
-          best = std::move(c);
+      std::size_t chosen = 0;
+      for (std::size_t i = 0; i < explored_.size(); ++i) {
+        if (vet(mesh, explored_[i])) {
+          chosen = i;
           break;
         }
       }
+      best = std::move(explored_[chosen]);
     }
     out_.layouts.push_back(std::move(best.layout));
   }
