@@ -10,10 +10,14 @@ namespace {
 
 int recompute_order(core::Checkpointing c) {
   switch (c) {
-    case core::Checkpointing::kNone: return 0;
-    case core::Checkpointing::kSelectiveAttention: return 1;
-    case core::Checkpointing::kSelective: return 2;
-    case core::Checkpointing::kFull: return 3;
+    case core::Checkpointing::kNone:
+      return 0;
+    case core::Checkpointing::kSelectiveAttention:
+      return 1;
+    case core::Checkpointing::kSelective:
+      return 2;
+    case core::Checkpointing::kFull:
+      return 3;
   }
   return 0;
 }

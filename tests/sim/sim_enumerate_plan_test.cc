@@ -3,7 +3,6 @@
 // verdicts come from the rank arithmetic and the HSDP shape written out below, never from planck.
 
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,11 +10,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tests/run_command.h"
 
@@ -101,8 +99,10 @@ void check_ranked_clean_first(const Json& doc) {
 TEST_CASE("enumerate_plan_lingua_prefix_formula_rejects_exactly_the_broken_layouts") {
   for (const char* shape : {"2x4", "4x4", "8x4"}) {
     CAPTURE(shape);
-    const Json before = enumerate_json("--plan " + plan(std::string("lingua-") + shape + "-before.json") + " --model llama3-8b");
-    const Json after = enumerate_json("--plan " + plan(std::string("lingua-") + shape + "-after.json") + " --model llama3-8b");
+    const Json before =
+        enumerate_json("--plan " + plan(std::string("lingua-") + shape + "-before.json") + " --model llama3-8b");
+    const Json after =
+        enumerate_json("--plan " + plan(std::string("lingua-") + shape + "-after.json") + " --model llama3-8b");
     std::int64_t broken = 0;
     for (const auto& l : before["layouts"]) {
       const std::int64_t R = dim(l, "dp_replicate"), S = dim(l, "dp_shard");
@@ -138,7 +138,8 @@ TEST_CASE("enumerate_plan_text_and_csv_carry_the_verdict") {
   std::int64_t marked = 0;
   for (std::size_t at = text.out.find('\n'); at != std::string::npos; at = text.out.find('\n', at + 1)) {
     const std::string head = text.out.substr(at + 1, 5);
-    if (!head.empty() && std::isdigit(static_cast<unsigned char>(head[0])) && head.find('x') != std::string::npos) ++marked;
+    if (!head.empty() && std::isdigit(static_cast<unsigned char>(head[0])) && head.find('x') != std::string::npos)
+      ++marked;
   }
   CHECK(marked == doc["rejected_layouts"].get<std::int64_t>());
   CHECK(text.out.find("rejected: rank-out-of-range") != std::string::npos);
@@ -273,7 +274,7 @@ TEST_CASE("enumerate_plan_bad_template_exit_2") {
   const Json doc = Json::parse(all.out);
   CHECK(doc["valid"].get<std::int64_t>() > 0);
   CHECK(doc["rejected_layouts"] == doc["valid"]);
-    // Without --plan the layout flags stay required.
+  // Without --plan the layout flags stay required.
   Run bare = run("enumerate --world 8", true);
   CHECK(bare.code == 2);
   CHECK(bare.out.find("--model") != std::string::npos);
