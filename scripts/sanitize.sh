@@ -10,7 +10,8 @@
 # tests of each reader. So are the published-layout enumerations (published_layouts_*: whole
 # 256- to 8,192-GPU searches through the code the enumerate unit tests already cover) and the
 # enumerate --plan runs of whole searches (enumerate_plan_*, except the bad-template cases, whose
-# error paths stay under the sanitizers).
+# error paths stay under the sanitizers) and sim_enumerate_fsdp_tp8_* (two 256-GPU searches, 28 s
+# under ASan).
 #   scripts/sanitize.sh [BUILD_DIR]      (default build-san)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,4 +22,4 @@ cmake --build "$build" -j"$(nproc)"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 ctest --test-dir "$build" -j"$(nproc)" --output-on-failure --timeout 600 \
-  -E '^(exec_mpi_|cli_corpus$|import_cli$|cli_report_schemas$|observed_consistency|observed_python_|report_chromium_dom$|published_layouts_|enumerate_plan_(lingua|text|hsdp|flags))'
+  -E '^(exec_mpi_|cli_corpus$|import_cli$|cli_report_schemas$|observed_consistency|observed_python_|report_chromium_dom$|published_layouts_|enumerate_plan_(lingua|text|hsdp|flags)|sim_enumerate_fsdp_tp8)'

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what planck needs (scripts/setup.sh), builds it and runs every test through ctest,
-# then runs each benchmark once (so they never rot), a 10 s libFuzzer smoke per fuzz target and
+# then runs each benchmark once (so they never rot), a 5 s libFuzzer smoke per fuzz target and
 # the unit tests once more under ASan + UBSan (clang-14; any report fails), and ctest last.
 # This is the README's test command and what CI runs.
-#   PLANCK_FUZZ_SECONDS=N  seconds per fuzz target (default 10; 0 skips the fuzz smoke)
+#   PLANCK_FUZZ_SECONDS=N  seconds per fuzz target (default 5; 0 skips the fuzz smoke)
 #   PLANCK_SANITIZE_TESTS=0  skips the sanitizer pass of the unit tests
 #   PLANCK_BUILD_DIR=DIR   build directory (default build)
 set -euo pipefail
@@ -33,7 +33,7 @@ phase benchmarks
 
 # The sanitizer tree (clang-14, ASan + UBSan): the fuzz smoke, then the unit tests under the
 # sanitizers. Both use $build-san, so its libraries compile once.
-fuzz_seconds=${PLANCK_FUZZ_SECONDS:-10}
+fuzz_seconds=${PLANCK_FUZZ_SECONDS:-5}
 if [ "$fuzz_seconds" != 0 ]; then
   bash scripts/fuzz.sh "$fuzz_seconds" "$build-san" >/dev/null
   phase "fuzz smoke"

@@ -80,7 +80,8 @@ TEST_CASE("sim_cli_enumerate_formats_and_exit_codes") {
   REQUIRE(meg.code == 0);
   auto mdoc = nlohmann::json::parse(meg.out);
   CHECK(mdoc["framework"] == "megatron");
-  for (const auto& l : mdoc["layouts"]) CHECK(l["data_parallel"] != "hsdp");
+  REQUIRE(!mdoc["layouts"].empty());
+  for (const auto& l : mdoc["layouts"]) CHECK(l["parallelism"]["data_parallel"] != "hsdp");
   // --micro-batch pins every layout's micro-batch; without it layouts without a pipeline search it.
   Run pinned = run("enumerate --world 16 --gpus-per-node 8 --model llama3-8b --format json --micro-batch 2");
   REQUIRE(pinned.code == 0);
