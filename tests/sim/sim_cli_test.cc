@@ -85,7 +85,8 @@ TEST_CASE("sim_cli_enumerate_formats_and_exit_codes") {
   // --micro-batch pins every layout's micro-batch; without it layouts without a pipeline search it.
   Run pinned = run("enumerate --world 16 --gpus-per-node 8 --model llama3-8b --format json --micro-batch 2");
   REQUIRE(pinned.code == 0);
-  for (const auto& l : nlohmann::json::parse(pinned.out)["layouts"]) CHECK(l["training"]["micro_batch"] == 2);
+  const auto pdoc = nlohmann::json::parse(pinned.out);  // the loop below must not outlive it
+  for (const auto& l : pdoc["layouts"]) CHECK(l["training"]["micro_batch"] == 2);
   Run bad_fw = run("enumerate --world 16 --gpus-per-node 8 --model llama3-8b --framework deepspeed", true);
   CHECK(bad_fw.code == 2);
   CHECK(bad_fw.out.find("--framework") != std::string::npos);
