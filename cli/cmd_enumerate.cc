@@ -230,7 +230,9 @@ void setup_enumerate(CLI::App& app, Action& action) {
       "Every factorization of the world into pp x dp_replicate x dp_shard x cp x tp (x ep for MoE models) that is "
       "valid for the model (heads, kv heads, layers, experts, sequence divisibility; TP inside a node unless "
       "--allow-cross-node-tp), with each data-parallel strategy (ddp; fsdp with and without resharding, zero1, "
-      "zero2; hsdp) and the least activation checkpointing (none, selective, full) that fits in memory; each "
+      "zero2; hsdp) and the least activation checkpointing (none, selective, full) that fits in memory, full on "
+      "the fewest layers that fit (every N-th layer, 'full 1/N'; megatron: the first N of each chunk, 'full "
+      "N/ch'); each "
       "simulated like `planck simulate` and ranked by tokens per second, then memory, then fewer dims; '*' / "
       "\"pareto\" marks the time-vs-memory Pareto front; '!' / \"tight\" marks peak memory above 90% of capacity "
       "(ranked last unless --allow-tight). Sequence parallel is on wherever tp > 1 and the sequence splits; "
@@ -283,8 +285,9 @@ void setup_enumerate(CLI::App& app, Action& action) {
   app.add_option("--framework", o->framework,
                  "any (the default): combine every option planck models; megatron: only what Megatron-Core runs "
                  "(ddp, zero1 = distributed optimizer, zero2 / fsdp = Megatron-FSDP, no dp_replicate x dp_shard; "
-                 "1f1b and interleaved_1f1b; checkpointing none or full); torchtitan: only what torchtitan runs "
-                 "(ddp, FSDP2 with and without resharding, hsdp; every pipeline schedule; none, selective or full). "
+                 "1f1b and interleaved_1f1b; checkpointing none or full, block recompute); torchtitan: only what torchtitan runs "
+                 "(ddp, FSDP2 with and without resharding, hsdp; every pipeline schedule; none, selective or full on every "
+                 "layer). "
                  "any and megatron overlap TP communication wherever sequence parallel runs (--tp-comm-overlap, "
                  "'+atp'); torchtitan leaves async TP off (with --plan: the template's async_tp decides)")
       ->check(CLI::IsMember({"any", "megatron", "torchtitan"}))

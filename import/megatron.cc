@@ -70,6 +70,8 @@ const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
                                                "accumulate-allreduce-grads-in-fp32",
                                                "fp8-format",
                                                "recompute-granularity",
+                                               "recompute-method",
+                                               "recompute-num-layers",
                                                "recompute-activations",
                                                "optimizer"};
 // Flags whose names look parallel but change no group, size or strategy planck models.

@@ -274,9 +274,20 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   // AV; Korthikanti et al. 2022 §4.2), which planck calls selective_attention; its "selective"
   // is torchtitan's op-level policy. --recompute-activations is the older spelling of selective.
   auto recompute = f.string("recompute-granularity");
-  if (recompute == "full")
+  if (recompute == "full") {
     t["activation_checkpointing"] = "full";
-  else if (recompute == "selective" || f.has("recompute-activations"))
+    // --recompute-method block recomputes the first --recompute-num-layers layers of each
+    // pipeline chunk and keeps the rest; uniform recomputes every layer, checkpointing the input
+    // of each group of that many (transformer_block.py _checkpointed_forward).
+    PLANCK_IMPORT_TRY(n, f.integer("recompute-num-layers"));
+    const auto method = f.string("recompute-method");
+    if (method == "block" && n && *n > 0) {
+      t["recompute_num_layers"] = *n;
+    } else if (method == "uniform" && n && *n > 1) {
+      b.note("--recompute-method uniform --recompute-num-layers " + std::to_string(*n) +
+             ": every layer recomputed; planck keeps each layer's input, not one per group of " + std::to_string(*n));
+    }
+  } else if (recompute == "selective" || f.has("recompute-activations"))
     t["activation_checkpointing"] = "selective_attention";
   else
     t["activation_checkpointing"] = "none";

@@ -51,6 +51,7 @@ constexpr const char* kCopied[] = {
     "training.mixed_precision_param",
     "training.mixed_precision_reduce",
     "activation_checkpoint.mode",
+    "activation_checkpoint.selective_ac_option",
 };
 
 class Table {
@@ -139,6 +140,11 @@ void read_checkpointing(const json& s, Table& t, PlanBuilder& b) {
   if (it->contains("value") && (*it)["value"].is_null()) {
     t.set("activation_checkpoint.mode", "none", line);
     return;
+  }
+  // Registries have op-level selective AC only: torchtitan dropped layer SAC
+  // (selective_ac_option) in 114151ad4, 2026-03-23; one that still states the option keeps it.
+  if (!s.contains("activation_checkpoint.selective_ac_option")) {
+    t.set("activation_checkpoint.selective_ac_option", "op", line);
   }
   const std::string cls = it->value("class", "");
   const std::pair<const char*, const char*> kPolicies[] = {

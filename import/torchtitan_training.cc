@@ -1,5 +1,7 @@
 // torchtitan's [training] keys -> the plan's "training" object (torchtitan train.py semantics).
 
+#include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "import/torchtitan_common.h"
@@ -132,8 +134,33 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
   if (ac->has_value()) {
     const std::string mode = lower((*ac)->value);
     b.locate("/training/activation_checkpointing", (*ac)->line);
-    if (mode == "none" || mode == "selective" || mode == "full") {
+    if (mode == "none" || mode == "full") {
       t["activation_checkpointing"] = mode;
+    } else if (mode == "selective") {
+      // selective_ac_option (default "2"): "op" is the op-level policy, a number N checkpoints
+      // every N-th transformer block in full (layer SAC; 0 or 1: every block;
+      // torchtitan/distributed/activation_checkpoint.py _apply_ac_to_transformer_block).
+      auto sac = r.string_in("activation_checkpoint", "selective_ac_option");
+      if (!sac) return sac.status();
+      const std::string o = sac->has_value() ? lower((*sac)->value) : "2";
+      const bool digits = !o.empty() && o.size() <= 9 &&
+                          std::all_of(o.begin(), o.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+      if (o == "op") {
+        t["activation_checkpointing"] = "selective";
+      } else if (digits) {
+        const std::int64_t n = std::stoll(o);
+        t["activation_checkpointing"] = "full";
+        if (n > 1) t["recompute_every"] = n;
+        b.note("activation_checkpoint.selective_ac_option = \"" + o + "\"" +
+               (sac->has_value() ? "" : " (torchtitan's default)") + ": layer SAC, one transformer block in " +
+               std::to_string(std::max<std::int64_t>(1, n)) +
+               " recomputed in full (training.activation_checkpointing \"full\"" +
+               (n > 1 ? ", recompute_every " + std::to_string(n) : std::string()) + ")");
+      } else {
+        b.locate("/training/activation_checkpointing", (*sac)->line);
+        b.warn("activation_checkpoint.selective_ac_option '" + (*sac)->value +
+               "' is neither \"op\" nor a whole number (torchtitan raises ValueError); treated as none");
+      }
     } else {
       b.warn("activation_checkpoint.mode '" + (*ac)->value + "' has no planck equivalent; treated as none");
     }

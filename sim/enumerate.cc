@@ -7,8 +7,8 @@
 #include "core/mesh/mesh.h"
 #include "core/mesh/roles.h"
 #include "core/schedule/schedule.h"
-#include "sim/ep_overlap.h"
 #include "sim/enumerate_plan.h"
+#include "sim/ep_overlap.h"
 #include "sim/memory.h"
 #include "sim/sim_checks.h"
 
@@ -312,6 +312,10 @@ class Search {
     plan_.training->grad_accumulation = c.layout.micro_batches;
     plan_.training->grad_sync = c.layout.grad_sync;
     plan_.training->activation_checkpointing = c.layout.checkpointing;
+    plan_.training->recompute_every =
+        c.layout.recompute_every > 0 ? std::optional(c.layout.recompute_every) : std::nullopt;
+    plan_.training->recompute_num_layers =
+        c.layout.recompute_num_layers > 0 ? std::optional(c.layout.recompute_num_layers) : std::nullopt;
     vet_layout(*req_.checks, plan_, mesh, c.layout);
     return c.layout.rejected.empty();
   }
@@ -332,6 +336,8 @@ class Search {
     facts.virtual_stages = mesh.size("pp") <= 1 ? 1 : static_cast<int>(v_shape ? 2 : plan_.parallelism.virtual_stages);
     std::optional<core::Checkpointing> chosen;
     bool tight = false;
+    plan_.training->recompute_every.reset();
+    plan_.training->recompute_num_layers.reset();
     for (auto ckpt : ladder_) {
       plan_.training->activation_checkpointing = ckpt;
       const Memory mem = memory(plan_, mesh, facts);
@@ -345,6 +351,13 @@ class Search {
     }
     if (!chosen) return std::nullopt;
     plan_.training->activation_checkpointing = *chosen;
+    // Full recompute only on as many layers as memory needs (Megatron's block method, or every
+    // N-th layer; torchtitan removed its layer SAC in 114151ad4), as comfortably as all of them.
+    if (*chosen == core::Checkpointing::kFull && req_.framework != Framework::kTorchtitan) {
+      const double capacity = static_cast<double>(plan_.cluster.gpu.memory_bytes);
+      narrow_recompute(plan_, mesh, facts, req_.framework == Framework::kMegatron,
+                       tight ? capacity : kMemoryTightFraction * capacity);
+    }
     auto schedule = core::lower(plan_, mesh);
     if (!schedule) return std::nullopt;
     const core::Degrees d = core::degrees(mesh);
@@ -363,6 +376,8 @@ class Search {
     l.virtual_stages = facts.virtual_stages;
     l.ep_overlap = moe_ && d.ep > 1 && ep_overlap_share(plan_, d.pp, facts.virtual_stages, k).share.has_value();
     l.checkpointing = *chosen;
+    l.recompute_every = plan_.training->recompute_every.value_or(0);
+    l.recompute_num_layers = plan_.training->recompute_num_layers.value_or(0);
     l.tight = tight;
     l.micro_batches = k;
     l.micro_batch = plan_.training->micro_batch;

@@ -63,6 +63,9 @@ struct Layout {
   std::int64_t virtual_stages = 1;
   bool ep_overlap = false;  // the expert all-to-all runs beside another micro-batch (sim/ep_overlap.h)
   core::Checkpointing checkpointing = core::Checkpointing::kNone;
+  // Full checkpointing narrowed to some layers (training.recompute_every: torchtitan's layer SAC;
+  // recompute_num_layers: Megatron's block method); 0: every layer.
+  std::int64_t recompute_every = 0, recompute_num_layers = 0;
   bool tight = false;  // peak memory above memory-tight's fraction of capacity
   std::int64_t micro_batches = 1;  // gradient-accumulation steps
   std::int64_t micro_batch = 1;    // sequences per micro-batch

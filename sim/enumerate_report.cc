@@ -30,6 +30,15 @@ std::string mesh_string(const Layout& l) {
   return s + "]";
 }
 
+// "full 1/3": every third layer recomputed (torchtitan layer SAC); "full 2/ch": the first two
+// layers of each pipeline chunk (Megatron's block method).
+std::string checkpointing_label(const Layout& l) {
+  std::string s = core::to_string(l.checkpointing);
+  if (l.recompute_every > 0) s += " 1/" + std::to_string(l.recompute_every);
+  if (l.recompute_num_layers > 0) s += " " + std::to_string(l.recompute_num_layers) + "/ch";
+  return s;
+}
+
 std::string joined(const std::vector<std::string>& rules, const char* sep) {
   std::string s;
   for (const auto& r : rules) s += (s.empty() ? "" : sep) + r;
@@ -92,6 +101,8 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
                     {"tokens_per_s", l.tokens_per_s},
                     {"tight", l.tight},
                     {"pareto", l.pareto}};
+    if (l.recompute_every > 0) row["training"]["recompute_every"] = l.recompute_every;
+    if (l.recompute_num_layers > 0) row["training"]["recompute_num_layers"] = l.recompute_num_layers;
     if (l.etp > 0) row["parallelism"]["etp"] = l.etp;
     if (l.ep_overlap) row["parallelism"]["ep_overlap"] = true;
     if (r.checked) {
@@ -123,9 +134,11 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
   o << "rank";
   for (const auto& d : dims) o << "," << d;
   o << ",data_parallel,reshard_after_forward,sequence_parallel,activation_checkpointing,grad_accumulation,"
-       "step_time_s,compute_time_s,exposed_comm_time_s,memory_peak,bytes_sent_per_rank,flops_per_rank,tflops_per_gpu,mfu,"
+       "step_time_s,compute_time_s,exposed_comm_time_s,memory_peak,bytes_sent_per_rank,flops_per_rank,tflops_per_gpu,"
+       "mfu,"
        "bubble_fraction,gemm_s,attention_s,memory_bound_s,recompute_s,tokens_per_step,tokens_per_s,pareto,"
-       "pipeline_schedule,virtual_stages,tight,ep_overlap,async_tp,micro_batch,grad_sync"
+       "pipeline_schedule,virtual_stages,tight,ep_overlap,async_tp,micro_batch,grad_sync,recompute_every,"
+       "recompute_num_layers"
     << (r.checked ? ",rejected,warnings,unchecked" : "") << "\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
@@ -138,12 +151,12 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
       << (l.sequence_parallel ? "true" : "false") << "," << core::to_string(l.checkpointing) << "," << l.micro_batches
       << "," << number(l.step_time_s) << "," << number(l.compute_time_s) << "," << number(l.exposed_comm_time_s) << ","
       << l.memory_peak << "," << l.bytes_sent_per_rank << "," << number(l.flops_per_rank) << ","
-      << number(l.tflops_per_gpu) << "," << number(l.mfu) << "," << number(l.bubble_fraction) << ","
-      << number(l.gemm_s) << "," << number(l.attention_s) << "," << number(l.memory_bound_s) << ","
-      << number(l.recompute_s) << "," << number(l.tokens_per_step) << ","
-      << number(l.tokens_per_s) << "," << (l.pareto ? "true" : "false") << "," << core::to_string(l.pipeline_schedule)
-      << "," << l.virtual_stages << "," << (l.tight ? "true" : "false") << "," << (l.ep_overlap ? "true" : "false")
-      << "," << (l.async_tp ? "true" : "false") << "," << l.micro_batch << "," << core::to_string(l.grad_sync);
+      << number(l.tflops_per_gpu) << "," << number(l.mfu) << "," << number(l.bubble_fraction) << "," << number(l.gemm_s)
+      << "," << number(l.attention_s) << "," << number(l.memory_bound_s) << "," << number(l.recompute_s) << ","
+      << number(l.tokens_per_step) << "," << number(l.tokens_per_s) << "," << (l.pareto ? "true" : "false") << ","
+      << core::to_string(l.pipeline_schedule) << "," << l.virtual_stages << "," << (l.tight ? "true" : "false") << ","
+      << (l.ep_overlap ? "true" : "false") << "," << (l.async_tp ? "true" : "false") << "," << l.micro_batch << ","
+      << core::to_string(l.grad_sync) << "," << l.recompute_every << "," << l.recompute_num_layers;
     if (r.checked) o << "," << joined(l.rejected, ";") << "," << joined(l.warnings, ";") << "," << joined(l.unchecked, ";");
     o << "\n";
   }
@@ -194,13 +207,13 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
       if (l.virtual_stages > 1) pipe += " v" + std::to_string(l.virtual_stages);
     }
     if (l.ep_overlap) pipe += (pipe == "-" ? "" : " ") + std::string("+a2a");
-    o << pad(std::to_string(i + 1) + (l.tight ? "!" : "") + (l.rejected.empty() ? "" : "x"), 5) << pad(mesh_string(l), 52)
-      << pad(strat, 26) << pad(pipe, 20) << pad(core::to_string(l.checkpointing), 10)
-      << pad(std::to_string(l.micro_batch) + " x " + std::to_string(l.micro_batches), 9) << pad(human_seconds(l.step_time_s), 11)
-      << pad(human_seconds(l.exposed_comm_time_s), 11) << pad(core::format_bytes(l.memory_peak), 11)
-      << pad(core::format_bytes(l.bytes_sent_per_rank), 11) << pad(number(l.tokens_per_s), 11)
-      << pad(number(std::round(l.tflops_per_gpu * 10) / 10), 9) << pad(number(std::round(l.mfu * 1000) / 1000), 7)
-      << pad(number(std::round(l.bubble_fraction * 1000) / 1000), 8);
+    o << pad(std::to_string(i + 1) + (l.tight ? "!" : "") + (l.rejected.empty() ? "" : "x"), 5)
+      << pad(mesh_string(l), 52) << pad(strat, 26) << pad(pipe, 20) << pad(checkpointing_label(l), 10)
+      << pad(std::to_string(l.micro_batch) + " x " + std::to_string(l.micro_batches), 9)
+      << pad(human_seconds(l.step_time_s), 11) << pad(human_seconds(l.exposed_comm_time_s), 11)
+      << pad(core::format_bytes(l.memory_peak), 11) << pad(core::format_bytes(l.bytes_sent_per_rank), 11)
+      << pad(number(l.tokens_per_s), 11) << pad(number(std::round(l.tflops_per_gpu * 10) / 10), 9)
+      << pad(number(std::round(l.mfu * 1000) / 1000), 7) << pad(number(std::round(l.bubble_fraction * 1000) / 1000), 8);
     if (!r.checked) {
       o << (l.pareto ? "*" : "") << "\n";
       continue;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "core/mesh/roles.h"
@@ -182,14 +183,25 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   const ComputeShape shape = compute_shape(plan, mesh, s);
   const std::int64_t tokens = std::max<std::int64_t>(1, s.seq_len / std::max<std::int64_t>(1, d.cp)) * s.micro_batch;
   const int ba = bp;
-  double per_mb = 0;
-  if (rp.dense_layers > 0) per_mb += static_cast<double>(rp.dense_layers) * layer_activation_bytes(m, false, shape, ba);
-  if (rp.moe_layers > 0) per_mb += static_cast<double>(rp.moe_layers) * layer_activation_bytes(m, true, shape, ba);
+  ComputeShape whole = shape;
+  whole.checkpointing = core::Checkpointing::kNone;
+  auto layers_bytes = [&](const ComputeShape& sh) {
+    double b = 0;
+    if (rp.dense_layers > 0) b += static_cast<double>(rp.dense_layers) * layer_activation_bytes(m, false, sh, ba);
+    if (rp.moe_layers > 0) b += static_cast<double>(rp.moe_layers) * layer_activation_bytes(m, true, sh, ba);
+    return b;
+  };
+  double per_mb = layers_bytes(shape);
+  // Partial full recompute: the recomputed layers keep their input, the others everything.
+  const std::int64_t recomputed = core::recomputed_layers(tr, rp.layers(), s.virtual_stages);
+  if (tr.activation_checkpointing == core::Checkpointing::kFull && recomputed < rp.layers()) {
+    const double share = static_cast<double>(recomputed) / static_cast<double>(std::max<std::int64_t>(1, rp.layers()));
+    per_mb = share * per_mb + (1 - share) * layers_bytes(whole);
+  }
   double recompute_ws = 0;
-  if (tr.activation_checkpointing != core::Checkpointing::kNone) {
+  if (tr.activation_checkpointing != core::Checkpointing::kNone &&
+      (tr.activation_checkpointing != core::Checkpointing::kFull || recomputed > 0)) {
     // Recomputing one layer rebuilds its activations for its backward.
-    ComputeShape whole = shape;
-    whole.checkpointing = core::Checkpointing::kNone;
     recompute_ws = layer_activation_bytes(m, m.is_moe(), whole, ba) - layer_activation_bytes(m, m.is_moe(), shape, ba);
   }
   // Output layer and loss: Megatron theoretical_memory_usage.py counts 4 s b h (1 + V/h) on the
@@ -208,6 +220,38 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   out.peak = clamp_bytes(params + grads + optimizer + activations);
   out.capacity = plan.cluster.gpu.memory_bytes;
   return out;
+}
+
+bool narrow_recompute(core::Plan& plan, const core::Mesh& mesh, const core::Schedule& schedule, bool block,
+                      double limit) {
+  core::Training& t = *plan.training;
+  t.recompute_every.reset();
+  t.recompute_num_layers.reset();
+  if (!plan.model || t.activation_checkpointing != core::Checkpointing::kFull) return false;
+  const core::Degrees d = core::degrees(mesh);
+  const core::ExpertDegrees ed = core::expert_degrees(plan, mesh);
+  const std::int64_t layers = core::rank_params(*plan.model, d.pp, d.tp, ed.ep, ed.etp).layers();
+  const std::int64_t chunks = std::max(1, schedule.virtual_stages);
+  std::optional<std::int64_t>& field = block ? t.recompute_num_layers : t.recompute_every;
+  auto fits = [&](std::int64_t n) {
+    field = n;
+    const Memory m = memory(plan, mesh, schedule);
+    return m.peak <= m.capacity && static_cast<double>(m.peak) <= limit;
+  };
+  // Block: N in [1, per chunk - 1], the smallest that fits; every: N in [2, layers], the largest.
+  std::int64_t lo = block ? 1 : 2, hi = block ? (layers + chunks - 1) / chunks - 1 : layers;
+  std::optional<std::int64_t> best;
+  while (lo <= hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    const bool ok = fits(mid);
+    if (ok) best = mid;
+    if (ok == block)
+      hi = mid - 1;
+    else
+      lo = mid + 1;
+  }
+  field = best;
+  return best.has_value();
 }
 
 }  // namespace planck::sim

@@ -48,4 +48,13 @@ struct Memory {
 // Memory of the busiest GPU for a plan lowered into `schedule`.
 Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& schedule);
 
+// Under full activation checkpointing, the fewest recomputed layers whose peak stays within
+// `limit` bytes: sets plan.training's recompute_num_layers (`block`: the first N layers of each
+// pipeline chunk, Megatron --recompute-method block) or recompute_every (every N-th layer,
+// torchtitan layer SAC) to the least recompute that fits, or clears both (every layer
+// recomputed) when none narrower does. Memory falls as N rises (block) or falls (every), so a
+// bisection over N costs a handful of memory() calls. Returns whether a narrower setting fits.
+bool narrow_recompute(core::Plan& plan, const core::Mesh& mesh, const core::Schedule& schedule, bool block,
+                      double limit);
+
 }  // namespace planck::sim

@@ -30,6 +30,13 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   PassTimes layers;
   if (rp.dense_layers > 0) layers += layer_times(model, gpu, shape, false) * static_cast<double>(rp.dense_layers);
   if (rp.moe_layers > 0) layers += layer_times(model, gpu, shape, true) * static_cast<double>(rp.moe_layers);
+  // Partial full recompute (training.recompute_every / recompute_num_layers) re-runs the forward
+  // of only its share of the rank's layers.
+  if (const std::int64_t n = rp.layers(); n > 0 && tr.activation_checkpointing == core::Checkpointing::kFull) {
+    layers.recompute =
+        layers.recompute *
+        (static_cast<double>(core::recomputed_layers(tr, n, schedule.virtual_stages)) / static_cast<double>(n));
+  }
   const PassTimes head = head_times(model, gpu, shape);
   const double m = static_cast<double>(schedule.micro_batches);
   ComputeBreakdown c;

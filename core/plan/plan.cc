@@ -49,6 +49,16 @@ const char* to_string(GradSync v) {
   return "last_microbatch";
 }
 
+std::int64_t recomputed_layers(const Training& t, std::int64_t layers, std::int64_t chunks) {
+  if (t.activation_checkpointing != Checkpointing::kFull || layers <= 0) return 0;
+  if (t.recompute_every) return layers / std::max<std::int64_t>(1, *t.recompute_every);
+  if (t.recompute_num_layers) {
+    const std::int64_t c = std::max<std::int64_t>(1, chunks);
+    return *t.recompute_num_layers >= (layers + c - 1) / c ? layers : std::min(layers, *t.recompute_num_layers * c);
+  }
+  return layers;
+}
+
 const char* to_string(Checkpointing v) {
   switch (v) {
     case Checkpointing::kNone: return "none";

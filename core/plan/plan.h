@@ -151,10 +151,21 @@ struct Training {
   DType reduce_dtype = DType::kFp32;
   std::string optimizer = "adamw";
   Checkpointing activation_checkpointing = Checkpointing::kNone;
+  // With activation_checkpointing full, only some transformer layers recompute (absent: all):
+  // every N-th layer of a rank (torchtitan selective_ac_option = "N", layer SAC), or the first N
+  // layers of each pipeline chunk (Megatron --recompute-method block --recompute-num-layers N).
+  std::optional<std::int64_t> recompute_every;
+  std::optional<std::int64_t> recompute_num_layers;
   Attention attention = Attention::kFlash;
   // Set: compute time = model FLOPs (+ recompute) / (peak x mfu), the per-kernel model skipped.
   std::optional<double> mfu;
 };
+
+// Transformer layers of a rank, out of `layers` held in `chunks` pipeline chunks, that full
+// activation checkpointing recomputes: all of them, floor(layers / N) under recompute_every N
+// (torchtitan counts the blocks it wraps and checkpoints each N-th), min(layers, N x chunks)
+// under recompute_num_layers N; 0 for the other checkpointing modes.
+std::int64_t recomputed_layers(const Training& t, std::int64_t layers, std::int64_t chunks);
 
 struct RankProgramSpec {
   std::vector<std::string> steps;

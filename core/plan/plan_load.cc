@@ -331,9 +331,10 @@ std::optional<ModelSpec> Loader::model(const nlohmann::json& v, const std::strin
 
 void Loader::training(const nlohmann::json& v, Plan& plan) {
   if (!r_.is_object(v, "/training", "'training'")) return;
-  r_.check_keys(v, "/training", {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync",
-                                 "param_dtype", "reduce_dtype", "optimizer", "activation_checkpointing", "attention",
-                                 "mfu"});
+  r_.check_keys(
+      v, "/training",
+      {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
+       "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "mfu"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
   if (v.contains("micro_batch")) {
@@ -365,6 +366,23 @@ void Loader::training(const nlohmann::json& v, Plan& plan) {
                            {"none", "selective", "selective_attention", "full"})) {
       t.activation_checkpointing = *parse_checkpointing(*s);
     }
+  }
+  // Partial recompute narrows full checkpointing; one way at a time.
+  for (auto [key, field] :
+       {std::pair{"recompute_every", &t.recompute_every}, std::pair{"recompute_num_layers", &t.recompute_num_layers}}) {
+    if (!v.contains(key)) continue;
+    const std::string p = std::string("/training/") + key;
+    *field = r_.integer(v[key], p, 1, kMaxCount);
+    if (*field && t.activation_checkpointing != Checkpointing::kFull) {
+      r_.error(p,
+               std::string(key) + " narrows full activation checkpointing, but activation_checkpointing is \"" +
+                   to_string(t.activation_checkpointing) + "\"",
+               std::string("set \"activation_checkpointing\": \"full\" or drop ") + key);
+    }
+  }
+  if (t.recompute_every && t.recompute_num_layers) {
+    r_.error("/training/recompute_num_layers", "recompute_every and recompute_num_layers both set",
+             "keep one: recompute_every (torchtitan layer SAC) or recompute_num_layers (Megatron block)");
   }
   if (v.contains("attention")) {
     if (auto s = r_.choice(v["attention"], "/training/attention", {"flash", "standard"})) {

@@ -265,7 +265,6 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   const int bp = dtype_bytes(tr.param_dtype), bg = dtype_bytes(tr.reduce_dtype), ba = bp;
   const bool every = grad_sync == GradSync::kEveryMicrobatch;
   const bool rs_every = every || grad_sync == GradSync::kLastMicrobatchReplicate;
-  const bool full_ckpt = tr.activation_checkpointing == Checkpointing::kFull;
   Lowering lo(mesh, s);
 
   const ExpertDegrees ed = expert_degrees(plan, mesh);
@@ -350,15 +349,25 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   const bool sp = plan.parallelism.sequence_parallel;
   const std::vector<std::string> tp{"tp"};
   const std::int64_t lk = sat_mul(layers, k);
-  const std::int64_t recompute = full_ckpt ? 1 : 0;  // full recompute re-runs forward collectives
+  // Full recompute re-runs a layer's forward, collectives included, in its backward: on every
+  // layer, or on the share recompute_every / recompute_num_layers leave (core/plan/plan.h).
+  const std::int64_t recomputed = recomputed_layers(tr, layers, s.virtual_stages);
+  const bool full_ckpt = recomputed > 0;
+  // Backward calls per step: `per_layer` on each of `of` layers of the rank, plus `again` on each
+  // recomputed one, in every micro-batch.
+  auto bwd_calls = [&](std::int64_t per_layer, std::int64_t again, std::int64_t of) {
+    const std::int64_t re = layers > 0 ? sat_mul(recomputed, of) / layers : 0;
+    return sat_mul(sat_add(sat_mul(per_layer, of), sat_mul(again, re)), k);
+  };
   lo.repeats(k);  // everything below runs in every micro-batch
   if (d.tp > 1) {
     if (!sp) {
       // Narayanan et al. SC'21 §3.2: 2 all-reduces forward (attention out-proj, MLP down-proj),
       // 2 backward (input grads of QKV and FC1).
       lo.add("tp", tp, CollOp::kAllReduce, Phase::kForward, act, sat_mul(2, lk), ba, "row-parallel output all-reduce");
-      lo.add("tp", tp, CollOp::kAllReduce, Phase::kBackward, act, sat_mul(2 + 2 * recompute, lk), ba,
-             full_ckpt ? "column-parallel input-grad all-reduce + recomputed forward" : "column-parallel input-grad all-reduce");
+      lo.add("tp", tp, CollOp::kAllReduce, Phase::kBackward, act, bwd_calls(2, 2, layers), ba,
+             full_ckpt ? "column-parallel input-grad all-reduce + recomputed forward"
+                       : "column-parallel input-grad all-reduce");
       lo.repeats(k, StageScope::kFirst);
       lo.add("tp", tp, CollOp::kAllReduce, Phase::kForward, act, k, ba, "vocab-parallel embedding all-reduce");
     } else {
@@ -367,9 +376,9 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       // (megatron/core/tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication).
       lo.add("tp", tp, CollOp::kAllGather, Phase::kForward, act, sat_mul(2, lk), ba, "sequence-parallel all-gather");
       lo.add("tp", tp, CollOp::kReduceScatter, Phase::kForward, act, sat_mul(2, lk), ba, "sequence-parallel reduce-scatter");
-      lo.add("tp", tp, CollOp::kAllGather, Phase::kBackward, act, sat_mul(4 + 2 * recompute, lk), ba,
+      lo.add("tp", tp, CollOp::kAllGather, Phase::kBackward, act, bwd_calls(4, 2, layers), ba,
              "grad all-gather + input re-gather for weight grads");
-      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kBackward, act, sat_mul(2 + 2 * recompute, lk), ba,
+      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kBackward, act, bwd_calls(2, 2, layers), ba,
              "input-grad reduce-scatter");
       lo.repeats(k, StageScope::kFirst);
       lo.add("tp", tp, CollOp::kReduceScatter, Phase::kForward, act, k, ba, "vocab-parallel embedding reduce-scatter");
@@ -418,7 +427,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
     const std::int64_t kvc = sat_mul(sat_mul(tokens, kv_elems), ba);
     const std::int64_t steps = sat_mul(lk, d.cp - 1);
     lo.add("cp", {"cp"}, CollOp::kSendRecv, Phase::kForward, kvc, steps, ba, "ring-attention K/V chunk");
-    lo.add("cp", {"cp"}, CollOp::kSendRecv, Phase::kBackward, kvc, sat_mul(steps, 2 + recompute), ba,
+    lo.add("cp", {"cp"}, CollOp::kSendRecv, Phase::kBackward, kvc, sat_mul(bwd_calls(2, 1, layers), d.cp - 1), ba,
            "K/V re-circulation and dK/dV chunks");
   }
 
@@ -436,7 +445,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
     // torchtitan all_to_all_single of routed tokens; docs/plan-format.md, docs/sources/simulator.md §2.5).
     const std::int64_t calls = sat_mul(sat_mul(rp.moe_layers, k), 2);
     lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kForward, bytes, calls, ba, "token dispatch + combine");
-    lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kBackward, bytes, sat_mul(calls, 1 + recompute), ba,
+    lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kBackward, bytes, bwd_calls(2, 2, rp.moe_layers), ba,
            full_ckpt ? "grad dispatch + combine + recomputed forward" : "grad dispatch + combine");
     if (const std::int64_t inter = node_limited_bytes(plan, mesh, ep_dims, t_rank, ba); inter > 0) {
       for (auto& c : s.collectives) {
@@ -453,9 +462,9 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       const std::int64_t per_layer = sat_mul(rp.moe_layers, k);
       lo.add("etp", tp, CollOp::kAllGather, Phase::kForward, gathered, per_layer, ba, "routed-token all-gather");
       lo.add("etp", tp, CollOp::kReduceScatter, Phase::kForward, gathered, per_layer, ba, "expert-output reduce-scatter");
-      lo.add("etp", tp, CollOp::kAllGather, Phase::kBackward, gathered, sat_mul(per_layer, 1 + recompute), ba,
+      lo.add("etp", tp, CollOp::kAllGather, Phase::kBackward, gathered, bwd_calls(1, 1, rp.moe_layers), ba,
              "output-grad all-gather");
-      lo.add("etp", tp, CollOp::kReduceScatter, Phase::kBackward, gathered, sat_mul(per_layer, 1 + recompute), ba,
+      lo.add("etp", tp, CollOp::kReduceScatter, Phase::kBackward, gathered, bwd_calls(1, 1, rp.moe_layers), ba,
              "input-grad reduce-scatter");
     }
     if (!plan.parallelism.expert_capacity_factor) {

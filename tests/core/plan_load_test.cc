@@ -41,8 +41,9 @@ TEST_CASE("core_load a full plan: every section typed, defaults applied") {
 }
 
 TEST_CASE("core_load plan-schema: unknown keys get did-you-mean and the key's position") {
-  auto c = check_text("{\"format\": \"planck/1\",\n \"cluster\": {\"nodes\": 1, \"gpus_per_node\": 8},\n"
-                      " \"mesh\": {\"dims\": [\"dp\"], \"shape\": [8]},\n \"trainng\": {}}");
+  auto c = check_text(
+      "{\"format\": \"planck/1\",\n \"cluster\": {\"nodes\": 1, \"gpus_per_node\": 8},\n"
+      " \"mesh\": {\"dims\": [\"dp\"], \"shape\": [8]},\n \"trainng\": {}}");
   const auto* d = c.find("plan-schema");
   REQUIRE(d);
   CHECK(d->pointer == "/trainng");
@@ -86,6 +87,14 @@ TEST_CASE("core_load plan-schema: missing fields, wrong types, unknown presets, 
       {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8]}, "groups": {"tp": [[0, -1]]}})",
        "/groups/tp/0/1", "out of range"},
       {R"([1, 2])", "", "must be a JSON object"},
+      {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8]}, "training": {"activation_checkpointing": "selective", "recompute_every": 2}})",
+       "/training/recompute_every", "narrows full activation checkpointing"},
+      {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8]}, "training": {"recompute_num_layers": 2}})",
+       "/training/recompute_num_layers", "activation_checkpointing is \"none\""},
+      {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8]}, "training": {"activation_checkpointing": "full", "recompute_every": 0}})",
+       "/training/recompute_every", "out of range"},
+      {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8]}, "training": {"activation_checkpointing": "full", "recompute_every": 2, "recompute_num_layers": 1}})",
+       "/training/recompute_num_layers", "both set"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.text);
@@ -156,7 +165,7 @@ TEST_CASE("core_presets parameter counts match the published model sizes") {
     const char* name;
     double total_b, tol_b;
   };
-  const Case cases[] = {{"llama3-8b", 8.030, 0.01},   {"llama3-70b", 70.55, 0.05}, {"llama3-405b", 405.85, 0.1},
+  const Case cases[] = {{"llama3-8b", 8.030, 0.01},    {"llama3-70b", 70.55, 0.05}, {"llama3-405b", 405.85, 0.1},
                         {"mixtral-8x7b", 46.70, 0.05}, {"deepseek-v3", 671.0, 1.0}, {"gpt3-175b", 174.6, 0.1}};
   for (const auto& c : cases) {
     CAPTURE(c.name);
@@ -169,4 +178,30 @@ TEST_CASE("core_presets parameter counts match the published model sizes") {
   CHECK(std::abs(mixtral.active / 1e9 - 12.88) < 0.05);
   auto l8 = core::param_counts(*core::model_preset("llama3-8b"));
   CHECK(std::abs(l8.attention / 1e6 - 41.9) < 0.1);
+}
+
+// Which layers full checkpointing recomputes. torchtitan's layer SAC wraps a block when its
+// running count is a multiple of N (activation_checkpoint.py _apply_ac_to_transformer_block:
+// `_count % ac_freq == 0`), so floor(L / N) of a rank's L blocks; Megatron's block method
+// recomputes the first N layers of each chunk (transformer_block.py _checkpointed_forward,
+// `layer_idx < recompute_num_layers`), so min(L, N x chunks) when chunks hold L / chunks each.
+TEST_CASE("core_recomputed_layers: torchtitan layer SAC and Megatron's block method") {
+  core::Training t;
+  CHECK(core::recomputed_layers(t, 32, 1) == 0);  // no checkpointing
+  t.activation_checkpointing = core::Checkpointing::kSelective;
+  CHECK(core::recomputed_layers(t, 32, 1) == 0);  // op-level: no layer runs its whole forward again
+  t.activation_checkpointing = core::Checkpointing::kFull;
+  CHECK(core::recomputed_layers(t, 32, 1) == 32);
+  t.recompute_every = 3;
+  CHECK(core::recomputed_layers(t, 32, 1) == 10);  // blocks 3, 6, ..., 30
+  CHECK(core::recomputed_layers(t, 8, 4) == 2);    // counted over the rank's chunks together
+  t.recompute_every = 40;
+  CHECK(core::recomputed_layers(t, 32, 1) == 0);
+  t.recompute_every.reset();
+  t.recompute_num_layers = 5;
+  CHECK(core::recomputed_layers(t, 32, 1) == 5);
+  CHECK(core::recomputed_layers(t, 16, 2) == 10);  // 5 of each 8-layer chunk
+  CHECK(core::recomputed_layers(t, 16, 4) == 16);  // chunks of 4: all of each
+  t.recompute_num_layers = std::int64_t{1} << 40;  // the loader's bound: no overflow
+  CHECK(core::recomputed_layers(t, 16, 1 << 20) == 16);
 }

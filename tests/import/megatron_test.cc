@@ -186,5 +186,23 @@ TEST_CASE("import_megatron_bad_values_and_unknown_flags") {
   CHECK(any_contains(r.warnings, "no --vocab-size"));
 }
 
+// --recompute-granularity full with --recompute-method block recomputes only the first
+// --recompute-num-layers layers of each pipeline chunk (megatron/core/transformer/
+// transformer_block.py _checkpointed_forward); uniform recomputes all of them.
+TEST_CASE("import_megatron_block_recompute_keeps_its_layer_count") {
+  ImportResult block = import_ok(
+      &import_megatron, "--recompute-granularity full --recompute-method block --recompute-num-layers 3 " + kModel,
+      world(1, 8));
+  CHECK(block.plan["training"]["activation_checkpointing"] == "full");
+  CHECK(block.plan["training"]["recompute_num_layers"] == 3);
+  CHECK(!verify(block).has_errors());
+  ImportResult uniform = import_ok(
+      &import_megatron, "--recompute-granularity full --recompute-method uniform --recompute-num-layers 4 " + kModel,
+      world(1, 8));
+  CHECK(uniform.plan["training"]["activation_checkpointing"] == "full");
+  CHECK_FALSE(uniform.plan["training"].contains("recompute_num_layers"));
+  CHECK(any_contains(uniform.notes, "--recompute-method uniform"));
+}
+
 }  // namespace
 }  // namespace planck::import::test

@@ -153,6 +153,31 @@ TEST_CASE("import_torchtitan_pipeline_microbatches_and_reshard_default") {
   CHECK_MESSAGE(!d.has_errors(), error_rules(d));
 }
 
+// [activation_checkpoint] mode = "selective" with selective_ac_option a number N (torchtitan's
+// default "2") wraps every N-th transformer block in full checkpointing (layer SAC,
+// torchtitan/distributed/activation_checkpoint.py); "op" is the op-level policy.
+TEST_CASE("import_torchtitan_layer_sac_is_full_recompute_of_every_nth_block") {
+  // torchtitan's llama3 debug_model.toml at 7e4ab85: mode "selective", selective_ac_option '2'.
+  ImportResult debug =
+      import_ok(&import_torchtitan, read_data("../corpus/torchtitan/llama3_debug_model.toml"), world(1, 8));
+  CHECK(debug.plan["training"]["activation_checkpointing"] == "full");
+  CHECK(debug.plan["training"]["recompute_every"] == 2);
+  CHECK(!verify(debug).has_errors());
+  const std::string section = "[activation_checkpoint]\nmode = \"selective\"\n";
+  ImportResult absent = import_ok(&import_torchtitan, config("") + section, world(1, 8));
+  CHECK(absent.plan["training"]["recompute_every"] == 2);
+  CHECK(any_contains(absent.notes, "torchtitan's default"));
+  ImportResult every =
+      import_ok(&import_torchtitan, config("") + section + "selective_ac_option = \"1\"\n", world(1, 8));
+  CHECK(every.plan["training"]["activation_checkpointing"] == "full");
+  CHECK_FALSE(every.plan["training"].contains("recompute_every"));
+  ImportResult op = import_ok(&import_torchtitan, config("") + section + "selective_ac_option = \"op\"\n", world(1, 8));
+  CHECK(op.plan["training"]["activation_checkpointing"] == "selective");
+  ImportResult odd =
+      import_ok(&import_torchtitan, config("") + section + "selective_ac_option = \"layer\"\n", world(1, 8));
+  CHECK(any_contains(odd.warnings, "neither \"op\" nor a whole number"));
+}
+
 TEST_CASE("import_torchtitan_global_batch_that_does_not_factor_reaches_verify") {
   ImportResult r =
       import_ok(&import_torchtitan, config("", "local_batch_size = 2\nglobal_batch_size = 20\n"), world(1, 8));

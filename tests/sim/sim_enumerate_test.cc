@@ -10,6 +10,7 @@
 #include "core/plan/presets.h"
 #include "sim/enumerate.h"
 #include "sim/enumerate_plan.h"
+#include "sim_test_util.h"
 
 namespace {
 
@@ -264,13 +265,7 @@ TEST_CASE("sim_enumerate_fsdp_tp8_takes_a_larger_micro_batch") {
   // gathers (2 x 31/32 x 17.6 GB per rank per micro-batch over the network) outrun the compute;
   // the search takes a larger micro-batch (torchtitan runs this layout at local batch 16) and it
   // is never slower than micro-batch 1.
-  planck::sim::EnumerateRequest req;
-  req.world = 256;
-  req.gpus_per_node = 8;
-  req.model = *planck::core::model_preset("llama3-70b");
-  req.gpu = *planck::core::gpu_preset("h100-sxm");
-  req.global_batch = 1024;
-  req.seq_len = 8192;
+  auto req = planck::sim::test::h100_request("llama3-70b", 256, 1024, 8192);
   auto find = [](const planck::sim::EnumerateResult& r) -> const planck::sim::Layout* {
     for (const auto& l : r.layouts) {
       if (l.shape == std::vector<std::int64_t>{1, 1, 32, 1, 8} && l.data_parallel == DataParallel::kFsdp &&

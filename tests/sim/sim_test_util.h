@@ -1,14 +1,16 @@
 #pragma once
 // Helpers for the simulator tests: plans from JSON text, their meshes, schedule sums.
 
+#include <doctest/doctest.h>
+
 #include <cstdint>
 #include <string>
 
-#include <doctest/doctest.h>
-
 #include "core/mesh/plan_mesh.h"
 #include "core/plan/plan_load.h"
+#include "core/plan/presets.h"
 #include "core/schedule/schedule.h"
+#include "sim/enumerate.h"
 
 namespace planck::sim::test {
 
@@ -44,6 +46,21 @@ inline std::int64_t payload(const core::Schedule& s, const std::string& role = "
 // Q (h x a x hd) + K, V (2 x h x kv x hd) + O (a x hd x h) + SwiGLU (3 x h x f) + norms (2h).
 inline double llama_layer_params(double h, double f, double a, double kv, double hd) {
   return h * a * hd + 2 * h * kv * hd + a * hd * h + 3 * h * f + 2 * h;
+}
+
+// An enumerate request on H100 nodes of 8 for a preset model.
+inline EnumerateRequest h100_request(const std::string& model, int world, std::int64_t global_batch,
+                                     std::int64_t seq_len) {
+  EnumerateRequest req;
+  req.world = world;
+  req.gpus_per_node = 8;
+  auto m = core::model_preset(model);
+  REQUIRE(m.has_value());
+  req.model = *m;
+  req.gpu = *core::gpu_preset("h100-sxm");
+  req.global_batch = global_batch;
+  req.seq_len = seq_len;
+  return req;
 }
 
 }  // namespace planck::sim::test
