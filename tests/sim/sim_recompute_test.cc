@@ -86,10 +86,12 @@ TEST_CASE("sim_partial_recompute_repeats_only_its_layers_tp_collectives") {
     return std::int64_t{-1};
   };
   using planck::core::CollOp;
-  for (auto [training, recomputed] :
+  for (const auto& row :
        {std::pair{R"("activation_checkpointing": "none")", 0}, std::pair{R"("activation_checkpointing": "full")", 32},
         std::pair{R"("activation_checkpointing": "full", "recompute_every": 3)", 10},
         std::pair{R"("activation_checkpointing": "full", "recompute_num_layers": 7)", 7}}) {
+    const std::string training = row.first;  // clang 14: no structured binding in CAPTURE
+    const int recomputed = row.second;
     CAPTURE(training);
     CHECK(calls(training, CollOp::kAllGather) == (4 * 32 + 2 * recomputed) * 3);
     CHECK(calls(training, CollOp::kReduceScatter) == (2 * 32 + 2 * recomputed) * 3);
