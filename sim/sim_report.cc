@@ -63,6 +63,8 @@ std::string sim_to_json(const SimResult& r) {
                   {"recompute_s", seconds(c.recompute_s)},
                   {"optimizer_s", seconds(c.optimizer_s)},
                   {"bubble_s", seconds(c.bubble_s)},
+                  {"rank_layers", c.rank_layers},
+                  {"recomputed_layers", c.recomputed_layers},
                   {"per_microbatch",
                    {{"layers_forward_s", seconds(c.layers_forward_s)},
                     {"layers_backward_s", seconds(c.layers_backward_s)},
@@ -111,6 +113,7 @@ std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::
       << ", memory-bound " << human_seconds(c.memory_s) << " (optimizer " << human_seconds(c.optimizer_s)
       << "), recompute " << human_seconds(c.recompute_s);
   }
+  if (c.recomputed_layers > 0) o << " (full on " << c.recomputed_layers << " of " << c.rank_layers << " layers)";
   o << ", bubble " << human_seconds(c.bubble_s) << " (" << r.bubble_fraction << " of compute)\n";
   o << "throughput: " << r.flops_per_rank / 1e12 << " model TFLOP per GPU per step, " << r.tflops_per_gpu
     << " TFLOP/s per GPU, MFU " << r.mfu << "\n";

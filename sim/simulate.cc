@@ -32,14 +32,15 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   if (rp.moe_layers > 0) layers += layer_times(model, gpu, shape, true) * static_cast<double>(rp.moe_layers);
   // Partial full recompute (training.recompute_every / recompute_num_layers) re-runs the forward
   // of only its share of the rank's layers.
+  const std::int64_t recomputed = core::recomputed_layers(tr, rp.layers(), schedule.virtual_stages);
   if (const std::int64_t n = rp.layers(); n > 0 && tr.activation_checkpointing == core::Checkpointing::kFull) {
-    layers.recompute =
-        layers.recompute *
-        (static_cast<double>(core::recomputed_layers(tr, n, schedule.virtual_stages)) / static_cast<double>(n));
+    layers.recompute = layers.recompute * (static_cast<double>(recomputed) / static_cast<double>(n));
   }
   const PassTimes head = head_times(model, gpu, shape);
   const double m = static_cast<double>(schedule.micro_batches);
   ComputeBreakdown c;
+  c.rank_layers = rp.layers();
+  c.recomputed_layers = recomputed;
   c.gemm_s = m * (layers.forward.gemm_s + layers.backward.gemm_s + head.forward.gemm_s + head.backward.gemm_s);
   c.attention_s = m * (layers.forward.attention_s + layers.backward.attention_s);
   c.memory_s = m * (layers.forward.memory_s + layers.backward.memory_s + head.forward.memory_s + head.backward.memory_s);

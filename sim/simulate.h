@@ -58,6 +58,9 @@ struct ComputeBreakdown {
   double bubble_s = 0;
   double layers_forward_s = 0, layers_backward_s = 0;
   double head_forward_s = 0, head_backward_s = 0;
+  // Layers of the busiest rank, and how many of them full checkpointing recomputes (all of them
+  // unless training.recompute_every / recompute_num_layers narrow it; 0 without full).
+  std::int64_t rank_layers = 0, recomputed_layers = 0;
   // Per micro-batch, for the pipeline timeline and the overlap rules: the weight-gradient GEMMs
   // inside the backward times above (what zero-bubble schedules split off), and the GEMM /
   // attention parts of the busiest stage's layers (over `layers` layers).

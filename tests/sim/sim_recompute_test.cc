@@ -67,8 +67,12 @@ TEST_CASE("sim_partial_recompute_reruns_only_its_layers_forward") {
   // recompute_granularity full; torch.utils.checkpoint): 2 micro-batches x the layers' forward.
   const auto full = run(R"("activation_checkpointing": "full")");
   CHECK(full.recompute_s == doctest::Approx(2 * full.layers_forward_s));
+  CHECK(full.recomputed_layers == 32);
   const auto quarter = run(R"("activation_checkpointing": "full", "recompute_every": 4)");
   CHECK(quarter.recompute_s == doctest::Approx(2 * quarter.layers_forward_s * 8 / 32));
+  CHECK(quarter.rank_layers == 32);
+  CHECK(quarter.recomputed_layers == 8);  // blocks 4, 8, ..., 32
+  CHECK(run(R"("activation_checkpointing": "selective")").recomputed_layers == 0);
   CHECK(run(R"("activation_checkpointing": "full", "recompute_every": 33)").recompute_s == 0);
 }
 
