@@ -41,6 +41,7 @@ struct EnumerateOptions {
   std::string rank_by = "throughput";
   bool allow_tight = false;
   std::string framework = "any";
+  std::string fp8;  // training.fp8 of every layout; "" = the template's, else none
   std::string format = "text";
   std::string topology;
   bool nvls = false;
@@ -193,6 +194,7 @@ int run_enumerate(EnumerateOptions o) {
   req.allow_cross_node_tp = o.allow_cross_node_tp;
   req.rank_by_throughput = o.rank_by == "throughput";
   req.allow_tight = o.allow_tight;
+  if (!o.fp8.empty()) req.fp8 = core::parse_fp8_recipe(o.fp8);
   req.framework = o.framework == "megatron"     ? sim::Framework::kMegatron
                   : o.framework == "torchtitan" ? sim::Framework::kTorchtitan
                                                 : sim::Framework::kAny;
@@ -292,6 +294,11 @@ void setup_enumerate(CLI::App& app, Action& action) {
                  "'+atp'); torchtitan leaves async TP off (with --plan: the template's async_tp decides)")
       ->check(CLI::IsMember({"any", "megatron", "torchtitan"}))
       ->default_str("any");
+  app.add_option("--fp8", o->fp8,
+                 "train every layout's linear layers in FP8 with this scaling recipe: none, tensorwise (Transformer "
+                 "Engine delayed / current scaling, torchao tensorwise), rowwise, blockwise, mxfp8 (default: the "
+                 "template's training.fp8, else none; docs/simulator.md \"FP8\")")
+      ->check(CLI::IsMember({"none", "tensorwise", "rowwise", "blockwise", "mxfp8"}, CLI::ignore_case));
   app.add_option("--top", o->top,
                  "print only the best K layouts (default: 20 for text, all for json/csv); with --plan a rejected "
                  "layout ranks after every clean one, so it shows only when fewer than K are clean")

@@ -263,8 +263,21 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   t["reduce_dtype"] = reduce;
   if (param == "bf16" && reduce == "fp32")
     b.note("bf16 gradients accumulated and reduced in fp32 (arguments.py forces it for --bf16)");
-  if (auto fp8 = f.string("fp8-format"))
-    b.note("--fp8-format " + *fp8 + ": FP8 matmuls; planck models bf16 parameters");
+  // --fp8-format (e4m3 | hybrid) runs every transformer layer's linears in FP8 through Transformer
+  // Engine; --fp8-recipe picks the scaling (megatron/training/arguments.py: delayed by default,
+  // tensorwise = current scaling, blockwise, mxfp8). Delayed and current scaling are both
+  // per-tensor: training.fp8 "tensorwise". Parameters and gradients keep their dtypes.
+  if (auto fp8 = f.string("fp8-format")) {
+    const std::string recipe = f.string("fp8-recipe").value_or("delayed");
+    std::string mapped = recipe == "delayed" || recipe == "tensorwise" ? "tensorwise" : recipe;
+    if (mapped != "tensorwise" && mapped != "blockwise" && mapped != "mxfp8") {
+      b.warn("--fp8-recipe " + recipe + " is not one Megatron defines; priced as tensorwise");
+      mapped = "tensorwise";
+    }
+    t["fp8"] = mapped;
+    b.note("--fp8-format " + *fp8 + " --fp8-recipe " + recipe + ": training.fp8 = " + mapped +
+           " (FP8 linears; parameters stay " + param + ")");
+  }
   auto opt = f.string("optimizer").value_or("adam");
   if (opt == "adam")
     t["optimizer"] = "adamw";  // Megatron's adam applies decoupled weight decay (AdamW)

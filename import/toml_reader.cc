@@ -67,7 +67,9 @@ void TomlReader::warn_unknown(const KnownKeys& known, const std::vector<std::str
 }
 
 const toml::node* TomlReader::find(const std::string& section, const std::string& key) const {
-  const toml::table* t = root_[section].as_table();
+  // A dotted section ("quantize.linear.float8") is a path of nested tables.
+  const toml::table* t = section.find('.') == std::string::npos ? root_[section].as_table()
+                                                                 : toml::at_path(root_, section).as_table();
   if (!t) return nullptr;
   return t->get(key);
 }
@@ -132,6 +134,25 @@ core::Result<std::optional<bool>> TomlReader::bool_in(const std::string& section
   if (!n) return std::optional<bool>();
   if (!n->is_boolean()) return type_error(*n, section, key, "a boolean");
   return std::optional<bool>(*n->value<bool>());
+}
+
+core::Result<std::optional<TomlValue<std::vector<std::string>>>> TomlReader::strings_in(const std::string& section,
+                                                                                        const std::string& key) {
+  using Out = std::optional<TomlValue<std::vector<std::string>>>;
+  const toml::node* n = find(section, key);
+  if (!n) return Out();
+  TomlValue<std::vector<std::string>> v{{}, line_of(*n, section, key), section, key};
+  if (n->is_string()) {
+    v.value.push_back(*n->value<std::string>());
+    return Out(v);
+  }
+  const toml::array* a = n->as_array();
+  if (!a) return type_error(*n, section, key, "an array of strings");
+  for (const toml::node& e : *a) {
+    if (!e.is_string()) return type_error(*n, section, key, "an array of strings");
+    v.value.push_back(*e.value<std::string>());
+  }
+  return Out(v);
 }
 
 }  // namespace planck::import

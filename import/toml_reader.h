@@ -48,6 +48,9 @@ class TomlReader {
   core::Result<std::optional<TomlInt>> int_in(const std::string& section, const std::string& key);
   core::Result<std::optional<TomlString>> string_in(const std::string& section, const std::string& key);
   core::Result<std::optional<bool>> bool_in(const std::string& section, const std::string& key);
+  // An array of strings (torchtitan's [model] converters); a single string reads as one element.
+  core::Result<std::optional<TomlValue<std::vector<std::string>>>> strings_in(const std::string& section,
+                                                                              const std::string& key);
   // The key from the first of `sections` that has it; reading it from a later (legacy) section
   // is noted.
   core::Result<std::optional<TomlInt>> first_int(const std::vector<std::string>& sections, const std::string& key);

@@ -11,6 +11,56 @@ namespace planck::import {
 // [training] batch keys (train.py): global_batch_size = -1 means local x dp degree; gradient
 // accumulation = global / (local x dp degree), asserted to divide. Under PP the local batch is
 // cut into local / pipeline_parallel_microbatch_size pipeline micro-batches.
+namespace {
+
+// torchao Float8 training of the linear layers (training.fp8): torchtitan turns it on with a
+// model converter, "float8" and later "quantize.linear.float8" ([model] converters), whose
+// recipe_name in [quantize.linear.float8] (earlier [float8]) is tensorwise by default, or rowwise
+// / rowwise_with_gw_hp (torchtitan/components/quantization/float8.py); before converters it was
+// [float8] enable_float8_linear, and before that [training] enable_float8_linear / enable_fp8_linear.
+// Returns the recipe, "" when FP8 is off.
+core::Result<std::string> read_float8(TomlReader& r, PlanBuilder& b) {
+  bool on = false;
+  int line = 0;
+  auto conv = r.strings_in("model", "converters");
+  if (!conv) return conv.status();
+  if (conv->has_value()) {
+    for (const std::string& c : (*conv)->value) {
+      if (c == "float8" || c == "quantize.linear.float8") {
+        on = true;
+        line = (*conv)->line;
+      }
+    }
+  }
+  for (auto [section, key] : {std::pair{"float8", "enable_float8_linear"}, std::pair{"training", "enable_float8_linear"},
+                              std::pair{"training", "enable_fp8_linear"}}) {
+    auto v = r.bool_in(section, key);
+    if (!v) return v.status();
+    if (v->value_or(false)) on = true;
+  }
+  if (!on) return std::string();
+  std::string recipe = "tensorwise";
+  for (const char* section : {"quantize.linear.float8", "float8"}) {
+    auto name = r.string_in(section, "recipe_name");
+    if (!name) return name.status();
+    if (!name->has_value()) continue;
+    const std::string n = lower((*name)->value);
+    line = (*name)->line;
+    if (n == "rowwise" || n == "rowwise_with_gw_hp") {
+      recipe = "rowwise";
+    } else if (n != "tensorwise") {
+      b.warn("float8 recipe_name '" + (*name)->value + "' is not one torchtitan defines; priced as tensorwise");
+    }
+    break;
+  }
+  if (line > 0) b.locate("/training/fp8", line);
+  b.note("float8 linears (torchao " + recipe + "): training.fp8 = " + recipe +
+         "; weights and activations stay in the mixed-precision dtype");
+  return recipe;
+}
+
+}  // namespace
+
 core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, const Degrees& d, std::int64_t dps_known) {
   PlanBuilder& b = r.builder();
   nlohmann::ordered_json t;
@@ -119,6 +169,11 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
     auto dt = core::parse_dtype((*v)->value);
     if (!dt) return b.error((*v)->line, std::string("[training] ") + key + " = '" + (*v)->value + "' is not a dtype");
     t[std::string(key) == "mixed_precision_param" ? "param_dtype" : "reduce_dtype"] = core::to_string(*dt);
+  }
+  if (auto fp8 = read_float8(r, b); !fp8) {
+    return fp8.status();
+  } else if (!fp8->empty()) {
+    t["fp8"] = *fp8;
   }
   auto opt = r.string_in("optimizer", "name");
   if (!opt) return opt.status();

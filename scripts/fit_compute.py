@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Fit the GEMM efficiency curve of planck's GPU presets (gemm_max per GPU, gemm_half_dim shared)
 to the FIT rows of tests/data/published/validation.csv, by grid search minimising the mean absolute
-relative step-time error of `planck simulate` over those rows. Held-back rows are never read here
+relative step-time error of `planck simulate` over those rows: gemm_max on the BF16/FP16 rows,
+then, with that curve, fp8_gemm_max on the rows that train with FP8 linears (training.fp8). Held-back rows are never read here
 (the split is made by scripts/published_cases.py before fitting). Prints the best parameters and
 the per-row errors; the chosen values are copied into core/plan/presets.cc by hand with a comment.
 
-Run after building planck:  python3 scripts/fit_compute.py build/cli/planck [--eval]
---eval: no search, evaluate the presets as they are on every row (fit and held)."""
+Run after building planck:  python3 scripts/fit_compute.py build/cli/planck [--eval | --fp8-only]
+--eval: no search, evaluate the presets as they are on every row (fit and held).
+--fp8-only: keep the presets' BF16 curves, fit fp8_gemm_max only."""
 import csv
 import json
 import os
@@ -43,7 +45,7 @@ def plan_of(c, curve):
                   "position_embeddings": int(c["position_embeddings"])},
         "training": {"global_batch": int(c["gbs"]), "micro_batch": int(c["mbs"]), "seq_len": int(c["seq_len"]),
                      "activation_checkpointing": c["recompute"], "attention": c["attention"],
-                     "param_dtype": c["dtype"]},
+                     "param_dtype": c["dtype"], "reduce_dtype": c["reduce_dtype"], "fp8": c["fp8"]},
     }
 
 
@@ -83,7 +85,10 @@ def main():
         for s in ("fit", "held", "info"):
             print(s, f"{100 * mean_abs([r for r in rows if r[0]['set'] == s]):.1f}%")
         return
-    fit = [c for c in cases if c["set"] == "fit"]
+    if "--fp8-only" in sys.argv:
+        fit_fp8(planck, cases, tmp, {})
+        return
+    fit = [c for c in cases if c["set"] == "fit" and c["fp8"] == "none"]
     best = None
     for half in HALF_DIMS:
         curves = {}
@@ -111,6 +116,33 @@ def main():
             best = (err, curves)
     print("best:", json.dumps(best[1]), f"fit-set mean |error| {100 * best[0]:.1f}%")
     for c, p, e in errors(planck, fit, best[1], tmp):
+        print(f"  {c['id']:45} published {float(c['step_s']):9.3f}  predicted {p:9.3f}  {100*e:+6.1f}%")
+    fit_fp8(planck, cases, tmp, best[1])
+
+
+def fit_fp8(planck, cases, tmp, curves):
+    """fp8_gemm_max of h100-sxm on the FP8 fit rows, the BF16 curve held at `curves` (the presets'
+    when empty): golden-section search of the mean |error|."""
+    rows = [c for c in cases if c["set"] == "fit" and c["fp8"] != "none" and c["gpu"] == "h100-sxm"]
+    base = dict(curves.get("h100-sxm", {}))
+
+    def err(x):
+        return mean_abs(errors(planck, rows, {"h100-sxm": {**base, "fp8_gemm_max": x}}, tmp))
+    lo, hi, g = 0.3, 1.0, 0.618
+    a, b = lo + (1 - g) * (hi - lo), lo + g * (hi - lo)
+    fa, fb = err(a), err(b)
+    for _ in range(12):
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = lo + (1 - g) * (hi - lo)
+            fa = err(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + g * (hi - lo)
+            fb = err(b)
+    x = round((a + b) / 2, 3)
+    print(f"fp8_gemm_max (h100-sxm, {len(rows)} FP8 fit rows): {x}  fit-set mean |error| {100 * err(x):.1f}%")
+    for c, p, e in errors(planck, rows, {"h100-sxm": {**base, "fp8_gemm_max": x}}, tmp):
         print(f"  {c['id']:45} published {float(c['step_s']):9.3f}  predicted {p:9.3f}  {100*e:+6.1f}%")
 
 

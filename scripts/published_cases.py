@@ -5,11 +5,14 @@ layout fields a plan needs and the fit / held-back split.
 
 Which rows: dense models in BF16/FP16 whose layout is published (Narayanan et al. SC21 Table 1,
 Korthikanti et al. 2022 Table 5, Megatron-Core r0.8.0 H100 weak scaling, torchtitan's BF16 rows
-without async TP, NeMo AutoModel's Llama3-70B BF16 row). Left out, and why:
-  - FP8 rows (NeMo 24.07, Megatron-Bridge, torchtitan Float8): FP8 recipes differ in which GEMMs
-    run in FP8 and in their scaling / casting overhead, and most of these rows do not state
-    recompute or sequence parallelism; planck prices FP8 GEMMs at the FP8 peak but this is not
-    validated.
+without async TP, NeMo AutoModel's Llama3-70B BF16 row), and the dense FP8 rows on DGX-H100 of
+NeMo 24.07's performance summary and Megatron-Bridge's archive, whose unstated settings (recompute,
+sequence parallel, TP overlap, gradient-sync dtype, FP8 recipe, model shape) are read from the
+frameworks' own recipes for those releases (FP8 below; sources per fact in fp8_settings.md).
+Left out, and why:
+  - FP8 rows without a recipe to read: NeMo 24.03 long-sequence (no public config for the CP runs),
+    Megatron-Bridge 25.11 LLAMA3-8B (its doc says FSDP, the code tagged for it full recompute
+    without FSDP), torchtitan Float8 (the 500 W part, below).
   - MoE rows: expert GEMMs and all-to-all are issue 16's; the hybrid Mamba rows are not transformers.
   - Llama 3 405B: mbs, vpp, recompute and Meta's modified pipeline schedule are not published.
   - torchtitan async-TP rows: the same 500 W part as the other torchtitan rows (below).
@@ -35,7 +38,42 @@ DATA = os.path.join(HERE, "..", "tests", "data", "published")
 FIELDS = ["id", "source", "set", "gpu", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab",
           "gated_mlp", "biases", "tied", "position_embeddings", "seq_len", "gpus", "tp", "pp", "dp", "cp",
           "vpp", "mbs", "gbs", "sequence_parallel", "data_parallel", "recompute", "attention", "dtype",
-          "async_tp", "overlap_param_gather", "dp_bucket_params", "step_s", "assumed"]
+          "async_tp", "overlap_param_gather", "dp_bucket_params", "fp8", "reduce_dtype", "step_s", "assumed"]
+
+# FP8 rows: the settings their sources leave unstated, from the frameworks' recipes of that
+# release (tests/data/published/fp8_settings.md gives repo@commit:path:line for each). Model shape
+# (layers, hidden, ffn, heads, kv heads, vocab as padded, gated MLP, GPT-style biases + learned
+# positions), sequence parallel, TP comm overlap, recompute, gradient-sync dtype. All run
+# Megatron's distributed optimizer with grad-reduce and param-gather overlap, per-tensor FP8
+# scaling on every transformer layer's linears (NeMo 24.07: TE DelayedScaling, HYBRID; Bridge:
+# current scaling with first_last_layers_bf16 forced off by the perf scripts).
+GPT3 = dict(gated_mlp=0, biases=1, tied=1)
+LLAMA = dict(gated_mlp=1, biases=0, tied=0)
+NEMOTRON = dict(gated_mlp=0, biases=0, tied=0)  # squared-ReLU MLP, RoPE, no biases
+FP8_ROWS = {
+    # id: (layers, hidden, ffn, heads, kv, vocab, kind, sequence_parallel, tp_comm_overlap, recompute, reduce_dtype)
+    "nemo2407_GPT3-5B_64gpu": (24, 4096, 16384, 32, 32, 50304, GPT3, 0, 0, "none", "bf16"),
+    "nemo2407_GPT3-20B_64gpu": (44, 6144, 24576, 48, 48, 50432, GPT3, 1, 1, "none", "bf16"),
+    "nemo2407_GPT3-175B_128gpu": (96, 12288, 49152, 96, 96, 50688, GPT3, 1, 0, "none", "bf16"),
+    "nemo2407_GPT3-175B_512gpu": (96, 12288, 49152, 96, 96, 50688, GPT3, 1, 0, "none", "bf16"),
+    "nemo2407_LLAMA2-7B_8gpu": (32, 4096, 11008, 32, 32, 32000, LLAMA, 0, 0, "none", "bf16"),
+    "nemo2407_LLAMA2-13B_16gpu": (40, 5120, 13824, 40, 40, 32000, LLAMA, 0, 0, "none", "bf16"),
+    "nemo2407_LLAMA2-70B_64gpu": (80, 8192, 28672, 64, 8, 32000, LLAMA, 1, 1, "none", "bf16"),
+    "nemo2407_Nemotron-8B_64gpu": (32, 4096, 16384, 32, 32, 256000, NEMOTRON, 1, 1, "none", "fp32"),
+    "nemo2407_Nemotron-22B_64gpu": (40, 6144, 24576, 48, 48, 256000, NEMOTRON, 1, 1, "none", "fp32"),
+    "nemo2407_Nemotron-340B_128gpu": (96, 18432, 73728, 96, 8, 256000, NEMOTRON, 1, 0, "selective_attention", "bf16"),
+    "nemo2407_LLAMA3-8B_8gpu": (32, 4096, 14336, 32, 8, 128256, LLAMA, 0, 0, "none", "bf16"),
+    "nemo2407_LLAMA3-70B_64gpu": (80, 8192, 28672, 64, 8, 128512, LLAMA, 1, 1, "none", "bf16"),
+    "mbridge2511_h100_LLAMA3-70B": (80, 8192, 28672, 64, 8, 128512, LLAMA, 1, 1, "none", "bf16"),
+    "mbridge2511_h100_LLAMA3p1-405B": (126, 16384, 53248, 128, 8, 129024, LLAMA, 1, 1, "none", "bf16"),
+    "mbridge2509_h100_LLAMA3-8B": (32, 4096, 14336, 32, 8, 128256, LLAMA, 0, 0, "none", "bf16"),
+    "mbridge2509_h100_LLAMA3-70B": (80, 8192, 28672, 64, 8, 128512, LLAMA, 1, 1, "none", "bf16"),
+    "mbridge2509_h100_LLAMA3p1-405B": (126, 16384, 53248, 128, 8, 129024, LLAMA, 1, 1, "none", "bf16"),
+    "mbridge2606_h100_LLAMA3p1-405B": (126, 16384, 53248, 128, 8, 129024, LLAMA, 1, 1, "none", "bf16"),
+    "mbridge2604p01_h100_LLAMA3-70B": (80, 8192, 28672, 64, 8, 128512, LLAMA, 1, 1, "none", "bf16"),
+    "mbridge2604p01_h100_LLAMA3p1-405B": (126, 16384, 53248, 128, 8, 129024, LLAMA, 1, 1, "none", "bf16"),
+    "mbridge2602_h100_LLAMA3p1-405B": (126, 16384, 53248, 128, 8, 129024, LLAMA, 1, 1, "none", "bf16"),
+}
 
 
 def num(s):
@@ -43,6 +81,8 @@ def num(s):
 
 
 def source_of(rid):
+    if rid in FP8_ROWS:
+        return "nemo2407" if rid.startswith("nemo2407") else "mbridge"
     for prefix in ("narayanan21", "korthikanti22", "mcore080_h100_weak", "torchtitan", "automodel"):
         if rid.startswith(prefix):
             return prefix
@@ -54,6 +94,8 @@ def case(r):
     src = source_of(rid)
     if src is None:
         return None
+    if src in ("nemo2407", "mbridge"):
+        return fp8_case(r, src)
     prec = r["precision"].lower()
     if "fp8" in prec or r["moe_experts"]:
         return None
@@ -62,7 +104,8 @@ def case(r):
     if src == "automodel" and "LLAMA3-70B" not in rid:
         return None
     # Framework settings the source states (0: off / the strategy's default bucket).
-    c = {"id": rid, "source": src, "assumed": "", "async_tp": 0, "overlap_param_gather": 0, "dp_bucket_params": 0}
+    c = {"id": rid, "source": src, "assumed": "", "async_tp": 0, "overlap_param_gather": 0, "dp_bucket_params": 0,
+         "fp8": "none", "reduce_dtype": "fp32"}
     gpu = r["gpu"]
     c["gpu"] = "a100-80g" if "A100" in gpu else "h100-sxm"
     for k in ("layers", "hidden", "heads", "seq_len", "tp", "pp", "dp", "mbs" if src != "mcore080_h100_weak" else None,
@@ -105,6 +148,26 @@ def case(r):
         c.update(sequence_parallel=0, data_parallel="fsdp", recompute="full", attention="flash", dtype="bf16")
     step = r["measured_step_time_s"] or r["step_time_s_derived"]
     c["step_s"] = float(step)
+    return c
+
+
+def fp8_case(r, src):
+    layers, hidden, ffn, heads, kv, vocab, kind, sp, tpo, recompute, reduce_dtype = FP8_ROWS[r["id"]]
+    vpp = r["vpp"].strip()
+    c = {"id": r["id"], "source": src, "gpu": "h100-sxm", "layers": layers, "hidden": hidden, "ffn_hidden": ffn,
+         "heads": heads, "kv_heads": kv, "vocab": vocab, "seq_len": num(r["seq_len"]), "gpus": num(r["gpus_total"]),
+         "tp": num(r["tp"]), "pp": num(r["pp"]), "cp": num(r["cp"]), "vpp": num(vpp) if vpp[:1].isdigit() else 1,
+         "mbs": num(r["mbs"]), "gbs": num(r["gbs_seqs"]), "sequence_parallel": sp, "async_tp": tpo,
+         "recompute": recompute, "attention": "flash", "dtype": "bf16", "fp8": "tensorwise",
+         "reduce_dtype": reduce_dtype, "overlap_param_gather": 1, **kind}
+    c["dp"] = c["gpus"] // (c["tp"] * c["pp"] * c["cp"])
+    # Megatron-FSDP (optim_grads_params) for Bridge 25.09's 8B row, else the distributed optimizer.
+    c["data_parallel"] = "fsdp" if r["id"] == "mbridge2509_h100_LLAMA3-8B" else "zero1"
+    c["position_embeddings"] = c["seq_len"] if kind is GPT3 else 0
+    # Megatron-Core's DDP bucket, max(4e7, 1e6 x dp) parameters (as for the r0.8.0 rows).
+    c["dp_bucket_params"] = max(40000000, 1000000 * c["dp"])
+    c["assumed"] = "settings from the framework's recipe of that release (fp8_settings.md); Megatron-Core DDP bucket"
+    c["step_s"] = float(r["measured_step_time_s"] or r["step_time_s_derived"])
     return c
 
 

@@ -23,9 +23,10 @@ double kv_heads(const core::ModelSpec& m) { return static_cast<double>(m.kv_head
 PassTimes time_gemms(const std::vector<Gemm>& gemms, const core::GpuSpec& gpu, const ComputeShape& s) {
   PassTimes p;
   for (const Gemm& g : gemms) {
-    p.forward.gemm_s += g.count * gemm_seconds(gpu, g.m, g.n, g.k, s.dtype, s.gemm_scale);
-    p.backward.gemm_s += g.count * (gemm_seconds(gpu, g.m, g.k, g.n, s.dtype, s.gemm_scale) +
-                                    gemm_seconds(gpu, g.k, g.n, g.m, s.dtype, s.gemm_scale));
+    const core::DType dt = g.linear ? s.linear_dtype : s.dtype;
+    p.forward.gemm_s += g.count * gemm_seconds(gpu, g.m, g.n, g.k, dt, s.gemm_scale);
+    p.backward.gemm_s += g.count * (gemm_seconds(gpu, g.m, g.k, g.n, dt, s.gemm_scale) +
+                                    gemm_seconds(gpu, g.k, g.n, g.m, dt, s.gemm_scale));
     p.forward.flops += g.flops();
     p.backward.flops += 2 * g.flops();
   }
@@ -99,6 +100,22 @@ double layer_memory_bytes(const core::ModelSpec& m, const ComputeShape& s, bool 
   return elems * act + bytes;
 }
 
+// FP8 casts of one layer's linear GEMMs (training.fp8): forward, each distinct input (q, k and v
+// share theirs, as do a gated MLP's gate and up projections) is read in bf16 and written as an
+// FP8 copy plus the transposed FP8 copy the weight gradient needs (Hopper's FP8 tensor cores take
+// K-major operands; Transformer Engine's fused cast_transpose): 2 + 1 + 1 bytes an element.
+// Backward, each output gradient the same way. Weights are cast once a step and cached across
+// micro-batches (TE's is_first_microbatch), left out here.
+std::pair<double, double> fp8_cast_bytes(const std::vector<Gemm>& gemms) {
+  double fwd = 0, bwd = 0;
+  for (const Gemm& g : gemms) {
+    if (!g.linear) continue;
+    if (!g.same_input) fwd += 4 * g.m * g.k * g.count;
+    bwd += 4 * g.m * g.n * g.count;
+  }
+  return {fwd, bwd};
+}
+
 }  // namespace
 
 double gemm_efficiency(const core::ComputeCurve& c, double m, double n, double k) {
@@ -108,7 +125,9 @@ double gemm_efficiency(const core::ComputeCurve& c, double m, double n, double k
 
 double gemm_seconds(const core::GpuSpec& gpu, double m, double n, double k, core::DType dtype, double scale) {
   if (m <= 0 || n <= 0 || k <= 0) return 0;
-  const double eff = std::min(1.0, gemm_efficiency(gpu.compute, m, n, k) * scale);
+  core::ComputeCurve curve = gpu.compute;
+  if (dtype == core::DType::kFp8 && gpu.fp8_tflops > 0) curve.gemm_max = curve.fp8_gemm_max;
+  const double eff = std::min(1.0, gemm_efficiency(curve, m, n, k) * scale);
   const double compute = 2 * m * n * k / (peak_flops(gpu, dtype) * eff);
   const double bytes = (m * k + k * n + m * n) * core::dtype_bytes(dtype);
   return std::max(compute, memory_seconds(gpu, bytes));
@@ -164,6 +183,9 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
   // The same split the lowering's dispatch bytes use (core/schedule/schedule.cc).
   s.routed_split = d.tp > 1 && (s.sequence_parallel || ed.etp == 1) ? d.tp : 1;
   s.dtype = tr.param_dtype;
+  // FP8 linears need FP8 tensor cores (Transformer Engine refuses FP8 without them).
+  const bool fp8 = tr.fp8 != core::Fp8Recipe::kNone && plan.cluster.gpu.fp8_tflops > 0;
+  s.linear_dtype = fp8 ? core::DType::kFp8 : tr.param_dtype;
   s.attention = tr.attention;
   s.checkpointing = tr.activation_checkpointing;
   return s;
@@ -190,7 +212,7 @@ std::vector<Gemm> layer_gemms(const core::ModelSpec& m, const ComputeShape& s, b
     } else {
       out.push_back({T, heads * qk, h});
     }
-    out.push_back({T, static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim), h});
+    out.push_back({T, static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim), h, 1, true, true});
     out.push_back({T, heads * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim),
                    static_cast<double>(m.kv_lora_rank)});
     out.push_back({T, h, heads * static_cast<double>(m.v_head_dim)});
@@ -198,21 +220,21 @@ std::vector<Gemm> layer_gemms(const core::ModelSpec& m, const ComputeShape& s, b
     const double hd = static_cast<double>(m.effective_head_dim());
     const double kv = std::max(1.0, kv_heads(m) / t);
     out.push_back({T, heads * hd, h});  // wq
-    out.push_back({T, kv * hd, h});     // wk
-    out.push_back({T, kv * hd, h});     // wv
+    out.push_back({T, kv * hd, h, 1, true, true});  // wk
+    out.push_back({T, kv * hd, h, 1, true, true});  // wv
     out.push_back({T, h, heads * hd});  // wo
   }
   const double in = m.gated_mlp ? 2 : 1;
   if (!moe_layer) {
     const double f = static_cast<double>(m.ffn_hidden) / t;
     out.push_back({T, f, h});  // w1 (gate)
-    if (m.gated_mlp) out.push_back({T, f, h});  // w3 (up)
+    if (m.gated_mlp) out.push_back({T, f, h, 1, true, true});  // w3 (up)
     out.push_back({T, h, f});  // w2 (down)
     return out;
   }
   const double experts = static_cast<double>(m.experts);
   const double moe_f = static_cast<double>(m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden);
-  out.push_back({T, experts, h});  // router
+  out.push_back({T, experts, h, 1, false});  // router (kept in high precision by FP8 recipes)
   if (m.shared_experts > 0) {
     // Shared experts are a dense MLP, split by tp like one.
     const double fs = moe_f / t * static_cast<double>(m.shared_experts);
@@ -243,6 +265,11 @@ PassTimes layer_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const 
   const double mem = memory_seconds(gpu, layer_memory_bytes(m, s, moe_layer, act));
   p.forward.memory_s += mem;
   p.backward.memory_s += 2 * mem;  // gradients of each input plus the saved input read back
+  if (s.linear_dtype == core::DType::kFp8 && s.dtype != core::DType::kFp8) {
+    const auto [fwd_bytes, bwd_bytes] = fp8_cast_bytes(gemms);
+    p.forward.memory_s += memory_seconds(gpu, fwd_bytes);
+    p.backward.memory_s += memory_seconds(gpu, bwd_bytes);
+  }
   switch (s.checkpointing) {
     case core::Checkpointing::kNone: break;
     case core::Checkpointing::kFull: p.recompute = p.forward; break;
@@ -272,7 +299,9 @@ PassTimes head_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const C
   const double T = s.tokens();
   const double h = static_cast<double>(m.hidden);
   const double logits = T * static_cast<double>(m.vocab) / t;
-  PassTimes p = time_gemms({{T, static_cast<double>(m.vocab) / t, h}}, gpu, s);
+  // The output layer stays in param_dtype under FP8 recipes (Megatron's is not a Transformer
+  // Engine module; torchtitan's float8 recipes filter "output").
+  PassTimes p = time_gemms({{T, static_cast<double>(m.vocab) / t, h, 1, false}}, gpu, s);
   // Final norm (read + write) and vocab-parallel cross entropy: upcast to fp32 (2 + 4 bytes a
   // logit), log-softmax (4 + 4); backward the softmax gradient (4 + 4) and downcast (4 + 2).
   const double act = core::dtype_bytes(s.dtype == core::DType::kFp8 ? core::DType::kBf16 : s.dtype);

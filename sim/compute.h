@@ -56,7 +56,10 @@ struct ComputeShape {
   // (tp under sequence parallel or when tp folds into EP, else 1).
   std::int64_t ep = 1, etp = 1, routed_split = 1;
   bool sequence_parallel = false;
-  core::DType dtype = core::DType::kBf16;  // GEMM inputs
+  core::DType dtype = core::DType::kBf16;  // parameters and activations: the head, attention
+  // The transformer layers' linear GEMMs: fp8 under training.fp8 (each input and output gradient
+  // cast to FP8 on the way), else `dtype`.
+  core::DType linear_dtype = core::DType::kBf16;
   core::Attention attention = core::Attention::kFlash;
   core::Checkpointing checkpointing = core::Checkpointing::kNone;
   double gemm_scale = 1.0;
@@ -69,7 +72,9 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
 // w3, w2; GPT: wq, wk, wv, wo, w1, w2; MoE: attention, router, shared and routed experts).
 struct Gemm {
   double m = 0, n = 0, k = 0;
-  double count = 1;  // how many of this shape (routed experts on this rank)
+  double count = 1;     // how many of this shape (routed experts on this rank)
+  bool linear = true;   // a linear layer FP8 recipes quantise (the MoE router, the head are not)
+  bool same_input = false;  // its input was cast for an earlier GEMM of the layer (wk, wv; w3; MLA kv-down)
   double flops() const { return 2 * m * n * k * count; }
 };
 std::vector<Gemm> layer_gemms(const core::ModelSpec& model, const ComputeShape& shape, bool moe_layer);

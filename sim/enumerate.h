@@ -47,6 +47,8 @@ struct EnumerateRequest {
   core::Checkpointing least_checkpointing = core::Checkpointing::kNone;
   // The gradient sync every layout runs (a template's training.grad_sync); absent: searched.
   std::optional<core::GradSync> grad_sync;
+  // training.fp8 of every layout (--fp8); absent: the template's, else none.
+  std::optional<core::Fp8Recipe> fp8;
   // Called now and then with (factorizations done, total); may be empty.
   std::function<void(std::int64_t, std::int64_t)> progress;
 };

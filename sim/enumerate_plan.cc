@@ -45,6 +45,7 @@ core::Plan enumerate_base_plan(const EnumerateRequest& req) {
   t.global_batch = req.global_batch;
   t.grad_accumulation.reset();
   t.activation_checkpointing = req.least_checkpointing;
+  if (req.fp8) t.fp8 = *req.fp8;
   p.training = t;
   return p;
 }

@@ -203,6 +203,18 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
     r.mfu = peak > 0 ? r.tflops_per_gpu * 1e12 / peak : 0;
   }
   r.notes.insert(r.notes.begin(), schedule.notes.begin(), schedule.notes.end());
+  if (plan.training && plan.training->fp8 != core::Fp8Recipe::kNone && !plan.training->mfu) {
+    const char* recipe = core::to_string(plan.training->fp8);
+    if (gpu.fp8_tflops <= 0) {
+      r.notes.push_back(std::string("training.fp8 ") + recipe + ": " + gpu.name +
+                        " has no FP8 tensor cores; the linear GEMMs are priced in " +
+                        core::to_string(plan.training->param_dtype));
+    } else if (plan.training->fp8 != core::Fp8Recipe::kTensorwise) {
+      r.notes.push_back(std::string("training.fp8 ") + recipe +
+                        " is priced as tensorwise (the recipe validated against published runs); finer scaling "
+                        "usually costs more (docs/simulator.md \"FP8\")");
+    }
+  }
   if (ep_pairs.share) {
     r.notes.push_back("expert all-to-all overlapped with another micro-batch's compute: " +
                       std::to_string(std::lround(*ep_pairs.share * 100)) + "% of chunk passes run paired (" +

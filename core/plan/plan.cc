@@ -71,6 +71,25 @@ const char* to_string(Checkpointing v) {
 
 const char* to_string(Attention v) { return v == Attention::kStandard ? "standard" : "flash"; }
 
+const char* to_string(Fp8Recipe v) {
+  switch (v) {
+    case Fp8Recipe::kNone: return "none";
+    case Fp8Recipe::kTensorwise: return "tensorwise";
+    case Fp8Recipe::kRowwise: return "rowwise";
+    case Fp8Recipe::kBlockwise: return "blockwise";
+    case Fp8Recipe::kMxfp8: return "mxfp8";
+  }
+  return "none";
+}
+
+std::optional<Fp8Recipe> parse_fp8_recipe(std::string_view s) {
+  for (auto v : {Fp8Recipe::kNone, Fp8Recipe::kTensorwise, Fp8Recipe::kRowwise, Fp8Recipe::kBlockwise,
+                 Fp8Recipe::kMxfp8}) {
+    if (lower(s) == to_string(v)) return v;
+  }
+  return std::nullopt;
+}
+
 std::optional<Attention> parse_attention(std::string_view s) {
   for (auto v : {Attention::kFlash, Attention::kStandard}) {
     if (s == to_string(v)) return v;

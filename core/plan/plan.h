@@ -26,6 +26,13 @@ enum class Checkpointing { kNone, kSelective, kSelectiveAttention, kFull };
 // materialised (Korthikanti et al. 2022 Table 2's 5as/h term).
 enum class Attention { kFlash, kStandard };
 enum class DType { kFp32, kBf16, kFp16, kFp8 };
+// FP8 training of the transformer layers' linear GEMMs (Transformer Engine, torchao Float8):
+// weights, activations and gradients stay in param_dtype; each linear casts its input and its
+// output gradient to FP8 and multiplies at the FP8 rate. The recipe is the scaling granularity:
+// tensorwise (per-tensor delayed or current scaling: TE DelayedScaling / Float8CurrentScaling,
+// torchao "tensorwise"), rowwise (torchao), blockwise (1x128 / 128x128 blocks: DeepSeek-V3, TE
+// Float8BlockScaling), mxfp8 (Blackwell MX blocks of 32).
+enum class Fp8Recipe { kNone, kTensorwise, kRowwise, kBlockwise, kMxfp8 };
 
 const char* to_string(DataParallel v);
 const char* to_string(PipelineSchedule v);
@@ -33,6 +40,7 @@ const char* to_string(GradSync v);
 const char* to_string(Checkpointing v);
 const char* to_string(DType v);
 const char* to_string(Attention v);
+const char* to_string(Fp8Recipe v);
 int dtype_bytes(DType v);
 std::optional<DataParallel> parse_data_parallel(std::string_view s);
 std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view s);  // case-insensitive, torchtitan names too
@@ -40,6 +48,7 @@ std::optional<GradSync> parse_grad_sync(std::string_view s);
 std::optional<Checkpointing> parse_checkpointing(std::string_view s);
 std::optional<DType> parse_dtype(std::string_view s);  // fp32|float32, bf16|bfloat16, fp16|float16, fp8
 std::optional<Attention> parse_attention(std::string_view s);
+std::optional<Fp8Recipe> parse_fp8_recipe(std::string_view s);  // case-insensitive
 
 // How fast kernels run on a GPU relative to its peaks (sim/compute.h, docs/simulator.md
 // "Compute model"). GEMM efficiency = gemm_max x f(M) f(N) f(K) with f(x) = x / (x + gemm_half_dim);
@@ -51,6 +60,7 @@ struct ComputeCurve {
   double attention_max = 0.35;
   double attention_half_seq = 550;
   double hbm_efficiency = 0.8;
+  double fp8_gemm_max = 0.5;  // gemm_max of FP8 GEMMs, as a fraction of fp8_tflops
 };
 
 // GB/s per direction per GPU, GB = 1e9 bytes. memory_bytes as nvidia-smi reports total memory.
@@ -157,6 +167,7 @@ struct Training {
   std::optional<std::int64_t> recompute_every;
   std::optional<std::int64_t> recompute_num_layers;
   Attention attention = Attention::kFlash;
+  Fp8Recipe fp8 = Fp8Recipe::kNone;
   // Set: compute time = model FLOPs (+ recompute) / (peak x mfu), the per-kernel model skipped.
   std::optional<double> mfu;
 };

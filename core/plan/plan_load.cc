@@ -159,6 +159,7 @@ std::optional<GpuSpec> Loader::gpu(const nlohmann::json& v, const std::string& p
 void Loader::compute_curve(const nlohmann::json& v, const std::string& ptr, ComputeCurve& c) {
   if (!r_.is_object(v, ptr, "the GPU's 'compute'")) return;
   const std::pair<const char*, double*> fields[] = {{"gemm_max", &c.gemm_max},
+                                                    {"fp8_gemm_max", &c.fp8_gemm_max},
                                                     {"gemm_half_dim", &c.gemm_half_dim},
                                                     {"attention_max", &c.attention_max},
                                                     {"attention_half_seq", &c.attention_half_seq},
@@ -334,7 +335,8 @@ void Loader::training(const nlohmann::json& v, Plan& plan) {
   r_.check_keys(
       v, "/training",
       {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
-       "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "mfu"});
+       "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8",
+       "mfu"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
   if (v.contains("micro_batch")) {
@@ -387,6 +389,11 @@ void Loader::training(const nlohmann::json& v, Plan& plan) {
   if (v.contains("attention")) {
     if (auto s = r_.choice(v["attention"], "/training/attention", {"flash", "standard"})) {
       t.attention = *parse_attention(*s);
+    }
+  }
+  if (v.contains("fp8")) {
+    if (auto s = r_.choice(v["fp8"], "/training/fp8", {"none", "tensorwise", "rowwise", "blockwise", "mxfp8"})) {
+      t.fp8 = *parse_fp8_recipe(*s);
     }
   }
   if (v.contains("mfu")) {

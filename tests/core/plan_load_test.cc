@@ -95,6 +95,8 @@ TEST_CASE("core_load plan-schema: missing fields, wrong types, unknown presets, 
        "/training/recompute_every", "out of range"},
       {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8]}, "training": {"activation_checkpointing": "full", "recompute_every": 2, "recompute_num_layers": 1}})",
        "/training/recompute_num_layers", "both set"},
+      {R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp"], "shape": [8]}, "training": {"fp8": "rowwize"}})",
+       "/training/fp8", "did you mean 'rowwise'"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.text);

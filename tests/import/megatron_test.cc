@@ -55,6 +55,24 @@ TEST_CASE("import_megatron_fsdp_example_script") {
   CHECK(any_contains(two.notes, "--nodes 2 overrides 1"));
 }
 
+TEST_CASE("import_megatron_fp8_format_and_recipe_are_training_fp8") {
+  // The FSDP example runs --fp8-format hybrid with Megatron's default --fp8-recipe delayed
+  // (arguments.py): per-tensor delayed scaling, training.fp8 tensorwise; bf16 parameters stay.
+  const std::string text = read_data("megatron-lm/train_llama3_8b_fsdp_h100_fp8.sh");
+  ImportResult r = import_ok(&import_megatron, text, ImportOptions{}, "train.sh");
+  CHECK(r.plan["training"]["fp8"] == "tensorwise");
+  CHECK(r.plan["training"]["param_dtype"] == "bf16");
+  const std::string base = kModel + "--bf16 --micro-batch-size 1 --global-batch-size 8 ";
+  auto fp8_of = [&](const std::string& flags) {
+    ImportResult one = import_ok(&import_megatron, base + flags, world(1, 8), "args.txt");
+    return one.plan["training"].value("fp8", std::string("absent"));
+  };
+  CHECK(fp8_of("") == "absent");
+  CHECK(fp8_of("--fp8-format e4m3 --fp8-recipe tensorwise") == "tensorwise");
+  CHECK(fp8_of("--fp8-format e4m3 --fp8-recipe blockwise") == "blockwise");
+  CHECK(fp8_of("--fp8-format e4m3 --fp8-recipe mxfp8") == "mxfp8");
+}
+
 TEST_CASE("import_megatron_hfsdp_when_the_commented_flags_are_enabled") {
   std::string text = read_data("megatron-lm/train_llama3_8b_fsdp_h100_fp8.sh");
   text = uncomment(text, "--num-distributed-optimizer-instances 2");

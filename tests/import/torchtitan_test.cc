@@ -178,6 +178,29 @@ TEST_CASE("import_torchtitan_layer_sac_is_full_recompute_of_every_nth_block") {
   CHECK(any_contains(odd.warnings, "neither \"op\" nor a whole number"));
 }
 
+TEST_CASE("import_torchtitan_float8_converter_is_training_fp8") {
+  // torchtitan turns torchao Float8 on with a model converter ("float8", later
+  // "quantize.linear.float8"); recipe_name defaults to tensorwise (torchtitan
+  // components/quantization/float8.py), rowwise_with_gw_hp is a rowwise recipe.
+  const std::string with = replace(config(""), "flavor = \"8B\"\n", "flavor = \"8B\"\nconverters = [\"float8\"]\n");
+  ImportResult tensorwise = import_ok(&import_torchtitan, with, world(1, 8));
+  CHECK(tensorwise.plan["training"]["fp8"] == "tensorwise");
+  // Weights stay in the mixed-precision dtype: no param_dtype written, the plan's default bf16.
+  CHECK(tensorwise.plan["training"].value("param_dtype", std::string("bf16")) == "bf16");
+  const std::string rowwise =
+      replace(config(""), "flavor = \"8B\"\n", "flavor = \"8B\"\nconverters = [\"quantize.linear.float8\"]\n") +
+      "[quantize.linear.float8]\nrecipe_name = \"rowwise_with_gw_hp\"\n";
+  CHECK(import_ok(&import_torchtitan, rowwise, world(1, 8)).plan["training"]["fp8"] == "rowwise");
+  // The shipped config leaves the converter commented out: no FP8.
+  ImportResult off = import_ok(&import_torchtitan, read_data("torchtitan/llama3_8b.toml"), world(1, 8));
+  CHECK_FALSE(off.plan["training"].contains("fp8"));
+  // Before converters (2024-12): [float8] enable_float8_linear.
+  std::string legacy = read_data("torchtitan/llama3_8b_legacy_2024-12.toml");
+  CHECK_FALSE(import_ok(&import_torchtitan, legacy, world(1, 8)).plan["training"].contains("fp8"));
+  legacy = replace(legacy, "enable_float8_linear = false", "enable_float8_linear = true");
+  CHECK(import_ok(&import_torchtitan, legacy, world(1, 8)).plan["training"]["fp8"] == "tensorwise");
+}
+
 TEST_CASE("import_torchtitan_global_batch_that_does_not_factor_reaches_verify") {
   ImportResult r =
       import_ok(&import_torchtitan, config("", "local_batch_size = 2\nglobal_batch_size = 20\n"), world(1, 8));

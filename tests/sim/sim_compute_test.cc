@@ -116,3 +116,79 @@ TEST_CASE("sim_mfu_is_measured_not_the_input") {
   CHECK(kernel.compute.gemm_s > kernel.compute.attention_s);
   CHECK(kernel.compute.recompute_s == 0);
 }
+
+TEST_CASE("sim_fp8_linears_run_at_the_fp8_rate_and_pay_their_casts") {
+  // training.fp8: the transformer layers' linear GEMMs at fp8_tflops x the FP8 curve; the head
+  // and attention stay bf16; each distinct linear input (forward) and each output gradient
+  // (backward) is cast through HBM at 4 bytes an element (bf16 read, FP8 copy and its transpose).
+  using planck::core::DType;
+  const auto h100 = *planck::core::gpu_preset("h100-sxm");
+  const auto llama = *planck::core::model_preset("llama3-8b");
+  planck::sim::ComputeShape bf16;
+  bf16.seq_len = 8192;
+  planck::sim::ComputeShape fp8 = bf16;
+  fp8.linear_dtype = DType::kFp8;
+  const double T = 8192, h = 4096, f = 14336, hd = 128, a = 32, kv = 8;
+  const auto& c = h100.compute;
+  auto eff = [&](double m, double n, double k) {
+    auto g = [&](double x) { return x / (x + c.gemm_half_dim); };
+    return c.fp8_gemm_max * g(m) * g(n) * g(k);
+  };
+  auto fp8_gemm = [&](double m, double n, double k) { return 2 * m * n * k / (1979e12 * eff(m, n, k)); };
+  // Forward GEMMs of a Llama layer: wq, wk, wv, wo, w1, w3, w2.
+  const double forward = fp8_gemm(T, a * hd, h) + 2 * fp8_gemm(T, kv * hd, h) + fp8_gemm(T, h, a * hd) +
+                         2 * fp8_gemm(T, f, h) + fp8_gemm(T, h, f);
+  const auto on = planck::sim::layer_times(llama, h100, fp8, false);
+  const auto off = planck::sim::layer_times(llama, h100, bf16, false);
+  CHECK(on.forward.gemm_s == doctest::Approx(forward));
+  CHECK(on.forward.flops == doctest::Approx(off.forward.flops));
+  CHECK(on.forward.attention_s == doctest::Approx(off.forward.attention_s));
+  // Distinct inputs: q/k/v share x, w1/w3 share the norm output, wo's and w2's of their own.
+  const double cast_fwd = 4 * T * (h + a * hd + h + f);
+  const double cast_bwd = 4 * T * (a * hd + 2 * kv * hd + h + 2 * f + h);
+  CHECK(on.forward.memory_s - off.forward.memory_s == doctest::Approx(planck::sim::memory_seconds(h100, cast_fwd)));
+  CHECK(on.backward.memory_s - off.backward.memory_s == doctest::Approx(planck::sim::memory_seconds(h100, cast_bwd)));
+  // The output head is not a transformer-layer linear (Megatron's output layer is not a TE
+  // module; torchtitan's recipes filter "output"): unchanged.
+  CHECK(planck::sim::head_times(llama, h100, fp8).forward.gemm_s ==
+        doctest::Approx(planck::sim::head_times(llama, h100, bf16).forward.gemm_s));
+  // The MoE router is no FP8 linear either.
+  const auto mixtral = *planck::core::model_preset("mixtral-8x7b");
+  int high_precision = 0;
+  for (const auto& g : planck::sim::layer_gemms(mixtral, fp8, true)) {
+    if (!g.linear) {
+      ++high_precision;
+      CHECK(g.n == doctest::Approx(static_cast<double>(mixtral.experts)));
+    }
+  }
+  CHECK(high_precision == 1);
+}
+
+TEST_CASE("sim_fp8_needs_fp8_tensor_cores_and_says_which_recipe_was_priced") {
+  auto run = [](const std::string& gpu, const std::string& fp8) {
+    auto plan = t::plan_from(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8, "gpu": ")" + gpu +
+                             R"("}, "mesh": {"dims": ["dp"], "shape": [8]}, "model": "llama3-8b",
+      "training": {"seq_len": 4096, "global_batch": 16, "fp8": ")" + fp8 + R"("}})");
+    auto mesh = t::mesh_of(plan);
+    auto r = planck::sim::simulate(plan, mesh);
+    REQUIRE(r.is_ok());
+    return *r;
+  };
+  auto has_note = [](const planck::sim::SimResult& r, const std::string& words) {
+    for (const auto& n : r.notes) {
+      if (n.find(words) != std::string::npos) return true;
+    }
+    return false;
+  };
+  // A100 has no FP8 tensor cores: the linears stay bf16 and the output says so.
+  const auto a100 = run("a100-80g", "tensorwise");
+  CHECK(a100.step.step_time_s == doctest::Approx(run("a100-80g", "none").step.step_time_s));
+  CHECK(has_note(a100, "no FP8 tensor cores"));
+  // H100: faster than bf16; rowwise is priced as tensorwise and said to be.
+  const auto tensorwise = run("h100-sxm", "tensorwise");
+  CHECK(tensorwise.step.step_time_s < run("h100-sxm", "none").step.step_time_s);
+  CHECK_FALSE(has_note(tensorwise, "priced as tensorwise"));
+  const auto rowwise = run("h100-sxm", "rowwise");
+  CHECK(rowwise.step.step_time_s == doctest::Approx(tensorwise.step.step_time_s));
+  CHECK(has_note(rowwise, "priced as tensorwise"));
+}

@@ -87,7 +87,9 @@ std::string plan_json(const Row& r) {
         {"seq_len", n(r, "seq_len")},
         {"activation_checkpointing", r.at("recompute")},
         {"attention", r.at("attention")},
-        {"param_dtype", r.at("dtype")}}}};
+        {"param_dtype", r.at("dtype")},
+        {"reduce_dtype", r.at("reduce_dtype")},
+        {"fp8", r.at("fp8")}}}};
   return j.dump();
 }
 
