@@ -53,7 +53,7 @@ std::string memory_hint(const core::Plan& plan, const core::Schedule& s) {
 
 void check_memory(const core::CheckContext& ctx, core::Diagnostics& out) {
   const core::Plan& plan = ctx.plan;
-  if (!plan.model || !ctx.mesh) return;
+  if (!plan.model || !ctx.mesh || !plan.training || !plan.training->seq_len) return;
   auto schedule = core::lower(plan, *ctx.mesh);
   if (!schedule) return;
   const Memory m = memory(plan, *ctx.mesh, *schedule);
@@ -204,8 +204,12 @@ std::optional<std::int64_t> sync_extra_bytes_per_step(const core::Plan& plan, co
 void add_sim_checks(core::CheckRegistry& registry) {
   core::Check mem;
   mem.name = "memory";
-  mem.rules = {{"memory-exceeds", Severity::kError, "predicted peak memory per GPU exceeds its capacity", {core::kInputModel}},
-               {"memory-tight", Severity::kWarning, "predicted peak memory per GPU above 90% of its capacity", {core::kInputModel}}};
+  // Activations scale with the sequence: without training.seq_len the verdict would rest on an
+  // assumed length, so the rules need it (checks-skipped names them).
+  mem.rules = {{"memory-exceeds", Severity::kError, "predicted peak memory per GPU exceeds its capacity",
+                {core::kInputModel, core::kInputSeqLen}},
+               {"memory-tight", Severity::kWarning, "predicted peak memory per GPU above 90% of its capacity",
+                {core::kInputModel, core::kInputSeqLen}}};
   mem.run = check_memory;
   registry.add(std::move(mem));
   core::Check sync;

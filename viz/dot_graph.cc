@@ -3,6 +3,9 @@
 namespace planck::viz {
 namespace {
 
+// U+FFFD in UTF-8: what a control character of a plan's text becomes in a drawing.
+constexpr const char* kReplacement = "\xEF\xBF\xBD";
+
 // A DOT quoted string. '\n' becomes DOT's centred line break "\n"; quotes and backslashes are
 // escaped so any text (plan names, observed group names) stays one token.
 std::string quote(const std::string& value) {
@@ -15,6 +18,8 @@ std::string quote(const std::string& value) {
       out += "\\n";
     } else if (c == '\r') {
       continue;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += kReplacement;  // Graphviz reads C strings: a NUL (JSON allows \u0000) would end the file
     } else {
       out += c;
     }
@@ -91,7 +96,9 @@ std::string html_escape(const std::string& text) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
-      default: out += c;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') out += kReplacement;
+        else out += c;
     }
   }
   return out;

@@ -36,7 +36,8 @@ struct Input {
 constexpr Input kInputs[] = {
     {kInputModel, "/model",
      "add \"model\": a preset name (e.g. \"llama3-8b\") or an object with layers, hidden, ffn_hidden, heads, "
-     "kv_heads, vocab (docs/plan-format.md#model)"},
+     "kv_heads, vocab (docs/plan-format.md#model); for a framework config, pass --model PRESET|FILE to verify or "
+     "import (a preset, a model JSON or a Hugging Face config.json)"},
     {kInputGlobalBatch, "/training/global_batch",
      "add training.global_batch (sequences per optimizer step) (docs/plan-format.md#training)"},
     {kInputSeqLen, "/training/seq_len", "add training.seq_len (tokens per sequence) (docs/plan-format.md#training)"},

@@ -147,4 +147,16 @@ TEST_CASE("sim_memory_exceeds_and_tight") {
     for (const auto& r : item.skipped_rules) memory_named = memory_named || r == "memory-exceeds";
   }
   CHECK(memory_named);
+  // A model but no training.seq_len: activations would rest on an assumed length, so the memory
+  // rules are skipped with the seq_len note, even for a model that cannot fit (issue 17).
+  auto noseq = t::plan_from(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8},
+    "mesh": {"dims": ["dp"], "shape": [8]}, "parallelism": {"data_parallel": "ddp"}, "model": "llama3-70b"})");
+  const auto noseq_d = run(noseq);
+  CHECK(find(noseq_d, "memory-exceeds") == nullptr);
+  bool seq_note_names_memory = false;
+  for (const auto& item : noseq_d.items()) {
+    if (item.rule != "checks-skipped" || item.message.find("training.seq_len") == std::string::npos) continue;
+    for (const auto& r : item.skipped_rules) seq_note_names_memory = seq_note_names_memory || r == "memory-exceeds";
+  }
+  CHECK(seq_note_names_memory);
 }

@@ -76,6 +76,20 @@ TEST_CASE("viz_cli_observed_and_sim") {
   fs::remove_all(d);
 }
 
+TEST_CASE("viz_cli_control_characters_in_a_plan_name_are_drawn_not_fatal") {
+  // JSON allows \u0000 in a string (JSONTestSuite y_ cases) and planck loads it; Graphviz reads
+  // C strings, so the drawing shows U+FFFD instead of cutting the DOT at the NUL.
+  fs::path d = scratch_dir();
+  fs::path plan = d / "nul.json";
+  std::ofstream(plan) << R"({"format": "planck/1", "name": "a\u0000b\u0007c", "cluster": {"nodes": 1, "gpus_per_node": 4},
+                            "mesh": {"dims": ["dp"], "shape": [4]}})";
+  fs::path svg = d / "nul.svg";
+  REQUIRE(render(plan.string() + " -o " + svg.string()) == 0);
+  const std::string text = read_file_or_empty(svg.string());
+  const std::string fffd = "\xEF\xBF\xBD";
+  CHECK(text.find("a" + fffd + "b" + fffd + "c") != std::string::npos);
+}
+
 TEST_CASE("viz_cli_exit_codes") {
   fs::path d = scratch_dir();
   fs::path err = d / "err.txt";
