@@ -277,6 +277,9 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
     t["fp8"] = mapped;
     b.note("--fp8-format " + *fp8 + " --fp8-recipe " + recipe + ": training.fp8 = " + mapped +
            " (FP8 linears; parameters stay " + param + ")");
+    if (f.has("fp8-param-gather"))
+      b.note("--fp8-param-gather: the distributed optimizer all-gathers FP8 weights; planck prices them in " + param +
+             " (twice the bytes)");
   }
   auto opt = f.string("optimizer").value_or("adam");
   if (opt == "adam")

@@ -20,27 +20,36 @@ namespace {
 // [float8] enable_float8_linear, and before that [training] enable_float8_linear / enable_fp8_linear.
 // Returns the recipe, "" when FP8 is off.
 core::Result<std::string> read_float8(TomlReader& r, PlanBuilder& b) {
-  bool on = false;
+  bool float8 = false, mx = false, grouped = false;
   int line = 0;
   auto conv = r.strings_in("model", "converters");
   if (!conv) return conv.status();
   if (conv->has_value()) {
     for (const std::string& c : (*conv)->value) {
       if (c == "float8" || c == "quantize.linear.float8") {
-        on = true;
-        line = (*conv)->line;
+        float8 = true;
+      } else if (c == "mx" || c == "quantize.linear.mx") {
+        mx = true;
+      } else if (c.rfind("quantize.grouped_mm.", 0) == 0) {
+        grouped = true;
+      } else {
+        b.warn("model converter '" + c + "' is not one planck reads; the model is priced without it");
+        continue;
       }
+      line = (*conv)->line;
     }
   }
   for (auto [section, key] : {std::pair{"float8", "enable_float8_linear"}, std::pair{"training", "enable_float8_linear"},
                               std::pair{"training", "enable_fp8_linear"}}) {
     auto v = r.bool_in(section, key);
     if (!v) return v.status();
-    if (v->value_or(false)) on = true;
+    if (v->value_or(false)) float8 = true;
   }
-  if (!on) return std::string();
-  std::string recipe = "tensorwise";
+  if (!float8 && !mx) return std::string();
+  // MX blocks of 32 (torchao MXLinear, Blackwell); otherwise torchao Float8 by recipe_name.
+  std::string recipe = mx ? "mxfp8" : "tensorwise";
   for (const char* section : {"quantize.linear.float8", "float8"}) {
+    if (mx) break;
     auto name = r.string_in(section, "recipe_name");
     if (!name) return name.status();
     if (!name->has_value()) continue;
@@ -54,8 +63,20 @@ core::Result<std::string> read_float8(TomlReader& r, PlanBuilder& b) {
     break;
   }
   if (line > 0) b.locate("/training/fp8", line);
-  b.note("float8 linears (torchao " + recipe + "): training.fp8 = " + recipe +
+  b.note(std::string(mx ? "MX" : "float8") + " linears (torchao " + recipe + "): training.fp8 = " + recipe +
          "; weights and activations stay in the mixed-precision dtype");
+  if (!grouped) {
+    b.note("an MoE model's routed experts are priced in FP8 too, though torchtitan quantises them only with a "
+           "quantize.grouped_mm converter");
+  }
+  for (const char* section : {"quantize.linear.float8", "float8"}) {
+    auto ag = r.bool_in(section, "enable_fsdp_float8_all_gather");
+    if (!ag) return ag.status();
+    if (ag->value_or(false)) {
+      b.note("enable_fsdp_float8_all_gather: FSDP all-gathers FP8 weights; planck prices them in bf16 (twice the bytes)");
+      break;
+    }
+  }
   return recipe;
 }
 

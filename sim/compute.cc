@@ -59,7 +59,8 @@ PassTimes attention_times(const core::ModelSpec& m, const core::GpuSpec& gpu, co
   }
   // Standard attention: batched QK^T and AV over the full s x s scores (the mask is applied
   // after the matmul), then scale + mask + softmax and dropout as separate memory-bound passes.
-  const std::vector<Gemm> gemms = {{sq, skv, qk, b * heads}, {sq, v, skv, b * heads}};
+  // Not linear layers: they stay in param_dtype under FP8 recipes (TE's attention is BF16).
+  const std::vector<Gemm> gemms = {{sq, skv, qk, b * heads, false}, {sq, v, skv, b * heads, false}};
   p = time_gemms(gemms, gpu, s);
   for (KernelTimes* k : {&p.forward, &p.backward}) {
     k->attention_s = k->gemm_s;

@@ -470,6 +470,7 @@ core::Result<EnumerateResult> enumerate(const EnumerateRequest& req) {
   EnumerateResult out;
   out.world = req.world;
   out.framework = req.framework;
+  if (auto base = enumerate_base_plan(req); base.training) out.fp8 = base.training->fp8;
   out.considered = count_factorizations(req.world, m.is_moe() ? 6 : 5);
   // Without --global-batch every layout does the same work: one sequence per GPU per step
   // (world x micro_batch), which every data-parallel degree divides.

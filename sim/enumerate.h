@@ -97,6 +97,7 @@ struct EnumerateResult {
   std::int64_t global_batch = 0;      // sequences per step every layout was timed with
   bool global_batch_default = false;  // no --global-batch: world x micro_batch
   Framework framework = Framework::kAny;
+  core::Fp8Recipe fp8 = core::Fp8Recipe::kNone;  // training.fp8 of every layout (--fp8 or the template's)
   bool checked = false;               // every layout went through `checks` (--plan)
   std::string template_path;          // the template's path, when checked
   std::int64_t rejected = 0;          // layouts with an error-severity finding

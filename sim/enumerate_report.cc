@@ -62,6 +62,7 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
   j["global_batch"] = r.global_batch;
   j["global_batch_default"] = r.global_batch_default;
   j["framework"] = to_string(r.framework);
+  j["fp8"] = core::to_string(r.fp8);
   if (r.checked) {
     j["plan"] = r.template_path;
     j["rejected_layouts"] = r.rejected;
@@ -101,6 +102,7 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
                     {"tokens_per_s", l.tokens_per_s},
                     {"tight", l.tight},
                     {"pareto", l.pareto}};
+    if (r.fp8 != core::Fp8Recipe::kNone) row["training"]["fp8"] = core::to_string(r.fp8);
     if (l.recompute_every > 0) row["training"]["recompute_every"] = l.recompute_every;
     if (l.recompute_num_layers > 0) row["training"]["recompute_num_layers"] = l.recompute_num_layers;
     if (l.etp > 0) row["parallelism"]["etp"] = l.etp;
@@ -172,6 +174,7 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
   if (shown(r, top) < r.layouts.size()) o << ", best " << shown(r, top) << " shown";
   o << (req.rank_by_throughput ? ", ranked by tokens/s" : ", ranked by step time");
   if (r.framework != Framework::kAny) o << ", only what " << to_string(r.framework) << " runs";
+  if (r.fp8 != core::Fp8Recipe::kNone) o << ", FP8 linears (" << core::to_string(r.fp8) << ")";
   o << "\n";
   o << "global batch " << r.global_batch << " sequences"
     << (r.global_batch_default ? " (default: one per GPU; set --global-batch)" : "") << "; '!' = above memory-tight's "

@@ -71,6 +71,8 @@ std::string sim_to_json(const SimResult& r) {
                     {"head_forward_s", seconds(c.head_forward_s)},
                     {"head_backward_s", seconds(c.head_backward_s)}}}};
   if (c.mfu_override) j["compute"]["mfu_override"] = *c.mfu_override;
+  j["compute"]["fp8"] = core::to_string(c.fp8);
+  j["compute"]["linear_dtype"] = core::to_string(c.linear_dtype);
   j["memory"] = {{"params", r.memory.params},           {"grads", r.memory.grads},
                  {"optimizer", r.memory.optimizer},     {"activations", r.memory.activations},
                  {"peak", r.memory.peak},               {"capacity", r.memory.capacity}};
@@ -109,7 +111,11 @@ std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::
     o << "compute: training.mfu = " << *c.mfu_override << " (override; the per-kernel model is not used), recompute "
       << human_seconds(c.recompute_s);
   } else {
-    o << "compute: GEMM " << human_seconds(c.gemm_s) << ", attention " << human_seconds(c.attention_s)
+    o << "compute: GEMM " << human_seconds(c.gemm_s)
+      << (c.linear_dtype == core::DType::kFp8 && c.fp8 != core::Fp8Recipe::kNone
+              ? std::string(" (FP8 linears, ") + core::to_string(c.fp8) + ")"
+              : std::string())
+      << ", attention " << human_seconds(c.attention_s)
       << ", memory-bound " << human_seconds(c.memory_s) << " (optimizer " << human_seconds(c.optimizer_s)
       << "), recompute " << human_seconds(c.recompute_s);
   }

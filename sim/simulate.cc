@@ -41,6 +41,8 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   ComputeBreakdown c;
   c.rank_layers = rp.layers();
   c.recomputed_layers = recomputed;
+  c.linear_dtype = shape.linear_dtype;
+  c.fp8 = tr.fp8;
   c.gemm_s = m * (layers.forward.gemm_s + layers.backward.gemm_s + head.forward.gemm_s + head.backward.gemm_s);
   c.attention_s = m * (layers.forward.attention_s + layers.backward.attention_s);
   c.memory_s = m * (layers.forward.memory_s + layers.backward.memory_s + head.forward.memory_s + head.backward.memory_s);
@@ -203,8 +205,19 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
     r.mfu = peak > 0 ? r.tflops_per_gpu * 1e12 / peak : 0;
   }
   r.notes.insert(r.notes.begin(), schedule.notes.begin(), schedule.notes.end());
-  if (plan.training && plan.training->fp8 != core::Fp8Recipe::kNone && !plan.training->mfu) {
+  if (plan.training && plan.training->param_dtype == core::DType::kFp8 && plan.training->fp8 == core::Fp8Recipe::kNone) {
+    r.notes.push_back("param_dtype fp8 stores every parameter, gradient bucket and activation in 1 byte, which no "
+                      "framework's FP8 recipe does; FP8 training (bf16 weights, FP8 linears) is training.fp8");
+  }
+  if (plan.training && plan.training->fp8 != core::Fp8Recipe::kNone && plan.training->mfu) {
+    r.notes.push_back(std::string("training.fp8 ") + core::to_string(plan.training->fp8) +
+                      " has no effect under training.mfu (compute is model FLOPs at that share of the BF16 peak)");
+  } else if (plan.training && plan.training->fp8 != core::Fp8Recipe::kNone) {
     const char* recipe = core::to_string(plan.training->fp8);
+    if (plan.training->fp8 == core::Fp8Recipe::kMxfp8 && gpu.name != "b200") {
+      r.notes.push_back("training.fp8 mxfp8 needs Blackwell's MX tensor cores: Transformer Engine refuses it on " +
+                        gpu.name + " (use tensorwise or blockwise)");
+    }
     if (gpu.fp8_tflops <= 0) {
       r.notes.push_back(std::string("training.fp8 ") + recipe + ": " + gpu.name +
                         " has no FP8 tensor cores; the linear GEMMs are priced in " +

@@ -61,6 +61,10 @@ struct ComputeBreakdown {
   // Layers of the busiest rank, and how many of them full checkpointing recomputes (all of them
   // unless training.recompute_every / recompute_num_layers narrow it; 0 without full).
   std::int64_t rank_layers = 0, recomputed_layers = 0;
+  // The dtype the transformer layers' linear GEMMs were priced in (fp8 under training.fp8 on a
+  // GPU with FP8 tensor cores) and the FP8 recipe asked for.
+  core::DType linear_dtype = core::DType::kBf16;
+  core::Fp8Recipe fp8 = core::Fp8Recipe::kNone;
   // Per micro-batch, for the pipeline timeline and the overlap rules: the weight-gradient GEMMs
   // inside the backward times above (what zero-bubble schedules split off), and the GEMM /
   // attention parts of the busiest stage's layers (over `layers` layers).

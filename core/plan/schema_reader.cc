@@ -135,8 +135,13 @@ std::optional<std::vector<std::string>> SchemaReader::string_list(const nlohmann
 
 std::optional<std::string> SchemaReader::choice(const nlohmann::json& v, const std::string& pointer,
                                                 const std::vector<std::string>& choices) {
-  auto s = string(v, pointer);
-  if (!s) return std::nullopt;
+  std::string known;
+  for (const auto& c : choices) known += (known.empty() ? "" : ", ") + c;
+  if (!v.is_string()) {
+    error(pointer, "'" + pointer + "' must be one of " + known + " (a string), not " + json_type_name(v));
+    return std::nullopt;
+  }
+  const auto s = std::optional<std::string>(v.get<std::string>());
   // Enum values compare without regard to case ("FSDP", "Selective"); the canonical spelling is kept.
   auto same = [](const std::string& a, const std::string& b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -146,8 +151,6 @@ std::optional<std::string> SchemaReader::choice(const nlohmann::json& v, const s
   for (const auto& c : choices) {
     if (same(c, *s)) return c;
   }
-  std::string known;
-  for (const auto& c : choices) known += (known.empty() ? "" : ", ") + c;
   std::string dym = did_you_mean(*s, choices);
   error(pointer, "'" + pointer + "' = \"" + *s + "\" is not one of " + known + (dym.empty() ? "" : "; " + dym));
   return std::nullopt;

@@ -199,6 +199,12 @@ TEST_CASE("import_torchtitan_float8_converter_is_training_fp8") {
   CHECK_FALSE(import_ok(&import_torchtitan, legacy, world(1, 8)).plan["training"].contains("fp8"));
   legacy = replace(legacy, "enable_float8_linear = false", "enable_float8_linear = true");
   CHECK(import_ok(&import_torchtitan, legacy, world(1, 8)).plan["training"]["fp8"] == "tensorwise");
+  // torchao MX linears; a converter planck does not read is a warning, never dropped silently.
+  const std::string mx =
+      replace(config(""), "flavor = \"8B\"\n", "flavor = \"8B\"\nconverters = [\"quantize.linear.mx\", \"eco\"]\n");
+  ImportResult mxr = import_ok(&import_torchtitan, mx, world(1, 8));
+  CHECK(mxr.plan["training"]["fp8"] == "mxfp8");
+  CHECK(any_contains(mxr.warnings, "converter 'eco'"));
 }
 
 TEST_CASE("import_torchtitan_global_batch_that_does_not_factor_reaches_verify") {

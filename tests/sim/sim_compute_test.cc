@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "core/plan/presets.h"
 #include "sim/compute.h"
 #include "sim/memory.h"
@@ -143,6 +145,11 @@ TEST_CASE("sim_fp8_linears_run_at_the_fp8_rate_and_pay_their_casts") {
   CHECK(on.forward.gemm_s == doctest::Approx(forward));
   CHECK(on.forward.flops == doctest::Approx(off.forward.flops));
   CHECK(on.forward.attention_s == doctest::Approx(off.forward.attention_s));
+  // Standard attention's QK^T and AV are batched matmuls, not linears: bf16 too.
+  planck::sim::ComputeShape std_bf16 = bf16, std_fp8 = fp8;
+  std_bf16.attention = std_fp8.attention = Attention::kStandard;
+  CHECK(planck::sim::layer_times(llama, h100, std_fp8, false).forward.attention_s ==
+        doctest::Approx(planck::sim::layer_times(llama, h100, std_bf16, false).forward.attention_s));
   // Distinct inputs: q/k/v share x, w1/w3 share the norm output, wo's and w2's of their own.
   const double cast_fwd = 4 * T * (h + a * hd + h + f);
   const double cast_bwd = 4 * T * (a * hd + 2 * kv * hd + h + 2 * f + h);
@@ -191,4 +198,25 @@ TEST_CASE("sim_fp8_needs_fp8_tensor_cores_and_says_which_recipe_was_priced") {
   const auto rowwise = run("h100-sxm", "rowwise");
   CHECK(rowwise.step.step_time_s == doctest::Approx(tensorwise.step.step_time_s));
   CHECK(has_note(rowwise, "priced as tensorwise"));
+  // What was priced is in the output.
+  CHECK(tensorwise.compute.linear_dtype == planck::core::DType::kFp8);
+  CHECK(a100.compute.linear_dtype == planck::core::DType::kBf16);
+  const auto json = nlohmann::json::parse(planck::sim::sim_to_json(tensorwise));
+  CHECK(json["compute"]["fp8"] == "tensorwise");
+  CHECK(json["compute"]["linear_dtype"] == "fp8");
+  // MX blocks need Blackwell: said on Hopper, not on B200.
+  CHECK(has_note(run("h100-sxm", "mxfp8"), "needs Blackwell"));
+  CHECK_FALSE(has_note(run("b200", "mxfp8"), "needs Blackwell"));
+}
+
+TEST_CASE("sim_fp8_under_a_fixed_mfu_is_said_to_do_nothing") {
+  auto plan = t::plan_from(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8},
+    "mesh": {"dims": ["dp"], "shape": [8]}, "model": "llama3-8b",
+    "training": {"seq_len": 4096, "global_batch": 16, "mfu": 0.4, "fp8": "tensorwise"}})");
+  auto mesh = t::mesh_of(plan);
+  auto r = planck::sim::simulate(plan, mesh);
+  REQUIRE(r.is_ok());
+  bool said = false;
+  for (const auto& n : r->notes) said = said || n.find("no effect under training.mfu") != std::string::npos;
+  CHECK(said);
 }
