@@ -298,7 +298,7 @@ void setup_enumerate(CLI::App& app, Action& action) {
                  "train every layout's linear layers in FP8 with this scaling recipe: none, tensorwise (Transformer "
                  "Engine delayed / current scaling, torchao tensorwise), rowwise, blockwise, mxfp8 (default: the "
                  "template's training.fp8, else none; docs/simulator.md \"FP8\")")
-      ->check(CLI::IsMember({"none", "tensorwise", "rowwise", "blockwise", "mxfp8"}, CLI::ignore_case));
+      ->check(CLI::IsMember(core::fp8_recipe_names(), CLI::ignore_case));
   app.add_option("--top", o->top,
                  "print only the best K layouts (default: 20 for text, all for json/csv); with --plan a rejected "
                  "layout ranks after every clean one, so it shows only when fewer than K are clean")

@@ -91,7 +91,9 @@ class Search {
  public:
   Search(const EnumerateRequest& req, EnumerateResult& out)
       : req_(req), out_(out), moe_(req.model.is_moe()), plan_(enumerate_base_plan(req)),
-        ladder_(checkpointing_ladder(req.least_checkpointing, checkpointing(req.framework))) {}
+        ladder_(checkpointing_ladder(req.least_checkpointing, checkpointing(req.framework))) {
+    if (plan_.training) out_.fp8 = plan_.training->fp8;  // --fp8 or the template's
+  }
 
   void run() {
     const std::int64_t n = req_.world;
@@ -470,7 +472,6 @@ core::Result<EnumerateResult> enumerate(const EnumerateRequest& req) {
   EnumerateResult out;
   out.world = req.world;
   out.framework = req.framework;
-  if (auto base = enumerate_base_plan(req); base.training) out.fp8 = base.training->fp8;
   out.considered = count_factorizations(req.world, m.is_moe() ? 6 : 5);
   // Without --global-batch every layout does the same work: one sequence per GPU per step
   // (world x micro_batch), which every data-parallel degree divides.

@@ -82,12 +82,23 @@ const char* to_string(Fp8Recipe v) {
   return "none";
 }
 
+constexpr Fp8Recipe kFp8Recipes[] = {Fp8Recipe::kNone, Fp8Recipe::kTensorwise, Fp8Recipe::kRowwise,
+                                     Fp8Recipe::kBlockwise, Fp8Recipe::kMxfp8};
+
 std::optional<Fp8Recipe> parse_fp8_recipe(std::string_view s) {
-  for (auto v : {Fp8Recipe::kNone, Fp8Recipe::kTensorwise, Fp8Recipe::kRowwise, Fp8Recipe::kBlockwise,
-                 Fp8Recipe::kMxfp8}) {
+  for (auto v : kFp8Recipes) {
     if (lower(s) == to_string(v)) return v;
   }
   return std::nullopt;
+}
+
+const std::vector<std::string>& fp8_recipe_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (auto v : kFp8Recipes) out.emplace_back(to_string(v));
+    return out;
+  }();
+  return names;
 }
 
 std::optional<Attention> parse_attention(std::string_view s) {

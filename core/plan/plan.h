@@ -49,6 +49,7 @@ std::optional<Checkpointing> parse_checkpointing(std::string_view s);
 std::optional<DType> parse_dtype(std::string_view s);  // fp32|float32, bf16|bfloat16, fp16|float16, fp8
 std::optional<Attention> parse_attention(std::string_view s);
 std::optional<Fp8Recipe> parse_fp8_recipe(std::string_view s);  // case-insensitive
+const std::vector<std::string>& fp8_recipe_names();              // every recipe, "none" first
 
 // How fast kernels run on a GPU relative to its peaks (sim/compute.h, docs/simulator.md
 // "Compute model"). GEMM efficiency = gemm_max x f(M) f(N) f(K) with f(x) = x / (x + gemm_half_dim);

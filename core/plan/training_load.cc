@@ -1,0 +1,80 @@
+// The plan's "training" section (docs/plan-format.md#training): batch, dtypes, optimizer,
+// activation checkpointing, attention, FP8 and the MFU override.
+
+#include "core/plan/training_load.h"
+
+namespace planck::core {
+
+void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
+  if (!r_.is_object(v, "/training", "'training'")) return;
+  r_.check_keys(
+      v, "/training",
+      {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
+       "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8",
+       "mfu"});
+  Training t;
+  if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
+  if (v.contains("micro_batch")) {
+    if (auto n = r_.integer(v["micro_batch"], "/training/micro_batch", 1, kMaxCount)) t.micro_batch = *n;
+  }
+  if (v.contains("seq_len")) t.seq_len = r_.integer(v["seq_len"], "/training/seq_len", 1, kMaxCount);
+  if (v.contains("grad_accumulation")) {
+    t.grad_accumulation = r_.integer(v["grad_accumulation"], "/training/grad_accumulation", 1, kMaxCount);
+  }
+  if (v.contains("grad_sync")) {
+    if (auto s = r_.choice(v["grad_sync"], "/training/grad_sync",
+                           {"every_microbatch", "last_microbatch", "last_microbatch_replicate"})) {
+      t.grad_sync = *parse_grad_sync(*s);
+    }
+  }
+  for (auto [key, field] : {std::pair{"param_dtype", &t.param_dtype}, std::pair{"reduce_dtype", &t.reduce_dtype}}) {
+    if (!v.contains(key)) continue;
+    std::string p = std::string("/training/") + key;
+    if (auto s = r_.string(v[key], p)) {
+      if (auto d = parse_dtype(*s)) *field = *d;
+      else r_.error(p, "unknown dtype \"" + *s + "\"", "use fp32, bf16, fp16 or fp8");
+    }
+  }
+  if (v.contains("optimizer")) {
+    if (auto s = r_.choice(v["optimizer"], "/training/optimizer", {"adamw", "adam", "sgd"})) t.optimizer = *s;
+  }
+  if (v.contains("activation_checkpointing")) {
+    if (auto s = r_.choice(v["activation_checkpointing"], "/training/activation_checkpointing",
+                           {"none", "selective", "selective_attention", "full"})) {
+      t.activation_checkpointing = *parse_checkpointing(*s);
+    }
+  }
+  // Partial recompute narrows full checkpointing; one way at a time.
+  for (auto [key, field] :
+       {std::pair{"recompute_every", &t.recompute_every}, std::pair{"recompute_num_layers", &t.recompute_num_layers}}) {
+    if (!v.contains(key)) continue;
+    const std::string p = std::string("/training/") + key;
+    *field = r_.integer(v[key], p, 1, kMaxCount);
+    if (*field && t.activation_checkpointing != Checkpointing::kFull) {
+      r_.error(p,
+               std::string(key) + " narrows full activation checkpointing, but activation_checkpointing is \"" +
+                   to_string(t.activation_checkpointing) + "\"",
+               std::string("set \"activation_checkpointing\": \"full\" or drop ") + key);
+    }
+  }
+  if (t.recompute_every && t.recompute_num_layers) {
+    r_.error("/training/recompute_num_layers", "recompute_every and recompute_num_layers both set",
+             "keep one: recompute_every (torchtitan layer SAC) or recompute_num_layers (Megatron block)");
+  }
+  if (v.contains("attention")) {
+    if (auto s = r_.choice(v["attention"], "/training/attention", {"flash", "standard"})) {
+      t.attention = *parse_attention(*s);
+    }
+  }
+  if (v.contains("fp8")) {
+    if (auto s = r_.choice(v["fp8"], "/training/fp8", fp8_recipe_names())) {
+      t.fp8 = *parse_fp8_recipe(*s);
+    }
+  }
+  if (v.contains("mfu")) {
+    if (auto x = r_.number(v["mfu"], "/training/mfu", 1e-4, 1.0)) t.mfu = *x;
+  }
+  plan.training = t;
+}
+
+}  // namespace planck::core
