@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/number_flags.h"
 #include "cli/plan_facts_input.h"
 #include "report/diff.h"
 
@@ -58,7 +59,7 @@ void setup_diff(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"never", "regression"}))
       ->default_str("never");
   app.add_option("--threshold", o->threshold_pct, "percent a gated figure may worsen before it is a regression")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_number(0, 1e6, "percent"))
       ->default_str("5");
   app.add_option("--topology", o->topology, "planck-topology/1 profile for both plans (as planck simulate)");
   app.add_option("-o,--output", o->output, "write here ('-' = stdout), atomically")->default_str("-");

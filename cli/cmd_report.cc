@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/number_flags.h"
 #include "cli/plan_facts_input.h"
 #include "cli/plan_input.h"
 #include "core/base/input_file.h"
@@ -155,7 +156,7 @@ void setup_report(CLI::App& app, Action& action) {
   app.add_option("--enumerate", o->enumerate, "planck enumerate --format json output to plot");
   app.add_option("--baseline", o->baseline, "the plan this one replaces: adds planck diff BASELINE PLAN as a section");
   app.add_option("--threshold", o->threshold_pct, "percent a gated figure may worsen before --baseline marks it a regression")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_number(0, 1e6, "percent"))
       ->default_str("5");
   app.add_option("--topology", o->topology, "planck-topology/1 profile (as planck simulate)");
   app.add_option("-o,--output", o->output, "the HTML file to write, atomically ('-' = stdout)")->required();

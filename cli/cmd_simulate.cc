@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/number_flags.h"
 #include "cli/plan_input.h"
 #include "core/plan/plan_load.h"
 #include "core/check/report.h"
@@ -133,7 +134,7 @@ void setup_simulate(CLI::App& app, Action& action) {
                  "a step time measured for this plan: fit the compute efficiency scale (gemm_scale) at which the "
                  "predicted step equals it and write it into -o PROFILE's compute section (planck-topology/1, "
                  "merged when the file exists)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(1e-9, 1e9, "seconds"));
   action = [o] { return run_simulate(*o); };
 }
 

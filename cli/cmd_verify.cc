@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/number_flags.h"
 #include "cli/verify_config.h"
 #include "cli/verify_registry.h"
 #include "core/check/report.h"
@@ -178,9 +179,9 @@ void setup_verify(CLI::App& app, Action& action) {
   app.add_option("--framework", o->framework, "read every CONFIG as this framework's instead of detecting it")
       ->check(CLI::IsMember({"torchtitan", "lingua", "megatron", "deepspeed"}));
   app.add_option("--nodes", o->nodes, "nodes of the cluster, for a config that does not state it")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, core::kMaxWorld));
   app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node, for a config that does not state it")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, core::kMaxWorld));
   app.add_option("--model", o->model,
                  "the model of every CONFIG, when the config does not name one planck knows (or to replace it): a "
                  "preset name, a JSON file holding a plan's \"model\" value, or a Hugging Face config.json (a file "

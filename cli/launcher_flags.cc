@@ -19,37 +19,6 @@ exec::LaunchOptions LauncherFlags::launch_options() const {
   return lo;
 }
 
-CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
-  const std::string range = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
-  return CLI::Validator(
-      [lo, hi, range](std::string& value) -> std::string {
-        char* end = nullptr;
-        errno = 0;
-        const long long v = std::strtoll(value.c_str(), &end, 10);
-        if (value.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
-          return "'" + value + "' is not " + range;
-        }
-        return "";
-      },
-      range);
-}
-
-CLI::Validator finite_seconds(double lo, double hi) {
-  char range[96];
-  std::snprintf(range, sizeof range, "seconds, a finite number from %g to %g", lo, hi);
-  const std::string r = range;
-  return CLI::Validator(
-      [lo, hi, r](std::string& value) -> std::string {
-        char* end = nullptr;
-        const double v = std::strtod(value.c_str(), &end);
-        if (value.empty() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi) {
-          return "'" + value + "' is not " + r;
-        }
-        return "";
-      },
-      r);
-}
-
 void warn_if_slow(bool root, std::int64_t max_bytes, int calls_per_op) {
   constexpr std::int64_t kSlowBytes = std::int64_t{1} << 30;
   if (!root || max_bytes <= kSlowBytes) return;

@@ -2,7 +2,7 @@
 // The launcher flags `planck exec` and `planck calibrate` share (--backend, --timeout,
 // --mpi-transport), the exec::LaunchOptions they mean, the watchdog both install (a step that
 // outlives --timeout ends the job with an error naming the rank that stopped; docs/exec.md,
-// "Faults"), and the numeric flag checks every command uses (finite, in range, a message in words).
+// "Faults"), and (through cli/number_flags.h) the numeric flag checks every command uses.
 
 #include <cstdint>
 #include <memory>
@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/number_flags.h"
 #include "exec/heartbeat.h"
 #include "exec/launch/launch.h"
 #include "exec/runner.h"
@@ -26,12 +27,6 @@ struct LauncherFlags {
 
 // Adds the three flags; `timeout_s` keeps its current value as the default.
 void add_launcher_flags(CLI::App& app, LauncherFlags& flags);
-
-// A whole number from `lo` to `hi`: "--gpus-per-node 0: must be a whole number from 1 to
-// 2147483647". Use as ->check(whole_number(1, kMax)).
-CLI::Validator whole_number(std::int64_t lo, std::int64_t hi);
-// A finite number of seconds from `lo` to `hi` ("nan", "inf" refused).
-CLI::Validator finite_seconds(double lo, double hi);
 
 // Above 1 GiB per call, prints (on `root`) a warning that the run will take minutes with no output
 // (calls x bytes at a few GB/s); the run goes on.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/plan/json_doc.h"
+#include "core/plan/json_value.h"
 #include "import/importer.h"
 #include "import/plan_builder.h"
 
@@ -166,9 +167,12 @@ class DsReader {
       out.is_auto = true;
       return out;
     }
-    if (v->is_number_integer()) {
-      out.value = v->get<std::int64_t>();
+    if (auto i = core::json_int64(*v)) {
+      out.value = *i;
       return out;
+    }
+    if (core::json_int_out_of_range(*v)) {
+      return b_.error(line(ptr), ptr + " = " + core::json_excerpt(*v) + " does not fit in a signed 64-bit integer (at most 9223372036854775807)");
     }
     // DeepSpeed reads these through int(); 1e5 style numbers are whole floats.
     if (v->is_number_float()) {
@@ -178,7 +182,7 @@ class DsReader {
         return out;
       }
     }
-    return b_.error(line(ptr), ptr + " must be an integer or \"auto\", got " + v->dump());
+    return b_.error(line(ptr), ptr + " must be an integer or \"auto\", got " + core::json_excerpt(*v));
   }
   void warn_unknown(const std::string& ptr, const std::vector<std::string>& known) {
     const nlohmann::json* obj = ptr.empty() ? &doc_.root() : at(ptr);

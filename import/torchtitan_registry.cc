@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/plan/json_value.h"
 #include "import/importer.h"
 #include "import/plan_builder.h"
 #include "import/python_script.h"
@@ -66,7 +67,7 @@ class Table {
     if (!root_.contains(section)) root_.insert(section, toml::table{});
     toml::table& t = *root_[section].as_table();
     if (value.is_boolean()) t.insert_or_assign(key, value.get<bool>());
-    else if (value.is_number_integer()) t.insert_or_assign(key, value.get<std::int64_t>());
+    else if (auto i = core::json_int64(value)) t.insert_or_assign(key, *i);
     else if (value.is_number()) t.insert_or_assign(key, value.get<double>());
     else if (value.is_string()) t.insert_or_assign(key, value.get<std::string>());
     else return;
@@ -102,8 +103,8 @@ core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
   const json* context = t.value(s, "training.max_context_length");
   const json* step = t.value(s, "training.num_tokens_per_train_step");
   if (!tokens && !context) return core::Status::ok();
-  const std::int64_t ctx = context && context->is_number_integer() ? context->get<std::int64_t>() : 2048;
-  const std::int64_t tok = tokens && tokens->is_number_integer() ? tokens->get<std::int64_t>() : 16384;
+  const std::int64_t ctx = context ? core::json_int64(*context).value_or(2048) : 2048;
+  const std::int64_t tok = tokens ? core::json_int64(*tokens).value_or(16384) : 16384;
   const int tok_line = line_of(s, "training.num_tokens_per_microbatch_per_dp_rank");
   if (ctx < 1 || tok < 1) {
     return b.error(tok_line, "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) +
@@ -119,8 +120,8 @@ core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
   b.note("micro-batch = num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) + " / max_context_length " +
          std::to_string(ctx) + " = " + std::to_string(tok / ctx) + " rows of " + std::to_string(ctx) + " tokens" +
          (tokens ? "" : " (torchtitan default 16384 tokens)"));
-  if (step && step->is_number_integer() && step->get<std::int64_t>() > 0) {
-    const std::int64_t n = step->get<std::int64_t>();
+  if (step && core::json_int64(*step).value_or(0) > 0) {
+    const std::int64_t n = *core::json_int64(*step);
     if (n % ctx != 0) {
       return b.error(line_of(s, "training.num_tokens_per_train_step"),
                      "num_tokens_per_train_step " + std::to_string(n) + " is not a multiple of max_context_length " +
@@ -183,6 +184,24 @@ void read_model(const json& s, const std::string& path, Table& t, PlanBuilder& b
   }
 }
 
+// A setting or flavour size beyond 64 bits is an error at its line: get<int64_t>() would wrap
+// 2**64 - 1 to -1, which later reads as "unset" and is inferred (issue 34).
+core::Status check_int_range(const json& s, PlanBuilder& b) {
+  const std::string limit = " does not fit in a signed 64-bit integer (at most 9223372036854775807)";
+  for (const auto& [key, entry] : s.items()) {
+    if (!entry.is_object()) continue;
+    if (entry.contains("value") && core::json_int_out_of_range(entry["value"]))
+      return b.error(entry.value("line", 0), key + " = " + core::json_excerpt(entry["value"]) + limit);
+    if (!entry.contains("model_args") || !entry["model_args"].is_object()) continue;
+    for (const auto& [name, v] : entry["model_args"].items()) {
+      if (core::json_int_out_of_range(v))
+        return core::Status::error(entry.value("init", std::string("__init__.py")) + ":" +
+                                   std::to_string(entry.value("flavor_line", 0)) + ": " + name + " = " + core::json_excerpt(v) + limit);
+    }
+  }
+  return core::Status::ok();
+}
+
 core::Result<ImportResult> import_function(const json& fn, const std::string& path, const ImportOptions& options) {
   const std::string name = fn.value("name", "");
   PlanBuilder b("torchtitan", path);
@@ -191,6 +210,7 @@ core::Result<ImportResult> import_function(const json& fn, const std::string& pa
   for (const auto& n : fn.value("notes", json::array())) b.note(path + ": " + n.get<std::string>());
   b.locate("", fn.value("line", 0));
   const json& s = fn["settings"];
+  if (auto st = check_int_range(s, b); !st) return st;
   Table t(b);
   for (const char* key : kCopied) {
     if (const json* v = t.value(s, key)) t.set(key, *v, line_of(s, key));
@@ -208,7 +228,7 @@ core::Result<ImportResult> import_function(const json& fn, const std::string& pa
 
 std::int64_t arg(const json& a, const char* key) {
   auto it = a.find(key);
-  return it != a.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+  return it != a.end() ? core::json_int64(*it).value_or(0) : 0;
 }
 
 }  // namespace

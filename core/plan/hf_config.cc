@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "core/plan/json_value.h"
+
 // Field names from Hugging Face transformers' configuration classes (configuration_llama.py,
 // configuration_mixtral.py, configuration_qwen3_moe.py, configuration_deepseek_v3.py,
 // configuration_llama4.py, configuration_gpt_oss.py) and the configs in tests/data/hf/.
@@ -11,8 +13,7 @@ namespace planck::core {
 namespace {
 
 std::optional<std::int64_t> int_field(const nlohmann::json& c, const char* key) {
-  if (!c.contains(key) || !c[key].is_number_integer()) return std::nullopt;
-  return c[key].get<std::int64_t>();
+  return c.contains(key) ? json_int64(c[key]) : std::nullopt;
 }
 
 }  // namespace
@@ -26,6 +27,13 @@ Result<nlohmann::json> model_from_hf_config(const nlohmann::json& config) {
   const std::string type = c.contains("model_type") && c["model_type"].is_string()
                                ? c["model_type"].get<std::string>()
                                : config["model_type"].get<std::string>();
+  // A size past 64 bits is an error, not a field read as absent (and defaulted) or wrapped.
+  for (const auto& [key, v] : c.items()) {
+    if (json_int_out_of_range(v)) {
+      return Status::error("Hugging Face config (model_type " + type + "): '" + key + "' = " + json_excerpt(v) +
+                           " does not fit in a signed 64-bit integer (at most 9223372036854775807)");
+    }
+  }
   nlohmann::json m;
   m["name"] = config.contains("_name_or_path") && config["_name_or_path"].is_string()
                   ? config["_name_or_path"].get<std::string>()

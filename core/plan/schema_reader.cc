@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/plan/json_value.h"
 #include "core/plan/plan_load.h"
 
 namespace planck::core {
@@ -70,7 +71,7 @@ std::optional<std::int64_t> SchemaReader::integer(const nlohmann::json& v, const
     }
     x = static_cast<std::int64_t>(u);
   } else if (v.is_number_float()) {
-    error(pointer, "'" + pointer + "' must be an integer, not " + v.dump(),
+    error(pointer, "'" + pointer + "' must be an integer, not " + json_excerpt(v),
           "write a whole number between " + std::to_string(min) + " and " + std::to_string(max));
     return std::nullopt;
   } else {
@@ -93,7 +94,7 @@ std::optional<double> SchemaReader::number(const nlohmann::json& v, const std::s
   }
   double x = v.get<double>();
   if (!(x >= min && x <= max)) {
-    error(pointer, "'" + pointer + "' = " + v.dump() + " is out of range [" + nlohmann::json(min).dump() + ", " +
+    error(pointer, "'" + pointer + "' = " + json_excerpt(v) + " is out of range [" + nlohmann::json(min).dump() + ", " +
                        nlohmann::json(max).dump() + "]");
     return std::nullopt;
   }

@@ -1,0 +1,89 @@
+// Hostile input, round 2 (issue 34): each case feeds the input shape the probe used, generated
+// here, and asserts the clear error (exit 2, the file, the line, the limit) or the documented
+// result. Sizes and limits: docs/files.md, "Limits".
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/cli/hostile_util.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using namespace planck_test::hostile;
+
+std::string plans(const char* name) { return std::string(PLANCK_PLANS_DIR) + "/" + name; }
+
+}  // namespace
+
+// --- 7: integers past int64 are errors, never wrapped -------------------------------------
+
+TEST_CASE("a registry degree of 2**64 - 1 is an error at its line, not -1 inferred as 8") {
+  const fs::path reg = write("wrap/llama3/config_registry.py",
+                             "def big() -> Trainer.Config:\n"
+                             "    return Trainer.Config(\n"
+                             "        parallelism=ParallelismConfig(\n"
+                             "            data_parallel_shard_degree=18446744073709551615,\n"
+                             "        ),\n"
+                             "    )\n");
+  Run r = planck("verify " + reg.string() + " --nodes 1 --gpus-per-node 8 --model llama3-8b");
+  CAPTURE(r.out);
+  CHECK(r.code == 2);
+  CHECK(has(r, "config_registry.py:4"));
+  CHECK(has(r, "18446744073709551615 does not fit in a signed 64-bit integer"));
+  CHECK(!has(r, ": ok"));
+}
+
+TEST_CASE("a DeepSpeed batch size past int64 is named as given, not printed as -1") {
+  const fs::path ds = write("wrap/ds.json", "{\n  \"train_micro_batch_size_per_gpu\": 18446744073709551615\n}\n");
+  Run r = planck("import deepspeed " + ds.string() + " --nodes 1 --gpus-per-node 8 --model llama3-8b");
+  CAPTURE(r.out);
+  CHECK(r.code == 2);
+  CHECK(has(r, "ds.json:2"));
+  CHECK(has(r, "18446744073709551615 does not fit"));
+  CHECK(!has(r, "-1"));
+}
+
+TEST_CASE("a Hugging Face config size past int64 is named as given") {
+  const fs::path hf = write("wrap/config.json",
+                            R"({"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 18446744073709551615,
+                                "num_attention_heads": 32, "vocab_size": 128256, "intermediate_size": 14336})");
+  Run r = planck("verify " + std::string(PLANCK_TEST_DATA_DIR) + "/import/torchtitan/llama3_8b.toml --nodes 1 "
+                 "--gpus-per-node 8 --model " + hf.string());
+  CAPTURE(r.out);
+  CHECK(r.code == 2);
+  CHECK(has(r, "'hidden_size' = 18446744073709551615 does not fit"));
+}
+
+// --- 8: every float option refuses NaN and infinities ------------------------------------
+
+TEST_CASE("diff --threshold nan is refused, so the CI gate cannot be switched off") {
+  for (const char* bad : {"nan", "NaN", "inf", "-1", "1e999", "5x"}) {
+    CAPTURE(bad);
+    Run r = planck("diff " + plans("torchtitan-hsdp-2x8.json") + " " + plans("torchtitan-hsdp-2x8-flattened.json") +
+                   " --fail-on regression --threshold " + bad);
+    CHECK(r.code == 2);
+    CHECK(has(r, "percent, a finite number from 0 to"));
+  }
+  // The documented result with a real threshold: the flattened mesh is a regression (exit 1).
+  Run ok = planck("diff " + plans("torchtitan-hsdp-2x8.json") + " " + plans("torchtitan-hsdp-2x8-flattened.json") +
+                  " --fail-on regression --threshold 5");
+  CHECK(ok.code == 1);
+}
+
+TEST_CASE("report --threshold and simulate --measured-step-s refuse nan") {
+  Run r = planck("report " + plans("ddp-8.json") + " --threshold nan -o " + (temp_dir() / "r.html").string());
+  CHECK(r.code == 2);
+  CHECK(has(r, "'nan' is not percent"));
+  const fs::path calib = temp_dir() / "calib.json";
+  Run s = planck("simulate " + plans("ddp-8.json") + " --measured-step-s nan -o " + calib.string());
+  CHECK(s.code == 2);
+  CHECK(has(s, "'nan' is not seconds"));
+  CHECK(!fs::exists(calib));
+  Run z = planck("simulate " + plans("ddp-8.json") + " --measured-step-s 0 -o " + calib.string());
+  CHECK(z.code == 2);
+}

@@ -1,0 +1,48 @@
+#pragma once
+// Shared by the hostile-input CLI tests (hostile_input_test.cc, hostile_readers_test.cc): the
+// planck binary run through a shell with a time limit, and inputs generated into a temporary
+// folder of this test process.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/run_command.h"
+
+namespace planck_test::hostile {
+
+namespace fs = std::filesystem;
+using Run = planck_test::CommandRun;
+
+inline const std::string kBin = PLANCK_BIN;
+
+// `cmd` with stderr merged into stdout.
+inline Run sh(const std::string& cmd) { return planck_test::run_command(cmd + " 2>&1"); }
+// planck ARGS, stopped after 120 s (exit 124) so a hang is a failure, not a stuck suite.
+inline Run planck(const std::string& args) { return sh("timeout 120 " + kBin + " " + args); }
+
+inline fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / ("planck-hostile-test-" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+// Writes `text` to temp_dir()/name (folders created) and returns the path.
+inline fs::path write(const std::string& name, const std::string& text) {
+  const fs::path p = temp_dir() / name;
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+  return p;
+}
+
+inline bool has(const Run& r, const std::string& needle) { return r.out.find(needle) != std::string::npos; }
+
+inline std::string repeat(const std::string& s, int n) {
+  std::string out;
+  out.reserve(s.size() * static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+}  // namespace planck_test::hostile
