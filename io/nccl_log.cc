@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/base/utf8.h"
 #include "io/line_reader.h"
 #include "io/nccl_line.h"
 
@@ -18,34 +19,6 @@ std::string hex_id(std::uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
-}
-
-// `s` with every byte that does not start or continue a valid UTF-8 sequence replaced by U+FFFD.
-std::string valid_utf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    bool ok = len > 0 && i + len <= s.size() && !(len == 2 && c < 0xC2) && !(len == 4 && c > 0xF4);
-    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 0x2;
-    if (ok && len == 3) {  // no overlong forms, no UTF-16 surrogates
-      const auto c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
-    }
-    if (ok && len == 4) {
-      const auto c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
-    }
-    if (ok) {
-      out.append(s.substr(i, len));
-      i += len;
-    } else {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    }
-  }
-  return out;
 }
 
 // (a, b, c) keys for the lookup tables: (host, pid, device|pointer|tid).
@@ -103,7 +76,7 @@ struct NcclLogParser::State {
   int intern_host(std::string_view h) {
     auto it = host_index.find(std::string(h));
     if (it != host_index.end()) return it->second;
-    hosts.push_back(valid_utf8(h));  // a Latin-1 host name must not break the JSON written later
+    hosts.push_back(core::valid_utf8(h));  // a Latin-1 host name must not break the JSON written later
     host_index.emplace(hosts.back(), static_cast<int>(hosts.size()) - 1);
     return static_cast<int>(hosts.size()) - 1;
   }

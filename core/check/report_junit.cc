@@ -9,14 +9,20 @@
 #include <string>
 
 #include "core/base/str_cat.h"
+#include "core/base/utf8.h"
 #include "core/check/report.h"
 
 namespace planck::core::report_detail {
 namespace {
 
-std::string xml_escape(const std::string& s) {
+// XML 1.0 character data: invalid UTF-8 bytes, control characters other than tab and newline,
+// and the non-characters U+FFFE / U+FFFF (outside XML's Char production) become U+FFFD.
+std::string xml_escape(const std::string& raw) {
+  const std::string s = valid_utf8(raw);
   std::string out;
-  for (char c : s) {
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -24,8 +30,15 @@ std::string xml_escape(const std::string& s) {
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += ' ';
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
+          out += kReplacementChar;
+        } else if (s.compare(i, 2, "\xEF\xBF") == 0 && i + 2 < s.size() &&
+                   (s[i + 2] == '\xBE' || s[i + 2] == '\xBF')) {
+          out += kReplacementChar;  // U+FFFE, U+FFFF
+          i += 2;
+        } else {
+          out += c;
+        }
     }
   }
   return out;
@@ -50,6 +63,14 @@ std::string skip_reason(const VerifyReport& r, const std::string& rule, bool fir
     }
   }
   return "";
+}
+
+// A path that is not UTF-8 is named with U+FFFD in the suite's name; its bytes stay readable
+// (\xHH) in a "path" property.
+std::string properties(const VerifyReport& r) {
+  if (valid_utf8(r.plan_path) == r.plan_path) return "<properties/>";
+  return str_cat("<properties>\n      <property name=\"path\" value=\"", xml_escape(escape_invalid_utf8(r.plan_path)),
+                 "\"/>\n    </properties>");
 }
 
 std::string suite_xml(const VerifyReport& r, std::size_t id) {
@@ -102,7 +123,7 @@ std::string suite_xml(const VerifyReport& r, std::size_t id) {
   }
   return str_cat("  <testsuite name=\"", xml_escape(r.plan_path), "\" package=\"planck.verify\" id=\"",
                  std::to_string(id), "\" timestamp=\"", xml_escape(r.timestamp), "\" hostname=\"",
-                 xml_escape(r.hostname), "\"", counts_attrs(c), ">\n    <properties/>\n", cases,
+                 xml_escape(r.hostname), "\"", counts_attrs(c), ">\n    ", properties(r), "\n", cases,
                  "    <system-out>", xml_escape(out_text), "</system-out>\n    <system-err></system-err>\n",
                  "  </testsuite>\n");
 }

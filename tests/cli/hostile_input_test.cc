@@ -87,3 +87,35 @@ TEST_CASE("report --threshold and simulate --measured-step-s refuse nan") {
   Run z = planck("simulate " + plans("ddp-8.json") + " --measured-step-s 0 -o " + calib.string());
   CHECK(z.code == 2);
 }
+
+// --- 9: JUnit stays well-formed XML for any path and any plan text -----------------------
+
+TEST_CASE("junit of a non-UTF-8 path and U+FFFE / U+FFFF plan text is well-formed XML") {
+  // The plan: ddp-8 with an unknown key "\uFFFE\uFFFF" (plan-schema names it in the failure text),
+  // at a path holding the Latin-1 byte 0xE9.
+  std::ifstream in(plans("ddp-8.json"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.insert(text.find('{') + 1, "\"\\uFFFEx\\uFFFF\": 1,");
+  const fs::path plan = write("caf\xe9-plan.json", text);
+  const fs::path xml = temp_dir() / "junit.xml";
+  Run r = planck_test::run_command(std::string(PLANCK_BIN) + " verify '" + plan.string() + "' --format junit > " +
+                                   xml.string() + " 2>/dev/null");
+  CHECK(r.code == 2);
+  std::ifstream x(xml, std::ios::binary);
+  const std::string doc((std::istreambuf_iterator<char>(x)), std::istreambuf_iterator<char>());
+  CAPTURE(doc);
+  CHECK(doc.find("\xEF\xBF\xBE") == std::string::npos);
+  CHECK(doc.find("\xEF\xBF\xBF") == std::string::npos);
+  CHECK(doc.find("caf\xEF\xBF\xBD-plan.json") != std::string::npos);  // the suite name, U+FFFD for the byte
+  CHECK(doc.find("caf\\xE9-plan.json") != std::string::npos);         // the raw byte, escaped, as a property
+  // Expat (Python's XML parser) refuses invalid UTF-8 and characters outside XML's Char.
+  Run p = planck_test::run_command("python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' " +
+                                   xml.string() + " 2>&1");
+  CAPTURE(p.out);
+  CHECK(p.code == 0);
+  // SARIF of the same input stays valid JSON (nlohmann writes invalid bytes as U+FFFD).
+  Run s = planck_test::run_command(std::string(PLANCK_BIN) + " verify '" + plan.string() +
+                                   "' --format sarif | python3 -c 'import sys, json; json.load(sys.stdin)' 2>&1");
+  CAPTURE(s.out);
+  CHECK(s.code == 0);
+}
