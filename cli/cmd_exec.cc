@@ -11,6 +11,7 @@
 
 #include "cli/command.h"
 #include "cli/exec_prediction.h"
+#include "cli/inject_flag.h"
 #include "cli/launcher_flags.h"
 #include "core/mesh/placement.h"
 #include "core/mesh/plan_mesh.h"
@@ -40,34 +41,6 @@ struct ExecOptions {
   std::string inject;  // FAULT:VALUE
   std::string expect;  // intended plan
 };
-
-// --inject kill:R | wrong-data:R | wrong-colour:R | perturb:F
-core::Result<exec::Fault> parse_fault(const std::string& text) {
-  using K = exec::Fault::Kind;
-  exec::Fault f;
-  if (text.empty()) return f;
-  const auto colon = text.find(':');
-  const std::string kind = text.substr(0, colon), value = colon == std::string::npos ? "" : text.substr(colon + 1);
-  const std::pair<const char*, K> kinds[] = {{"kill", K::kKill}, {"wrong-data", K::kWrongData},
-                                             {"wrong-colour", K::kWrongColour}, {"perturb", K::kPerturbPrediction}};
-  for (const auto& [name, k] : kinds) {
-    if (kind != name) continue;
-    f.kind = k;
-    try {
-      std::size_t used = 0;
-      if (k == K::kPerturbPrediction) {
-        f.factor = std::stod(value, &used);
-      } else {
-        f.rank = std::stoi(value, &used);
-      }
-      if (used == value.size() && f.rank >= -1) return f;
-    } catch (const std::exception&) {
-    }
-  }
-  return core::Status::error("--inject '" + text +
-                             "': expected kill:RANK, wrong-data:RANK, wrong-colour:RANK or perturb:FRACTION "
-                             "(e.g. wrong-data:3, perturb:0.05)");
-}
 
 // The intended plan of --expect, lowered; the run's ops are predicted from its entries.
 struct Intended {
@@ -143,7 +116,7 @@ int run_exec(const ExecOptions& o) {
     return kExitCannotRun;
   }
   warn_if_slow(root, o.max_bytes, o.warmup + o.iters);
-  auto fault = parse_fault(o.inject);
+  auto fault = parse_fault(o.inject, mesh->world());
   if (!fault) {
     say(root, fault.message());
     return kExitCannotRun;
@@ -245,6 +218,10 @@ int run_exec(const ExecOptions& o) {
     }
   }
   int code = report.ok ? kExitOk : kExitFindings;
+  if (const std::string why = fault_without_effect(ro.fault, report); !why.empty()) {
+    say(me == 0, "--inject " + (o.inject.empty() ? "kill" : o.inject) + " changed nothing this run checks: " + why);
+    code = kExitCannotRun;
+  }
   if (me == 0) {
     if (!write_document_and_table(o.output, exec::report_json(report), exec::report_table(report))) {
       code = kExitCannotRun;

@@ -71,6 +71,28 @@ TEST_CASE("exec_flags_refused_before_launch") {
   CHECK(gpn.out.find("1.79") == std::string::npos);
 }
 
+TEST_CASE("exec_inject_refused_before_launch_out_of_range_rank_or_unseeable_perturbation") {
+  // Issue 34: kill:9 on 8 ranks was ignored (exit 0) and perturb:nan|inf|1e308 left the
+  // prediction unchanged (an out-of-range double-to-int64 cast); -2 made negative bytes.
+  const std::string exec = std::string(PLANCK_BIN) + " exec " + plan("hsdp-2x4.json") + " --inject ";
+  for (const char* bad : {"kill:9", "kill:8", "wrong-data:8", "wrong-colour:99", "kill:-1", "kill:2.5", "kill:+1", "kill:"}) {
+    CAPTURE(bad);
+    Run r = sh(exec + bad);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("is not a rank from 0 to 7 (the plan has 8 ranks)") != std::string::npos);
+  }
+  for (const char* bad : {"perturb:nan", "perturb:inf", "perturb:1e308", "perturb:-2", "perturb:0", "perturb:0.01",
+                          "perturb:-0.03", "perturb:"}) {
+    CAPTURE(bad);
+    Run r = sh(exec + bad);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("is not a finite fraction from -1 to 1000 whose size is more than 0.03") != std::string::npos);
+  }
+  Run unknown = sh(exec + "explode:1");
+  CHECK(unknown.code == 2);
+  CHECK(unknown.out.find("expected kill:RANK, wrong-data:RANK") != std::string::npos);
+}
+
 TEST_CASE("exec_output_path_checked_before_any_rank_starts_a_collective") {
   Run r = sh("timeout 60 " + std::string(PLANCK_MPIEXEC) + " --oversubscribe -np 8 " + PLANCK_BIN + " exec " +
              plan("hsdp-2x4.json") + " --backend mpi -o /nonexistent-dir/r.json");

@@ -166,6 +166,32 @@ TEST_CASE("exec_mpi_fault_prediction_5_percent_off_exits_1") {
   CHECK(text.find("OFF by more than 3%") != std::string::npos);
 }
 
+TEST_CASE("exec_mpi_fault_prediction_40_percent_low_exits_1") {
+  std::string text;
+  auto j = run(4, fsdp_plan(4), "--max-bytes 1MiB --inject perturb:-0.4", 1, &text);
+  CHECK(j["summary"]["traffic_ok"] == false);
+  // Measured / (predicted x 0.6) - 1 = 1/0.6 - 1 = 0.667 on every gated pair (headers aside).
+  CHECK(j["summary"]["max_peer_error"].get<double>() > 0.6);
+}
+
+TEST_CASE("exec_mpi_fault_that_changes_nothing_is_exit_2_not_a_pass") {
+  // FSDP over 4 ranks has one group per role: wrong-colour's "next group" is the rank's own.
+  std::string text;
+  auto c = run(4, fsdp_plan(4), "--max-bytes 64KiB --inject wrong-colour:1", 2, &text);
+  CHECK(text.find("--inject wrong-colour:1 changed nothing this run checks") != std::string::npos);
+  CHECK(text.find("each role has one group") != std::string::npos);
+  // 16 KiB calls put no rank pair at the 64 KiB judging gate: a perturbed prediction is not judged.
+  auto p = run(4, fsdp_plan(4), "--max-bytes 16KiB --inject perturb:0.5", 2, &text);
+  CHECK(text.find("--inject perturb:0.5 changed nothing this run checks") != std::string::npos);
+  CHECK(text.find("raise --max-bytes") != std::string::npos);
+}
+
+TEST_CASE("exec_mpi_inject_kill_ends_the_job_naming_the_rank") {
+  std::string text;
+  run(4, fsdp_plan(4), "--max-bytes 64KiB --inject kill:2", 137, &text);
+  CHECK(text.find("rank 2: killing itself as asked (--inject kill:2)") != std::string::npos);
+}
+
 TEST_CASE("exec_mpi_expect_flattened_hsdp_names_a_pair_across_nodes") {
   // torchtitan #711: FSDP handed the flattened 16-rank mesh instead of dp_shard (8 per node).
   const std::string plans = std::string(PLANCK_PLANS_DIR) + "/";
