@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/base/utf8.h"
+#include "import/toml_scan.h"
+
 namespace planck::import {
 
 namespace {
@@ -33,12 +36,13 @@ const char* type_name(const toml::node& n) {
 }  // namespace
 
 core::Result<toml::table> parse_toml(std::string_view text, const PlanBuilder& builder) {
+  if (auto st = check_toml_limits(text, builder.path()); !st) return st;
   try {
     return toml::parse(text, builder.path());
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     std::ostringstream os;
-    os << builder.path() << ":" << b.line << ":" << b.column << ": not valid TOML: " << e.description();
+    os << builder.path() << ":" << b.line << ":" << b.column << ": not valid TOML: " << core::excerpt(e.description(), 200);
     return core::Status::error(os.str());
   }
 }

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <climits>
 #include <set>
+#include <unordered_map>
 
+#include "core/base/json_scan.h"
+#include "core/base/utf8.h"
+#include "core/plan/json_value.h"
 #include "io/nccl_line.h"
 #include "io/pickle_reader.h"
 
@@ -23,7 +27,7 @@ core::Result<std::vector<std::int64_t>> parse_ranks(const json& v, const std::st
   if (v.is_array()) {
     for (const auto& x : v) {
       if (!x.is_number_integer() || !add(x.get<std::int64_t>())) {
-        return core::Status::error(where + ": ranks must be integers in [0, 2^31 - 1), got " + x.dump());
+        return core::Status::error(where + ": ranks must be integers in [0, 2^31 - 1), got " + core::json_excerpt(x));
       }
     }
   } else if (v.is_string()) {
@@ -64,21 +68,6 @@ std::int64_t rank_from_name(const std::string& path) {
   return std::stoll(base.substr(k));
 }
 
-// 1-based line of `needle` at or after `from` in `text` (0 when not found), counting lines
-// incrementally from the last answer, which must lie before.
-struct LineFinder {
-  std::string_view text;
-  std::size_t counted_to = 0;
-  int line = 1;
-  int find(std::string_view needle, std::size_t from) {
-    std::size_t at = text.find(needle, from);
-    if (at == std::string_view::npos || at < counted_to) return 0;
-    line += static_cast<int>(std::count(text.begin() + static_cast<long>(counted_to), text.begin() + static_cast<long>(at), '\n'));
-    counted_to = at;
-    return line;
-  }
-};
-
 }  // namespace
 
 bool looks_like_flight_recorder(const json& doc) {
@@ -86,16 +75,18 @@ bool looks_like_flight_recorder(const json& doc) {
 }
 
 core::Result<core::Observed> flight_recorder_to_observed(const json& dump, const std::string& source,
-                                                         std::string_view text) {
+                                                         std::string_view text, std::size_t pg_config_at) {
   if (!dump.is_object() || !dump.contains("pg_config") || !dump["pg_config"].is_object()) {
     return core::Status::error(source + ": flight-recorder dump without a \"pg_config\" object (process groups); "
                                "it needs torch >= 2.2 with TORCH_NCCL_TRACE_BUFFER_SIZE (or TORCH_FR_BUFFER_SIZE) > 0");
   }
   core::Observed obs;
   obs.sources.push_back(source);
-  LineFinder lines{text};
-  const std::string pg_key = "\"pg_config\"";
-  const std::size_t pg_at = text.find(pg_key);
+  // The line of every group's key, indexed in one pass (a text.find per key was quadratic: 50,000
+  // groups took 3 minutes).
+  const std::size_t pg_at = pg_config_at != std::string_view::npos ? pg_config_at : text.find("\"pg_config\"");
+  const auto key_lines = pg_at == std::string_view::npos ? std::unordered_map<std::string, int>()
+                                                         : core::member_key_lines(text, pg_at);
   std::vector<std::string> names;
   for (const auto& [key, _] : dump["pg_config"].items()) names.push_back(key);
   // Numeric pg names ("0", "1", ...) in creation order.
@@ -114,7 +105,8 @@ core::Result<core::Observed> flight_recorder_to_observed(const json& dump, const
     g.id = v.is_object() && v.contains("name") && v["name"].is_string() ? v["name"].get<std::string>() : key;
     if (v.is_object() && v.contains("desc") && v["desc"].is_string()) g.name = v["desc"].get<std::string>();
     g.source = source;
-    g.line = pg_at == std::string_view::npos ? 0 : lines.find("\"" + key + "\"", pg_at);
+    const auto line = key_lines.find(key);
+    g.line = line == key_lines.end() ? 0 : line->second;
     if (g.name == "default_pg") obs.world = g.size;
     obs.groups.push_back(std::move(g));
   }
@@ -145,21 +137,27 @@ core::Result<core::Observed> flight_recorder_to_observed(const json& dump, const
 }
 
 core::Result<core::Observed> read_flight_recorder_json(std::string_view text, const std::string& source) {
-  // Keep only pg_config: entries and stack frames can be hundreds of MB.
-  json::parser_callback_t keep = [](int depth, json::parse_event_t event, json& parsed) {
-    if (depth == 1 && event == json::parse_event_t::key && parsed.is_string()) {
-      const auto& k = parsed.get_ref<const std::string&>();
-      return k == "pg_config" || k == "version" || k == "comm_lib_version";
+  if (auto st = core::check_json_nesting(text, source); !st) return st;
+  // Validated without building anything, then only pg_config and the version are built: entries
+  // and stack frames can be hundreds of MB. (nlohmann's callback parser, which once did the
+  // keeping, rescans an object's members each time one of them ends: quadratic in the number of
+  // process groups.)
+  if (!json::accept(text.begin(), text.end())) {
+    try {
+      [[maybe_unused]] const json where = json::parse(text.begin(), text.end());
+    } catch (const json::exception& e) {
+      return core::Status::error(source + ": not valid JSON: " + core::excerpt(e.what(), 200));
     }
-    return true;
-  };
-  json doc;
-  try {
-    doc = json::parse(text.begin(), text.end(), keep);
-  } catch (const json::exception& e) {
-    return core::Status::error(source + ": not valid JSON: " + e.what());
+    return core::Status::error(source + ": not valid JSON");
   }
-  return flight_recorder_to_observed(doc, source, text);
+  const auto members = core::top_level_members(text);
+  json doc = json::object();
+  for (const char* key : {"pg_config", "version", "comm_lib_version"}) {
+    auto it = members.find(key);
+    if (it != members.end()) doc[key] = json::parse(it->second.value.begin(), it->second.value.end());
+  }
+  const auto pg = members.find("pg_config");
+  return flight_recorder_to_observed(doc, source, text, pg == members.end() ? std::string_view::npos : pg->second.key_at);
 }
 
 core::Result<core::Observed> read_flight_recorder_pickle(std::string_view bytes, const std::string& source) {

@@ -24,9 +24,11 @@ core::Result<core::Observed> read_flight_recorder_json(std::string_view text, co
 // The default pickle form, read with pickle_reader.h (executes nothing).
 core::Result<core::Observed> read_flight_recorder_pickle(std::string_view bytes, const std::string& source);
 
-// Shared by both: the dump as a JSON value. `text` (may be empty) is searched for line numbers.
+// Shared by both: the dump as a JSON value. `text` (may be empty) gives line numbers: the
+// groups' keys in the object whose key starts at `pg_config_at` (else the first "pg_config").
 core::Result<core::Observed> flight_recorder_to_observed(const nlohmann::json& dump, const std::string& source,
-                                                         std::string_view text);
+                                                         std::string_view text,
+                                                         std::size_t pg_config_at = std::string_view::npos);
 
 // True when a parsed JSON object looks like a flight-recorder dump.
 bool looks_like_flight_recorder(const nlohmann::json& doc);

@@ -11,6 +11,7 @@
 #include "io/nccl_log.h"
 #include "core/plan/plan_load.h"
 #include "core/base/str_cat.h"
+#include "core/plan/json_value.h"
 
 namespace planck::io {
 namespace {
@@ -49,7 +50,7 @@ class ObservedReader {
   }
   core::Status rank(const json& v, const std::string& pointer, std::int64_t& out) const {
     if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() >= kMaxRanks) {
-      return fail(pointer, "expected a rank, an integer in [0, 2^31 - 1), got " + v.dump());
+      return fail(pointer, "expected a rank, an integer in [0, 2^31 - 1), got " + core::json_excerpt(v));
     }
     out = v.get<std::int64_t>();
     return core::Status::ok();
@@ -75,7 +76,7 @@ class ObservedReader {
     if (v.contains("size")) {
       const json& s = v["size"];
       if (!s.is_number_integer() || s.get<std::int64_t>() < 1 || s.get<std::int64_t>() > kMaxRanks) {
-        return fail(p + "/size", "expected a communicator size in [1, 2^31 - 1], got " + s.dump());
+        return fail(p + "/size", "expected a communicator size in [1, 2^31 - 1], got " + core::json_excerpt(s));
       }
       g.size = s.get<std::int64_t>();
       if (g.size < static_cast<std::int64_t>(g.ranks.size())) {
