@@ -10,7 +10,9 @@ functions (`config = llama3_8b()`) and field edits (`config.parallelism.x = v`).
 user's code is executed: no import, exec or eval. What it cannot follow becomes a note with its
 line. `model_registry("70B")` is looked up in the package's __init__.py beside the registry.
 
-Usage: python3 planck_torchtitan_registry.py REGISTRY.py [FUNCTION]
+Usage: python3 planck_torchtitan_registry.py REGISTRY.py [FUNCTION] < INPUTS
+(INPUTS: the bytes of REGISTRY.py and of its __init__.py, framed as read_inputs() says; planck
+reads both files through its own input gate and this script opens none.)
 Output (stdout, JSON): {"functions": [{"name", "line", "settings": {"a.b": {...}}, "notes"}],
 "error": "..."}; a setting is {"value", "line"}, {"class", "line"}, {"unknown", "line"} or
 {"flavor", "line", "options", "model_args", "flavor_line", "init"}.
@@ -18,6 +20,7 @@ Output (stdout, JSON): {"functions": [{"name", "line", "settings": {"a.b": {...}
 
 import ast
 import copy
+import math
 import json
 import os
 import sys
@@ -57,6 +60,11 @@ ARITH = {
     ast.Pow: lambda a, b: a**b if abs(b) <= 64 else None,
 }
 NUMBER = (int, float)
+
+
+def abs_bits(v):
+    """Bits of an integer's magnitude; 0 for floats (which cannot grow without bound)."""
+    return abs(v).bit_length() if isinstance(v, int) else 0
 
 
 class Registry:
@@ -159,9 +167,14 @@ class Function:
         if f and isinstance(a, Val) and isinstance(b, Val):
             if isinstance(a.value, NUMBER) and isinstance(b.value, NUMBER) and not isinstance(a.value, bool):
                 try:
-                    out = f(a.value, b.value)
-                except ZeroDivisionError:
+                    # Operands past 256 bits are not a layout's numbers: evaluating `x = x**64`
+                    # a few times over would take minutes and gigabytes (planck then reports the
+                    # setting as one it cannot evaluate).
+                    out = None if max(abs_bits(a.value), abs_bits(b.value)) > 256 else f(a.value, b.value)
+                except (ZeroDivisionError, OverflowError):
                     out = None
+                if isinstance(out, float) and not math.isfinite(out):
+                    out = None  # JSON has no Infinity or NaN
                 if out is not None:
                     return Val(out, line)
         return Opaque(text, line)
@@ -193,7 +206,9 @@ class Function:
         name = ast.unparse(node.func)
         if name in self.reg.functions and not node.args and not node.keywords:
             result, notes = self.reg.run(name)
-            self.notes.extend(notes)
+            # Each note once: a chain of functions each calling the previous one twice would
+            # otherwise double the notes per level (2^40 of them in 40 lines).
+            self.notes.extend(n for n in notes if n not in self.notes)
             return result if result is not None else Opaque(name + "()", line)
         if name == "model_registry" and node.args:
             flavor = self.expr(node.args[0])
@@ -227,12 +242,13 @@ def flatten(obj, prefix, out):
             out[path] = {"unknown": v.text, "line": v.line}
 
 
-def model_args(init_path, flavor):
+def model_args(init_path, init_bytes, flavor):
     """The flavour's key line in __init__.py and the model sizes its builder writes literally."""
+    if init_bytes is None:
+        return None, {}
     try:
-        with open(init_path, encoding="utf-8") as f:
-            tree = ast.parse(f.read(), init_path)
-    except (OSError, SyntaxError, ValueError):
+        tree = ast.parse(init_bytes.decode("utf-8"), init_path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None, {}
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     for node in tree.body:
@@ -272,17 +288,29 @@ def literal_sizes(body):
     return {k: v for k, v in sizes.items() if isinstance(v, (int, bool))}
 
 
+def read_inputs():
+    """The registry and the __init__.py beside it, as planck read them through its input gate
+    (regular files within its size cap; this script opens no file): on standard input, each as a
+    decimal length, a newline and that many bytes; length -1 for an __init__.py that is absent."""
+    stream = sys.stdin.buffer
+    out = []
+    for _ in range(2):
+        n = int(stream.readline() or b"-1")
+        out.append(None if n < 0 else stream.read(n))
+    return out[0] if out[0] is not None else b"", out[1]
+
+
 def main(argv):
     if len(argv) < 2:
         return {"error": "usage: planck_torchtitan_registry.py REGISTRY.py [FUNCTION]"}
     path = argv[1]
+    registry_bytes, init_bytes = read_inputs()
     try:
-        with open(path, encoding="utf-8") as f:
-            tree = ast.parse(f.read(), path)
+        tree = ast.parse(registry_bytes.decode("utf-8"), path)
     except SyntaxError as e:
         return {"error": f"{path}:{e.lineno}: not valid Python: {e.msg}"}
-    except (OSError, ValueError) as e:
-        return {"error": f"{path}: {e}"}
+    except (ValueError, RecursionError, MemoryError) as e:
+        return {"error": f"{path}: {type(e).__name__}: {str(e)[:200]}"}
     reg = Registry(tree)
     names = [n for n, fn in reg.functions.items() if reg.is_config_function(fn)]
     if len(argv) > 2:
@@ -298,7 +326,7 @@ def main(argv):
             flatten(result, "", entry["settings"])
             spec = result.fields.get("model_spec")
             if isinstance(spec, Spec):
-                flavor_line, sizes = model_args(init_path, spec.flavor)
+                flavor_line, sizes = model_args(init_path, init_bytes, spec.flavor)
                 s = entry["settings"]["model_spec"]
                 s["init"] = init_path
                 if flavor_line is not None:

@@ -107,3 +107,90 @@ TEST_CASE("a flight-recorder JSON of 50,000 groups reads in seconds with each gr
   const std::size_t eol = r.out.find('\n', at);
   CHECK(r.out.substr(at, eol - at).find("\"line\":" + std::to_string(kGroups + 1) + "}") != std::string::npos);
 }
+
+// --- 4, 5: the registry reader's files go through the input gate -------------------------
+
+namespace {
+const char* kRegistry =
+    "def small() -> Trainer.Config:\n"
+    "    return Trainer.Config(\n"
+    "        model_spec=model_registry(\"8B\"),\n"
+    "        parallelism=ParallelismConfig(data_parallel_shard_degree=8),\n"
+    "    )\n";
+}  // namespace
+
+TEST_CASE("an __init__.py linked to /dev/zero or made a FIFO is refused at once, naming it") {
+  const fs::path reg = write("zero/llama3/config_registry.py", kRegistry);
+  fs::create_symlink("/dev/zero", reg.parent_path() / "__init__.py");
+  Run z = planck("import torchtitan " + reg.string() + " --nodes 1 --gpus-per-node 8 --model llama3-8b");
+  CHECK(z.code == 2);
+  CHECK(has(z, "__init__.py: it is a character device, not a regular file"));
+  CHECK(z.seconds < 10);  // python3 once grew to 3.8 GB reading it
+  const fs::path reg2 = write("fifo/llama3/config_registry.py", kRegistry);
+  REQUIRE(::mkfifo((reg2.parent_path() / "__init__.py").c_str(), 0600) == 0);
+  Run f = planck("import torchtitan " + reg2.string() + " --nodes 1 --gpus-per-node 8 --model llama3-8b");
+  CHECK(f.code == 2);
+  CHECK(has(f, "__init__.py: it is a FIFO (named pipe), not a regular file"));
+  CHECK(f.seconds < 10);  // once stalled 60 s
+  // Absent is fine: the flavour's sizes are then not read (a note says so).
+  const fs::path reg3 = write("noinit/llama3/config_registry.py", kRegistry);
+  Run n = planck("import torchtitan " + reg3.string() + " --nodes 1 --gpus-per-node 8 --model llama3-8b");
+  CHECK(n.code == 0);
+}
+
+TEST_CASE("a registry over 512 MiB is refused before python3 reads it") {
+  const fs::path reg = temp_dir() / "big/llama3/config_registry.py";
+  fs::create_directories(reg.parent_path());
+  // Sparse: 600 MiB of holes cost no disk.
+  REQUIRE(sh("truncate -s 600M " + reg.string()).code == 0);
+  Run r = planck("import torchtitan " + reg.string() + " --nodes 1 --gpus-per-node 8");
+  CHECK(r.code == 2);
+  CHECK(has(r, "629145600 bytes is more than 536870912 (512 MiB)"));
+  CHECK(r.seconds < 5);  // a 1 GB registry took 7.7 s and 2.1 GB in python3
+  fs::remove(reg);
+}
+
+TEST_CASE("a directory, a FIFO and a symlink loop named *.py get precise messages") {
+  const fs::path dir = temp_dir() / "kinds";
+  fs::create_directories(dir / "dir.py");
+  REQUIRE(::mkfifo((dir / "fifo.py").c_str(), 0600) == 0);
+  fs::create_symlink(dir / "loop.py", dir / "loop.py");
+  Run d = planck("verify " + (dir / "dir.py").string() + " --nodes 1 --gpus-per-node 8");
+  CHECK(d.code == 2);
+  CHECK(has(d, "it is a directory, not a regular file"));
+  Run f = planck("import torchtitan " + (dir / "fifo.py").string() + " --nodes 1 --gpus-per-node 8");
+  CHECK(f.code == 2);
+  CHECK(has(f, "it is a FIFO (named pipe), not a regular file"));
+  CHECK(f.seconds < 10);
+  Run l = planck("import torchtitan " + (dir / "loop.py").string() + " --nodes 1 --gpus-per-node 8");
+  CHECK(l.code == 2);
+  CHECK(has(l, "Too many levels of symbolic links"));
+  Run m = planck("import torchtitan " + (dir / "missing.py").string() + " --nodes 1 --gpus-per-node 8");
+  CHECK(m.code == 2);
+  CHECK(has(m, "no such file"));
+}
+
+// --- 6: python3 dies with planck ------------------------------------------------------------
+
+TEST_CASE("SIGTERM to planck during a slow registry leaves no python3 behind") {
+  // A python3 first on PATH that never finishes and starts a child of its own (as a slow
+  // registry walk would keep the real one busy until its 60 s limit): planck must take both down.
+  const fs::path bin = temp_dir() / "slowbin";
+  fs::create_directories(bin);
+  write("slowbin/python3", "#!/bin/sh\nsleep 300 &\necho $! > " + (temp_dir() / "grandchild.pid").string() + "\nwait\n");
+  fs::permissions(bin / "python3", fs::perms::owner_all);
+  const fs::path reg = write("slow/llama3/config_registry.py", kRegistry);
+  Run r = sh("(PATH=" + bin.string() + ":$PATH " + kBin + " import torchtitan " + reg.string() +
+             " --nodes 1 --gpus-per-node 8 >/dev/null 2>&1 & p=$!; "
+             "for i in $(seq 1 100); do [ -s " + (temp_dir() / "grandchild.pid").string() + " ] && break; sleep 0.1; done; "
+             "c=$(pgrep -P $p); g=$(cat " + (temp_dir() / "grandchild.pid").string() + "); echo child=$c grandchild=$g; "
+             "kill -TERM $p; wait $p; echo rc=$?; sleep 1; "
+             "for x in $c $g; do s=$(ps -o stat= -p $x); case \"$s\" in ''|Z*) ;; *) echo ALIVE $x $s; kill -KILL $x;; esac; done; "
+             "echo checked)");  // a zombie (Z) is dead; it waits for a reaper the container may lack
+  CAPTURE(r.out);
+  CHECK(!has(r, "child= "));  // the helper was running when planck was killed
+  CHECK(!has(r, "grandchild=\n"));
+  CHECK(has(r, "rc=143"));    // planck itself ended by SIGTERM (128 + 15)
+  CHECK(!has(r, "ALIVE"));
+  CHECK(has(r, "checked"));
+}
