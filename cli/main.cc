@@ -1,6 +1,7 @@
 // The planck binary: CLI11 subcommands registered by cli/cmd_*.cc.
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include <sstream>
 #include <memory>
 #include <string>
+#include <cstring>
 #include <vector>
 
 #include "cli/command.h"
@@ -102,6 +104,21 @@ bool output_ok_before_work(const CLI::App& sub) {
 
 void print_error(const std::string& message) { std::fprintf(stderr, "planck: %s\n", message.c_str()); }
 
+// `code`, or exit 2 when what was written to standard output did not all arrive (a full disk,
+// /dev/full, a closed pipe): --help, --version and every command's stdout report alike.
+int stdout_checked(int code) {
+  errno = 0;
+  std::cout.flush();
+  if (!std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    // A command that failed already said why (its own write error included).
+    if (code != kExitCannotRun) {
+      print_error(std::string("cannot write to standard output: ") + (errno ? std::strerror(errno) : "write error"));
+    }
+    return kExitCannotRun;
+  }
+  return code;
+}
+
 }  // namespace planck::cli
 
 int main(int argc, char** argv) {
@@ -141,11 +158,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return planck::cli::stdout_checked(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return planck::cli::stdout_checked(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return planck::cli::stdout_checked(app.exit(e));
   } catch (const CLI::ParseError& e) {
     // Bad usage is exit 2 (docs/verify.md#exit-codes); CLI11 prints the reason and a --help pointer.
     app.exit(e);
@@ -155,7 +172,7 @@ int main(int argc, char** argv) {
     if (subs[i]->parsed() && *actions[i]) {
       try {
         if (!planck::cli::output_ok_before_work(*subs[i])) return planck::cli::kExitCannotRun;
-        return (*actions[i])();
+        return planck::cli::stdout_checked((*actions[i])());
       } catch (const std::exception& e) {
         planck::cli::print_error(std::string("internal error: ") + e.what());
         return planck::cli::kExitCannotRun;

@@ -5,17 +5,12 @@
 #include <algorithm>
 #include <charconv>
 
+#include "import/yaml_omegaconf.h"
+
 namespace planck::import {
 
 core::Result<YAML::Node> parse_yaml(const std::string& text, const PlanBuilder& builder) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    // yaml-cpp marks are 0-based; DeepRecursion (nesting bomb) is a ParserException too.
-    std::string where = e.mark.line >= 0 ? std::to_string(e.mark.line + 1) : std::string();
-    if (e.mark.column >= 0 && !where.empty()) where += ":" + std::to_string(e.mark.column + 1);
-    return core::Status::error(builder.path() + (where.empty() ? "" : ":" + where) + ": not valid YAML: " + e.msg);
-  }
+  return load_omegaconf_yaml(text, builder);
 }
 
 YAML::Node YamlReader::section(const std::string& name) const {

@@ -14,7 +14,8 @@
 
 namespace planck::import {
 
-// Parses YAML; a syntax error names file:line and the parser's reason.
+// Parses one YAML document as OmegaConf does (import/yaml_omegaconf.h); a syntax error names
+// file:line and the parser's reason.
 core::Result<YAML::Node> parse_yaml(const std::string& text, const PlanBuilder& builder);
 
 class YamlReader {

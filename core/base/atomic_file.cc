@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/base/signal_cleanup.h"
+
 namespace planck::core {
 namespace {
 
@@ -128,6 +130,8 @@ Status write_by_rename(const Target& t, const std::string& shown, const std::str
   // 0666 less the umask for a new file; a replaced file keeps its own bits (fchmod below).
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) return Status::error(fail_text(shown, std::strerror(errno)));
+  // SIGTERM / SIGINT before the rename removes the temporary file (core/base/signal_cleanup.h).
+  remember_temp_file(tmp.c_str());
   Status st = write_all(fd, content, shown);
   if (st && t.kind == Kind::kRegular && ::fchmod(fd, t.st.st_mode & 07777) != 0) {
     st = Status::error(fail_text(shown, std::string("cannot keep its mode: ") + std::strerror(errno)));
@@ -136,6 +140,7 @@ Status write_by_rename(const Target& t, const std::string& shown, const std::str
   if (::close(fd) != 0 && st) st = Status::error(fail_text(shown, std::strerror(errno)));
   if (st && std::rename(tmp.c_str(), t.path.c_str()) != 0) st = Status::error(fail_text(shown, std::strerror(errno)));
   if (!st) ::unlink(tmp.c_str());
+  forget_temp_file(tmp.c_str());
   return st;
 }
 

@@ -194,3 +194,80 @@ TEST_CASE("SIGTERM to planck during a slow registry leaves no python3 behind") {
   CHECK(!has(r, "ALIVE"));
   CHECK(has(r, "checked"));
 }
+
+// --- lesser: Lingua YAML as OmegaConf reads it ---------------------------------------------
+
+namespace {
+// tests/data/import/lingua/debug.yaml (Lingua's apps/main/configs/debug.yaml) with its model
+// section replaced by `replacement`.
+std::string lingua_with_model(const std::string& replacement) {
+  std::ifstream in(std::string(PLANCK_TEST_DATA_DIR) + "/import/lingua/debug.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.find("model:\n    dim: 1024\n    n_layers: 8\n    n_heads: 8\n");
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, std::string("model:\n    dim: 1024\n    n_layers: 8\n    n_heads: 8\n").size(), replacement);
+}
+}  // namespace
+
+TEST_CASE("Lingua YAML: merge keys are followed, duplicate keys and a second document refused") {
+  // OmegaConf (yaml.SafeLoader) merges `<<: *base`: dim 1024 from the anchor, n_layers 4 set here.
+  const fs::path merged = write("lingua/merge.yaml", lingua_with_model("base_model: &base\n    dim: 1024\n    n_layers: 8\n"
+                                                                       "    n_heads: 8\nmodel:\n    <<: *base\n    n_layers: 4\n"));
+  Run m = sh(kBin + " import lingua " + merged.string() + " --nodes 1 --gpus-per-node 8 2>/dev/null");
+  CAPTURE(m.out);
+  CHECK(m.code == 0);
+  CHECK(has(m, "\"hidden\": 1024"));  // not Lingua's default 512
+  CHECK(has(m, "\"layers\": 4"));
+  // A key twice in one mapping: OmegaConf raises ConstructorError "found duplicate key".
+  const fs::path dup = write("lingua/dup.yaml", lingua_with_model("model:\n    dim: 1024\n    n_layers: 8\n    dim: 2048\n"));
+  Run d = planck("import lingua " + dup.string() + " --nodes 1 --gpus-per-node 8");
+  CHECK(d.code == 2);
+  CHECK(has(d, "key 'dim' given twice in one mapping (first at line"));
+  CHECK(has(d, "dup.yaml:"));
+  // A second document: yaml.load raises "expected a single document in the stream".
+  const fs::path two = write("lingua/two.yaml", lingua_with_model("model:\n    dim: 1024\n") + "---\nname: other\n");
+  Run t = planck("import lingua " + two.string() + " --nodes 1 --gpus-per-node 8");
+  CHECK(t.code == 2);
+  CHECK(has(t, "a second YAML document"));
+  // A billion laughs of aliases stops at the visit budget.
+  std::string laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 9; ++i) {
+    laughs += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + repeat("*a" + std::to_string(i - 1) + ", ", 9) +
+              "*a" + std::to_string(i - 1) + "]\n";
+  }
+  const fs::path lol = write("lingua/lol.yaml", laughs);
+  Run l = planck("import lingua " + lol.string() + " --nodes 1 --gpus-per-node 8");
+  CHECK(l.code == 2);
+  CHECK(has(l, "aliases expand to more than 1000000 YAML nodes"));
+  CHECK(l.seconds < 30);
+}
+
+// --- lesser: a full stdout, a SIGTERM during -o ----------------------------------------------
+
+TEST_CASE("--help, --version and a command's report to /dev/full are exit 2") {
+  for (const char* args : {"--help", "--version", "verify --help", "groups " PLANCK_PLANS_DIR "/ddp-8.json"}) {
+    CAPTURE(args);
+    Run r = planck_test::run_command(kBin + " " + args + " 2>&1 >/dev/full");
+    CHECK(r.code == 2);
+    CHECK(has(r, "standard output"));
+  }
+}
+
+TEST_CASE("SIGTERM while -o is written removes PATH.tmp.PID") {
+  // A listing of every group of a 2^22-rank mesh (a few hundred MB) takes long enough to write
+  // that the loop below sees its temporary file and sends SIGTERM during the write.
+  const fs::path plan = write("term/huge.json", R"({"format": "planck/1", "cluster": {"nodes": 4096, "gpus_per_node": 1024},
+    "mesh": {"dims": ["dp_replicate", "dp_shard"], "shape": [4096, 1024]}, "parallelism": {"data_parallel": "hsdp"}})");
+  const fs::path out = temp_dir() / "term" / "groups.json";
+  Run r = sh("(" + kBin + " groups " + plan.string() + " --format json -o " + out.string() + " & p=$!; "
+             "for i in $(seq 1 3000); do ls " + out.string() + ".tmp.* >/dev/null 2>&1 && break; sleep 0.01; done; "
+             "ls " + out.string() + ".tmp.* >/dev/null 2>&1 && echo SAW_TMP; kill -TERM $p; wait $p; echo rc=$?; "
+             "ls " + out.parent_path().string() + ")");
+  CAPTURE(r.out);
+  if (has(r, "SAW_TMP")) {
+    CHECK(has(r, "rc=143"));
+    CHECK(!has(r, ".tmp."));
+  } else {
+    MESSAGE("the write finished before SIGTERM could reach it; nothing to check on this machine");
+  }
+}
