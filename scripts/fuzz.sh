@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzz smoke: configure the clang-14 ASan + UBSan tree (scripts/sanitizer-tree.sh) in build-fuzz/, build the five
+# Fuzz smoke: configure the clang-14 ASan + UBSan tree (scripts/sanitizer-tree.sh) in build-fuzz/, build the seven
 # targets and run each for N seconds (default 10) from its seed corpus. Any crash, leak, sanitizer
 # report or timeout (30 s for one input: the slowest legitimate input found, a 750-node rank
 # program whose size sweep spends its whole budget, takes 0.3 s in Release and ~12 s under
@@ -9,7 +9,7 @@ set -euo pipefail
 seconds="${1:-10}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${2:-$root/build-fuzz}"
-targets=(plan_load rank_program nccl_log flight_recorder import)
+targets=(plan_load rank_program nccl_log flight_recorder flight_recorder_json import registry)
 
 . "$root/scripts/sanitizer-tree.sh"
 configure_sanitizer_tree "$root" "$build"
@@ -26,6 +26,9 @@ for t in "${targets[@]}"; do
   # Huge inputs are the hostile tests' job (tests/fuzz/hostile_test.cc).
   max_len=()
   case $t in nccl_log|import) max_len=(-max_len=4096) ;; esac
+  # The registry target starts python3 once per input (~30 ms): a few hundred runs per smoke.
+  # Its seeds are whole registries (14-40 KB), so inputs may grow to 64 KiB.
+  case $t in registry) max_len=(-max_len=65536) ;; esac
   echo "== fuzz_$t for ${seconds}s"
   if ! "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 "${max_len[@]}" \
       -artifact_prefix="$art/" -print_final_stats=1 "$work" "$root/tests/fuzz/corpus/$t" \

@@ -15,6 +15,8 @@ int fuzz_rank_program(const std::uint8_t* data, std::size_t size);
 int fuzz_nccl_log(const std::uint8_t* data, std::size_t size);
 int fuzz_flight_recorder(const std::uint8_t* data, std::size_t size);
 int fuzz_import(const std::uint8_t* data, std::size_t size);
+int fuzz_flight_recorder_json(const std::uint8_t* data, std::size_t size);
+int fuzz_registry(const std::uint8_t* data, std::size_t size);
 
 namespace {
 struct Target {
@@ -24,7 +26,8 @@ struct Target {
 constexpr Target kTargets[] = {
     {"plan_load", fuzz_plan_load},   {"rank_program", fuzz_rank_program},
     {"nccl_log", fuzz_nccl_log},     {"flight_recorder", fuzz_flight_recorder},
-    {"import", fuzz_import},
+    {"import", fuzz_import},         {"flight_recorder_json", fuzz_flight_recorder_json},
+    {"registry", fuzz_registry},
 };
 }  // namespace
 
