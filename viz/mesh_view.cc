@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/mesh/placement.h"
 #include "viz/scene.h"
 #include "viz/style.h"
 #include "viz/traffic.h"
@@ -33,8 +34,16 @@ void add_group_swatches(Legend& legend, const core::GroupSet& gs) {
   }
 }
 
+std::int64_t max_span(const Scene& scene, const core::GroupSet& gs) {
+  const std::int64_t looks = std::min(gs.num_groups(), scene.gpus_per_node);
+  if (gs.group_size() <= kExactSpanMembers / std::max<std::int64_t>(1, looks)) {
+    return gs.max_nodes_spanned(scene.gpus_per_node);
+  }
+  return core::placement_of(*scene.mesh, gs.dims(), scene.gpus_per_node).nodes_spanned;
+}
+
 std::string span_note(const Scene& scene, const core::GroupSet& gs) {
-  std::int64_t span = gs.max_nodes_spanned(scene.gpus_per_node);
+  std::int64_t span = max_span(scene, gs);
   return span <= 1 ? "every group stays inside one node"
                    : "a group spans up to " + std::to_string(span) + " nodes";
 }

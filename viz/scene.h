@@ -91,6 +91,11 @@ std::vector<std::string> coord_names(const Scene& scene);
 void describe_boxes(Legend& legend, const Scene& scene);
 void add_group_swatches(Legend& legend, const core::GroupSet& gs);
 std::string span_note(const Scene& scene, const core::GroupSet& gs);
+// Most nodes one group of `gs` spans: counted from the members while that takes at most
+// kExactSpanMembers member reads, else from the mesh's strides (core::placement_of), so a
+// drawing of 2^30 ranks costs what its few boxes cost, not the world (issue 34).
+inline constexpr std::int64_t kExactSpanMembers = std::int64_t{1} << 22;
+std::int64_t max_span(const Scene& scene, const core::GroupSet& gs);
 void add_traffic_legend(Legend& legend, const Scene& scene);
 
 // Observed comparison pieces shared by the full and the collapsed view (observed_view.cc).

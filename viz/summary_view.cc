@@ -141,7 +141,7 @@ std::pair<std::string, std::string> span_headline(const Scene& scene) {
   std::string text;
   bool alarming = false;
   for (std::size_t i = 0; i < scene.sets.size(); ++i) {
-    std::int64_t span = scene.sets[i].max_nodes_spanned(scene.gpus_per_node);
+    std::int64_t span = max_span(scene, scene.sets[i]);
     if (span <= 1) continue;
     const DimSet& set = scene.input->dim_sets[i];
     text += (text.empty() ? "" : "; ") + describe_set(set) + " groups span up to " + std::to_string(span) + " nodes";
