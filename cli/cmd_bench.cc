@@ -15,6 +15,8 @@
 #include "cli/command.h"
 #include "cli/exec_prediction.h"
 #include "cli/launcher_flags.h"
+#include "core/base/input_file.h"
+#include "core/base/json_scan.h"
 #include "core/mesh/plan_mesh.h"
 #include "core/plan/plan_load.h"
 #include "core/schedule/schedule.h"
@@ -61,12 +63,12 @@ core::Result<Candidate> lower_text(const std::string& name, const std::string& t
   return Candidate{name, *loaded.plan, *mesh, std::move(*s)};
 }
 
+// Through the input gate every reader uses (512 MiB cap), then the JSON nesting bound.
 core::Result<std::string> read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return core::Status::error(path + ": cannot be read");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto text = core::read_input(path);
+  if (!text) return text.status();
+  if (auto st = core::check_json_nesting(*text, path); !st) return st;
+  return text;
 }
 
 // The template plan with the K-th enumerated layout's mesh, parallelism and training fields.

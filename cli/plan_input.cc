@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "core/base/json_scan.h"
 #include "core/mesh/plan_mesh.h"
 #include "core/base/input_file.h"
 #include "import/importer.h"
@@ -47,6 +48,7 @@ core::Result<nlohmann::json> read_model_option(const std::string& flag, const st
     return core::Status::error(flag + " " + value + ": neither a preset (" + known + ") nor a readable file: " +
                                text.message());
   }
+  if (auto st = core::check_json_nesting(*text, value); !st) return core::Status::error(flag + " " + st.message());
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded()) {
     return core::Status::error(flag + " " + value +

@@ -67,7 +67,7 @@ core::Result<std::vector<NamedImport>> import_all(std::string_view framework, co
     // The registry reader's input gate says what the path is (missing, a directory, a FIFO, ...).
     return import_torchtitan_registry(path, function, options);
   }
-  auto text = core::read_input(path);
+  auto text = core::read_input(path, core::kMaxConfigBytes, core::kConfigLimitName);
   if (!text) return text.status();
   if (text->find('\0') != std::string::npos) {
     return core::Status::error(path + ": contains a NUL byte; not a text config");

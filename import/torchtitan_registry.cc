@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/input_file.h"
 #include "core/base/regular_file.h"
 #include "core/plan/json_value.h"
 #include "import/importer.h"
@@ -259,14 +260,14 @@ bool registry_model(const json& a, const std::string& described_as, PlanBuilder&
 core::Result<std::vector<NamedImport>> import_torchtitan_registry(const std::string& path,
                                                                   const std::string& function,
                                                                   const ImportOptions& options) {
-  // Both files the reader needs go through planck's input gate (regular files, 512 MiB) and
+  // Both files the reader needs go through planck's input gate (regular files, kMaxConfigBytes) and
   // reach python3 on its standard input: the script opens nothing itself (issue 34: an
   // __init__.py linked to /dev/zero grew python3 to 3.8 GB, a FIFO stalled it).
-  auto registry = core::read_regular_file(path);
+  auto registry = core::read_regular_file(path, core::kMaxConfigBytes, core::kConfigLimitName);
   if (!registry) return registry.status();
   if (!*registry) return core::Status::error("cannot read " + path + ": no such file");
   const std::filesystem::path init_path = std::filesystem::absolute(path).lexically_normal().parent_path() / "__init__.py";
-  auto init = core::read_regular_file(init_path.string());
+  auto init = core::read_regular_file(init_path.string(), core::kMaxConfigBytes, core::kConfigLimitName);
   if (!init) return core::Status::error(path + ": the package's " + init.message());
   std::string input = std::to_string(registry->value().size()) + "\n" + registry->value();
   input += *init ? std::to_string((*init)->size()) + "\n" + **init : std::string("-1\n");

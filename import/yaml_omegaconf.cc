@@ -16,8 +16,9 @@ class OmegaConfPass {
 
   core::Status walk(YAML::Node node) {
     if (++visits_ > kMaxYamlVisits) {
-      return b_.error(line_of(node), "aliases expand to more than " + std::to_string(kMaxYamlVisits) +
-                                         " YAML nodes; planck reads configs of at most that many");
+      return b_.error(line_of(node), "more than " + std::to_string(kMaxYamlVisits) +
+                                         " YAML nodes (an alias counted each time it is used); planck reads configs "
+                                         "of at most that many");
     }
     if (node.IsSequence()) {
       for (YAML::Node child : node) {

@@ -134,7 +134,17 @@ class Unpickler {
   }
   bool memo_get(std::uint64_t idx) {
     if (idx >= memo_.size() || memo_[idx] < 0) return bad("memo get of unset index " + std::to_string(idx));
+    if (!count_reference()) return false;
     stack_.push_back(memo_[idx]);
+    return true;
+  }
+  // A memo GET or DUP pushes one more reference without making a value; each costs memory on
+  // the stack and in the list it is appended to, so references count against kMaxPickleNodes
+  // too (12 MB of BINGET once held 6 million of them).
+  bool count_reference() {
+    if (++references_ + static_cast<long>(nodes_.size()) > kMaxPickleNodes) {
+      return bad("more than " + std::to_string(kMaxPickleNodes) + " values (shared references counted)");
+    }
     return true;
   }
   bool global(std::string_view module, std::string_view name) {
@@ -167,6 +177,7 @@ class Unpickler {
   std::vector<Node> nodes_;
   std::vector<int> stack_;
   std::vector<int> memo_;
+  long references_ = 0;
   std::string error_;
 };
 
@@ -213,6 +224,7 @@ bool Unpickler::step(unsigned char op, std::size_t at) {
     case '1': return pop_to_mark(items);
     case '2':
       if (stack_.empty()) return bad("DUP with an empty stack");
+      if (!count_reference()) return false;
       stack_.push_back(stack_.back());
       return true;
     case 't':

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/json_scan.h"
 #include "core/base/format.h"
 #include "viz/dot_graph.h"
 
@@ -105,6 +106,7 @@ std::string pipeline_svg(const sim::PipelineTimeline& tl, std::int64_t pp, std::
 }
 
 core::Result<std::vector<LayoutPoint>> read_enumerate(const std::string& path, const std::string& body) {
+  if (auto st = core::check_json_nesting(body, path); !st) return st;
   const auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return core::Status::error(path + ": not JSON; pass the output of planck enumerate --format json");
   if (j.value("format", "") != "planck-enumerate/1") {

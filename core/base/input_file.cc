@@ -28,6 +28,8 @@ InputFile& InputFile::operator=(InputFile&& other) noexcept {
     path_ = std::move(other.path_);
     pending_ = std::move(other.pending_);
     total_ = other.total_;
+    limit_ = other.limit_;
+    limit_name_ = std::move(other.limit_name_);
   }
   return *this;
 }
@@ -36,9 +38,17 @@ InputFile::~InputFile() {
   if (file_ && owned_) std::fclose(file_);
 }
 
+std::string size_limit_text(std::int64_t max_bytes, const std::string& what) {
+  return std::to_string(max_bytes) + " bytes (" + mib(max_bytes) + "), the limit on " + what;
+}
+
 Status InputFile::too_large() const {
-  return Status::error("cannot read " + input_name(path_) + ": more than " + std::to_string(kMaxInputBytes) +
-                       " bytes (" + mib(kMaxInputBytes) + "), the limit on any one planck input");
+  return Status::error("cannot read " + input_name(path_) + ": more than " + size_limit_text(limit_, limit_name_));
+}
+
+void InputFile::set_limit(std::int64_t max_bytes, std::string what) {
+  limit_ = max_bytes;
+  limit_name_ = std::move(what);
 }
 
 Status InputFile::open(const std::string& path) {
@@ -56,10 +66,9 @@ Status InputFile::open(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return Status::error("cannot read " + name + ": " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return Status::error("cannot read " + name + ": it is a directory, not a file");
-  if (S_ISREG(st.st_mode) && st.st_size > kMaxInputBytes) {
+  if (S_ISREG(st.st_mode) && st.st_size > limit_) {
     return Status::error("cannot read " + name + ": " + std::to_string(st.st_size) + " bytes is more than " +
-                         std::to_string(kMaxInputBytes) + " (" + mib(kMaxInputBytes) +
-                         "), the limit on any one planck input");
+                         size_limit_text(limit_, limit_name_));
   }
   file_ = std::fopen(path.c_str(), "rb");
   if (!file_) return Status::error("cannot read " + name + ": " + std::strerror(errno));
@@ -75,7 +84,7 @@ Result<std::size_t> InputFile::read(char* buf, std::size_t n) {
     return k;
   }
   if (!file_) return std::size_t{0};
-  const std::int64_t room = kMaxInputBytes + 1 - total_;  // one byte past the cap proves it is exceeded
+  const std::int64_t room = limit_ + 1 - total_;  // one byte past the cap proves it is exceeded
   if (room <= 0) return too_large();
   const std::size_t want = static_cast<std::int64_t>(n) < room ? n : static_cast<std::size_t>(room);
   const std::size_t got = std::fread(buf, 1, want, file_);
@@ -84,7 +93,7 @@ Result<std::size_t> InputFile::read(char* buf, std::size_t n) {
                          " bytes");
   }
   total_ += static_cast<std::int64_t>(got);
-  if (total_ > kMaxInputBytes) return too_large();
+  if (total_ > limit_) return too_large();
   return got;
 }
 
@@ -114,8 +123,11 @@ Result<std::string> InputFile::read_rest() {
   }
 }
 
-Result<std::string> read_input(const std::string& path) {
+Result<std::string> read_input(const std::string& path) { return read_input(path, kMaxInputBytes, "any one planck input"); }
+
+Result<std::string> read_input(const std::string& path, std::int64_t max_bytes, const std::string& what) {
   InputFile in;
+  in.set_limit(max_bytes, what);
   Status st = in.open(path);
   if (!st) return st;
   return in.read_rest();

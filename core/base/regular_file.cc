@@ -37,7 +37,8 @@ class Fd {
 
 }  // namespace
 
-Result<std::optional<std::string>> read_regular_file(const std::string& path) {
+Result<std::optional<std::string>> read_regular_file(const std::string& path, std::int64_t max_bytes,
+                                                     const std::string& what) {
   const Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (fd.get() < 0) {
     if (errno == ENOENT) return std::optional<std::string>();
@@ -48,9 +49,9 @@ Result<std::optional<std::string>> read_regular_file(const std::string& path) {
   if (!S_ISREG(st.st_mode)) {
     return Status::error("cannot read " + path + ": it is " + kind_of(st.st_mode) + ", not a regular file");
   }
-  if (st.st_size > kMaxInputBytes) {
+  if (st.st_size > max_bytes) {
     return Status::error("cannot read " + path + ": " + std::to_string(st.st_size) + " bytes is more than " +
-                         std::to_string(kMaxInputBytes) + " (512 MiB), the limit on any one planck input");
+                         size_limit_text(max_bytes, what));
   }
   std::string out;
   out.reserve(static_cast<std::size_t>(st.st_size));
@@ -62,9 +63,8 @@ Result<std::optional<std::string>> read_regular_file(const std::string& path) {
     if (n == 0) return std::optional<std::string>(std::move(out));
     out.append(buf, static_cast<std::size_t>(n));
     // A file that grows while read (a log being written) stops at the cap like any input.
-    if (static_cast<std::int64_t>(out.size()) > kMaxInputBytes) {
-      return Status::error("cannot read " + path + ": more than " + std::to_string(kMaxInputBytes) +
-                           " bytes (512 MiB), the limit on any one planck input");
+    if (static_cast<std::int64_t>(out.size()) > max_bytes) {
+      return Status::error("cannot read " + path + ": more than " + size_limit_text(max_bytes, what));
     }
   }
 }
