@@ -51,6 +51,9 @@ TEST_CASE("a TOML header of 50,000 parts and arrays nested 10,000 deep are refus
   Run h = planck("import torchtitan " + header.string() + " --nodes 1 --gpus-per-node 8");
   CHECK(h.code == 2);
   CHECK(has(h, "header.toml:4: a table header of more than 128 dotted parts"));
+  Run v = planck("verify " + header.string() + " --nodes 1 --gpus-per-node 8");  // detected as torchtitan by [job]
+  CHECK(v.code == 2);
+  CHECK(has(v, "header.toml:4: a table header of more than 128 dotted parts"));
   const fs::path arrays = write("arrays.toml", "[training]\nsteps = " + repeat("[", 10000) + repeat("]", 10000) + "\n");
   Run a = planck("import torchtitan " + arrays.string() + " --nodes 1 --gpus-per-node 8");
   CHECK(a.code == 2);
