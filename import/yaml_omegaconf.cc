@@ -14,7 +14,12 @@ class OmegaConfPass {
  public:
   explicit OmegaConfPass(const PlanBuilder& b) : b_(b) {}
 
-  core::Status walk(YAML::Node node) {
+  core::Status walk(YAML::Node node, int depth = 0) {
+    if (depth > kMaxYamlDepth) {
+      return b_.error(line_of(node), "mappings and lists nested more than " + std::to_string(kMaxYamlDepth) +
+                                         " deep, or an alias inside the node it names; planck reads YAML nested at "
+                                         "most " + std::to_string(kMaxYamlDepth) + " deep");
+    }
     if (++visits_ > kMaxYamlVisits) {
       return b_.error(line_of(node), "more than " + std::to_string(kMaxYamlVisits) +
                                          " YAML nodes (an alias counted each time it is used); planck reads configs "
@@ -22,7 +27,7 @@ class OmegaConfPass {
     }
     if (node.IsSequence()) {
       for (YAML::Node child : node) {
-        if (auto st = walk(child); !st) return st;
+        if (auto st = walk(child, depth + 1); !st) return st;
       }
       return core::Status::ok();
     }
@@ -43,17 +48,17 @@ class OmegaConfPass {
       if (key == "<<" && kv.first.Tag() != "!") merge = kv.second;  // plain, not quoted "<<"
     }
     if (merge.IsDefined()) {
-      if (auto st = apply_merge(node, merge); !st) return st;
+      if (auto st = apply_merge(node, merge, depth); !st) return st;
     }
     for (const auto& kv : node) {
-      if (auto st = walk(kv.second); !st) return st;
+      if (auto st = walk(kv.second, depth + 1); !st) return st;
     }
     return core::Status::ok();
   }
 
  private:
   // `<<: *a` or `<<: [*a, *b]`: keys the mapping lacks come from the sources, earlier first.
-  core::Status apply_merge(YAML::Node& node, const YAML::Node& merge) {
+  core::Status apply_merge(YAML::Node& node, const YAML::Node& merge, int depth) {
     std::vector<YAML::Node> sources;
     if (merge.IsMap()) {
       sources.push_back(merge);
@@ -65,7 +70,7 @@ class OmegaConfPass {
         return b_.error(line_of(merge), "a merge key '<<' takes a mapping or a list of mappings (OmegaConf's YAML "
                                         "loader refuses anything else)");
       }
-      if (auto st = walk(s); !st) return st;  // the source's own merges first
+      if (auto st = walk(s, depth + 1); !st) return st;  // the source's own merges first
     }
     node.remove("<<");
     const YAML::Node& view = node;

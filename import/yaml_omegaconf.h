@@ -21,6 +21,9 @@ namespace planck::import {
 // The most nodes the merge-key walk visits, aliases counted each time they are reached: a
 // "billion laughs" of aliases stops here with an error instead of expanding.
 inline constexpr long kMaxYamlVisits = 1000000;
+// The deepest nesting the walk follows: also where an alias inside the node it names (`a: &a
+// {b: [*a]}`, which yaml-cpp builds as a cycle) stops.
+inline constexpr int kMaxYamlDepth = 256;
 
 // Parses one YAML document of `text` as OmegaConf would (above). Errors name file:line.
 core::Result<YAML::Node> load_omegaconf_yaml(const std::string& text, const PlanBuilder& builder);

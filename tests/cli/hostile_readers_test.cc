@@ -243,6 +243,13 @@ TEST_CASE("Lingua YAML: merge keys are followed, duplicate keys and a second doc
   CHECK(l.code == 2);
   CHECK(has(l, "more than 1000000 YAML nodes (an alias counted each time it is used)"));
   CHECK(l.seconds < 30);
+  // An alias inside the node it names is a cycle in yaml-cpp's graph: refused, not a stack overflow.
+  for (const char* cycle : {"a: &a\n  x: 1\n  y: [*a]\nmodel:\n  dim: 1024\n", "a: &a\n  x: 1\n  <<: *a\n"}) {
+    const fs::path cyc = write("lingua/cycle.yaml", cycle);
+    Run c = planck("import lingua " + cyc.string() + " --nodes 1 --gpus-per-node 8");
+    CHECK(c.code == 2);
+    CHECK(has(c, "cycle.yaml:1: mappings and lists nested more than 256 deep, or an alias inside the node it names"));
+  }
 }
 
 // --- lesser: a full stdout, a SIGTERM during -o ----------------------------------------------
