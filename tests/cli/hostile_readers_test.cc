@@ -103,7 +103,7 @@ TEST_CASE("a flight-recorder JSON of 50,000 groups reads in seconds with each gr
   const fs::path fr = write("many/fr_rank_0.json", text);
   Run r = planck("observe " + fr.string() + " --format json");
   CHECK(r.code == 0);
-  CHECK(r.seconds < 20);  // was 3 min 4 s; 0.2 s measured (docs/performance.md)
+  CHECK(r.seconds < seconds_limit(20));  // was 3 min 4 s; 1.0 s measured (docs/performance.md)
   const std::string last = std::to_string(kGroups - 1);
   const std::size_t at = r.out.find("\"id\":\"" + last + "\"");
   REQUIRE(at != std::string::npos);
@@ -128,13 +128,13 @@ TEST_CASE("an __init__.py linked to /dev/zero or made a FIFO is refused at once,
   Run z = planck("import torchtitan " + reg.string() + " --nodes 1 --gpus-per-node 8 --model llama3-8b");
   CHECK(z.code == 2);
   CHECK(has(z, "__init__.py: it is a character device, not a regular file"));
-  CHECK(z.seconds < 10);  // python3 once grew to 3.8 GB reading it
+  CHECK(z.seconds < seconds_limit(10));  // python3 once grew to 3.8 GB reading it
   const fs::path reg2 = write("fifo/llama3/config_registry.py", kRegistry);
   REQUIRE(::mkfifo((reg2.parent_path() / "__init__.py").c_str(), 0600) == 0);
   Run f = planck("import torchtitan " + reg2.string() + " --nodes 1 --gpus-per-node 8 --model llama3-8b");
   CHECK(f.code == 2);
   CHECK(has(f, "__init__.py: it is a FIFO (named pipe), not a regular file"));
-  CHECK(f.seconds < 10);  // once stalled 60 s
+  CHECK(f.seconds < seconds_limit(10));  // once stalled 60 s
   // Absent is fine: the flavour's sizes are then not read (a note says so).
   const fs::path reg3 = write("noinit/llama3/config_registry.py", kRegistry);
   Run n = planck("import torchtitan " + reg3.string() + " --nodes 1 --gpus-per-node 8 --model llama3-8b");
@@ -149,7 +149,7 @@ TEST_CASE("a registry over the 4 MiB config cap is refused before python3 reads 
   Run r = planck("import torchtitan " + reg.string() + " --nodes 1 --gpus-per-node 8");
   CHECK(r.code == 2);
   CHECK(has(r, "629145600 bytes is more than 4194304 bytes (4 MiB), the limit on a framework config"));
-  CHECK(r.seconds < 5);
+  CHECK(r.seconds < seconds_limit(5));
   fs::remove(reg);
 }
 
@@ -164,7 +164,7 @@ TEST_CASE("a directory, a FIFO and a symlink loop named *.py get precise message
   Run f = planck("import torchtitan " + (dir / "fifo.py").string() + " --nodes 1 --gpus-per-node 8");
   CHECK(f.code == 2);
   CHECK(has(f, "it is a FIFO (named pipe), not a regular file"));
-  CHECK(f.seconds < 10);
+  CHECK(f.seconds < seconds_limit(10));
   Run l = planck("import torchtitan " + (dir / "loop.py").string() + " --nodes 1 --gpus-per-node 8");
   CHECK(l.code == 2);
   CHECK(has(l, "Too many levels of symbolic links"));
@@ -242,7 +242,7 @@ TEST_CASE("Lingua YAML: merge keys are followed, duplicate keys and a second doc
   Run l = planck("import lingua " + lol.string() + " --nodes 1 --gpus-per-node 8");
   CHECK(l.code == 2);
   CHECK(has(l, "more than 1000000 YAML nodes (an alias counted each time it is used)"));
-  CHECK(l.seconds < 30);
+  CHECK(l.seconds < seconds_limit(30));
   // An alias inside the node it names is a cycle in yaml-cpp's graph: refused, not a stack overflow.
   for (const char* cycle : {"a: &a\n  x: 1\n  y: [*a]\nmodel:\n  dim: 1024\n", "a: &a\n  x: 1\n  <<: *a\n"}) {
     const fs::path cyc = write("lingua/cycle.yaml", cycle);
@@ -311,8 +311,13 @@ fs::path fill(const std::string& name, std::size_t bytes, const std::string& hea
 }  // namespace
 
 TEST_CASE("every config reader stays within 64 bytes of memory per input byte at the 4 MiB cap") {
-  if (!fs::exists("/usr/bin/time")) {
-    MESSAGE("no /usr/bin/time: peak memory not measured");
+  // One byte past the cap is refused before it is parsed.
+  const fs::path over = write("mem/over.yaml", std::string((std::size_t{4} << 20) + 1, '#'));
+  Run o = planck("import lingua " + over.string() + " --nodes 1 --gpus-per-node 8");
+  CHECK(o.code == 2);
+  CHECK(has(o, "more than 4194304 bytes (4 MiB), the limit on a framework config"));
+  if (!fs::exists("/usr/bin/time") || kSanitized) {
+    MESSAGE("no /usr/bin/time, or a sanitizer build: peak memory not measured");
     return;
   }
   // Above what the binary holds before reading anything (its CUDA and MPI libraries).
@@ -349,11 +354,6 @@ TEST_CASE("every config reader stays within 64 bytes of memory per input byte at
     // once took 5.6 GB; the 4 MiB cap and this bound keep an import under ~256 MB above the base.
     CHECK(per_byte < 64);
   }
-  // One byte past the cap is refused before it is parsed.
-  const fs::path over = write("mem/over.yaml", std::string((std::size_t{4} << 20) + 1, '#'));
-  Run o = planck("import lingua " + over.string() + " --nodes 1 --gpus-per-node 8");
-  CHECK(o.code == 2);
-  CHECK(has(o, "more than 4194304 bytes (4 MiB), the limit on a framework config"));
 }
 
 TEST_CASE("a flight-recorder JSON of 68 MB with 200,000 groups stays within a few bytes per input byte") {
@@ -375,8 +375,8 @@ TEST_CASE("a flight-recorder JSON of 68 MB with 200,000 groups stays within a fe
   text.shrink_to_fit();
   Run r = planck("observe " + fr.string() + " --format json");
   CHECK(r.code == 0);
-  CHECK(r.seconds < 30);  // 2.8 s measured
-  if (fs::exists("/usr/bin/time")) {
+  CHECK(r.seconds < seconds_limit(30));  // 2.8 s measured
+  if (fs::exists("/usr/bin/time") && !kSanitized) {
     const long base = peak_kb(kBin + " --version");
     const long kb = peak_kb(kBin + " observe " + fr.string() + " --format json");
     const double per_byte = static_cast<double>(kb - base) * 1024.0 / static_cast<double>(fs::file_size(fr));
