@@ -282,7 +282,8 @@ void setup_exec(CLI::App& app, Action& action) {
   app.add_option("--inject", o->inject,
                  "testing aid, a fault to see a check fail: wrong-data:RANK (that rank sends one wrong element), "
                  "wrong-colour:RANK (that rank splits into the next group), perturb:FRACTION (predicted per-peer "
-                 "bytes x (1 + FRACTION)), kill:RANK (as --kill-rank)");
+                 "bytes x (1 + FRACTION); -1 to 1000, more than 0.03 either way), kill:RANK (as --kill-rank). RANK "
+                 "is 0 to world-1; a run the fault did not change is exit 2");
   app.add_option("-o,--output", o->output, "planck-exec/1 JSON report ('-' = stdout), written atomically by rank 0")
       ->default_str("-");
   action = [o] { return run_exec(*o); };
