@@ -86,6 +86,11 @@ tp_line=$(grep -n -- '--tensor-model-parallel-size 8' "$gpt3" | cut -d: -f1)
 grep -q "train_gpt3_175b_distributed.sh:$tp_line:1: error\[mesh-world-mismatch\]" "$tmp/out" ||
   { echo "FAIL: gpt3 mesh-world-mismatch not at line $tp_line"; cat "$tmp/out"; fail=1; }
 expect 0 "verify sc21 script through its sourced files" -- "$planck" verify "$data/megatron-lm/sc21/run_figure_15.sh" --nodes 4 --gpus-per-node 8
+# Issue 30: a misspelt key is an unknown-key warning at its line, with the closest known key.
+sed 's/"offload_param"/"offload_parm"/' "$data/deepspeed/llamafactory_ds_z3_offload_config.json" >"$tmp/typo.json"
+expect 0 "verify deepspeed typo" -- "$planck" verify "$tmp/typo.json" --nodes 1 --gpus-per-node 8
+grep -q "typo.json:24:1: warning\[unknown-key\].*did you mean 'offload_param'" "$tmp/out" ||
+  { echo "FAIL: misspelt DeepSpeed key not an unknown-key warning at line 24"; cat "$tmp/out"; fail=1; }
 printf 'hello\n' >"$tmp/what.txt"
 expect 2 "verify unrecognised input" -- "$planck" verify "$tmp/what.txt"
 grep -q -- "--framework" "$tmp/err" || { echo "FAIL: unrecognised input does not suggest --framework"; fail=1; }

@@ -49,13 +49,78 @@ Priced price(const nlohmann::ordered_json& plan_json) {
   return p;
 }
 
+bool has_rule(const core::Diagnostics& d, const std::string& rule) { return d.has_rule(rule); }
 
+bool has_finding(const ImportResult& r, const std::string& rule, const std::string& text) {
+  for (const ImportFinding& f : r.findings) {
+    if (f.rule == rule && f.message.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
 
 // Llama-3-70B: one layer q, o 8192^2, k, v 8192 x 1024, MLP 3 x 8192 x 28672, two RMSNorms;
 // root: embedding and output layer 128256 x 8192 each, final norm.
 constexpr double kLayer70b = 2.0 * 8192 * 8192 + 2.0 * 8192 * 1024 + 3.0 * 8192 * 28672 + 2 * 8192;
 constexpr double kRoot70b = 2.0 * 128256 * 8192 + 8192;
 constexpr double kParams70b = 80 * kLayer70b + kRoot70b;  // 70.55e9
+
+TEST_CASE("settings_llamafactory_zero3_offload_70b_on_8_gpus_keeps_no_optimizer_state_on_the_gpu") {
+  // hiyouga/LLaMA-Factory@ff6d4d12:examples/deepspeed/ds_z3_offload_config.json: stage 3,
+  // offload_optimizer and offload_param on cpu, bf16 "auto".
+  ImportResult r = import_ok(import_deepspeed, read_data("deepspeed/llamafactory_ds_z3_offload_config.json"),
+                             world(1, 8));
+  CHECK(r.plan["parallelism"]["data_parallel"] == "zero3");
+  CHECK(r.plan["training"]["offload_optimizer"] == "cpu");
+  CHECK(r.plan["training"]["offload_params"] == "cpu");
+  // Every key of the file is DeepSpeed's own; what the Hugging Face trainer fills ("auto") is
+  // said with what planck assumed.
+  for (const ImportFinding& f : r.findings) CHECK_MESSAGE(f.rule == "setting-unmodelled", f.message);
+  CHECK(has_finding(r, "setting-unmodelled", "train_micro_batch_size_per_gpu \"auto\""));
+  CHECK(has_finding(r, "setting-unmodelled", "bf16.enabled \"auto\""));
+  // The run as LLaMA-Factory's llama3 full-SFT examples make it: per_device_train_batch_size 1,
+  // cutoff_len 2048, HF gradient checkpointing on (LLaMA-Factory's default).
+  nlohmann::ordered_json plan = r.plan;
+  plan["model"] = "llama3-70b";
+  plan["training"]["micro_batch"] = 1;
+  plan["training"]["global_batch"] = 8;
+  plan["training"]["grad_accumulation"] = 1;
+  plan["training"]["seq_len"] = 2048;
+  plan["training"]["activation_checkpointing"] = "full";
+  Priced p = price(plan);
+  CHECK(p.memory.optimizer == 0);
+  // The GPU keeps ZeRO-3's working set: the root and two gathered blocks in bf16, one block's
+  // bf16 gradient (communication dtype = training dtype); the shards live on the host.
+  CHECK(static_cast<double>(p.memory.params) == doctest::Approx((kRoot70b + 2 * kLayer70b) * 2).epsilon(1e-6));
+  CHECK(static_cast<double>(p.memory.grads) == doctest::Approx(kLayer70b * 2).epsilon(1e-6));
+  // Host: bf16 parameter shard, bf16 gradient shard, fp32 master + Adam m, v: 16 bytes / 8.
+  CHECK(static_cast<double>(p.memory.offloaded) == doctest::Approx(kParams70b * 16 / 8).epsilon(1e-6));
+  // Per step over PCIe: the parameter shard in for the forward and again for the backward, the
+  // gradient shard out, the updated bf16 shard back: (2 + 2) x 2 + 2 + 2 bytes / 8 parameters.
+  CHECK(static_cast<double>(p.memory.host_traffic) == doctest::Approx(kParams70b * 8 / 8).epsilon(1e-6));
+  CHECK_MESSAGE(!has_rule(p.diags, "memory-exceeds"), error_rules(p.diags));
+}
+
+TEST_CASE("settings_deepspeed_unknown_key_offers_the_closest_and_real_keys_stay_silent") {
+  // The same real file with one key misspelt, and with DeepSpeed's zero_optimization.zenflow
+  // (deepspeed/runtime/zero/config.py @edaa722: `zenflow: Optional[ZenFlowConfig]`).
+  std::string text = read_data("deepspeed/llamafactory_ds_z3_offload_config.json");
+  std::string typo = text;
+  typo.replace(typo.find("\"offload_param\""), 15, "\"offload_parm\"");
+  ImportResult bad = import_ok(import_deepspeed, typo, world(1, 8));
+  std::vector<ImportFinding> unknown;
+  for (const ImportFinding& f : bad.findings) {
+    if (f.rule == "unknown-key") unknown.push_back(f);
+  }
+  REQUIRE(unknown.size() == 1);
+  CHECK(unknown[0].message.find("/zero_optimization/offload_parm") != std::string::npos);
+  CHECK(unknown[0].message.find("did you mean 'offload_param'") != std::string::npos);
+  CHECK(unknown[0].line == 24);  // the key's line in the file
+  std::string zen = text;
+  zen.replace(zen.find("\"overlap_comm\""), 0, "\"zenflow\": {\"topk_ratio\": 0.1},\n    ");
+  ImportResult z = import_ok(import_deepspeed, zen, world(1, 8));
+  CHECK(!has_finding(z, "unknown-key", "zenflow"));
+  CHECK(has_finding(z, "setting-unmodelled", "zenflow"));
+}
 
 TEST_CASE("settings_lora_fine_tune_memory_against_the_closed_form") {
   // Llama-3-8B (32 layers, hidden 4096, 32 heads, 8 KV heads of 128, ffn 14336, vocab 128256,
