@@ -86,7 +86,13 @@ tp_line=$(grep -n -- '--tensor-model-parallel-size 8' "$gpt3" | cut -d: -f1)
 grep -q "train_gpt3_175b_distributed.sh:$tp_line:1: error\[mesh-world-mismatch\]" "$tmp/out" ||
   { echo "FAIL: gpt3 mesh-world-mismatch not at line $tp_line"; cat "$tmp/out"; fail=1; }
 expect 0 "verify sc21 script through its sourced files" -- "$planck" verify "$data/megatron-lm/sc21/run_figure_15.sh" --nodes 4 --gpus-per-node 8
-# Issue 30: a misspelt key is an unknown-key warning at its line, with the closest known key.
+# Issue 30: what planck does not price is a warning at its line (exit 0), and --strict fails on it.
+nvlm=$data/megatron-lm/nvlm/pretrain_qwen20_72b_internvit_6b.sh
+expect 0 "verify nvlm 72b with frozen towers" -- "$planck" verify "$nvlm" --nodes 1 --gpus-per-node 8
+vis_line=$(grep -n -- '--vision-model-type' "$nvlm" | cut -d: -f1)
+grep -q "pretrain_qwen20_72b_internvit_6b.sh:$vis_line:1: warning\[setting-unmodelled\]" "$tmp/out" ||
+  { echo "FAIL: --vision-model-type not a setting-unmodelled warning at line $vis_line"; cat "$tmp/out"; fail=1; }
+expect 1 "verify nvlm --strict" -- "$planck" verify "$nvlm" --nodes 1 --gpus-per-node 8 --strict
 sed 's/"offload_param"/"offload_parm"/' "$data/deepspeed/llamafactory_ds_z3_offload_config.json" >"$tmp/typo.json"
 expect 0 "verify deepspeed typo" -- "$planck" verify "$tmp/typo.json" --nodes 1 --gpus-per-node 8
 grep -q "typo.json:24:1: warning\[unknown-key\].*did you mean 'offload_param'" "$tmp/out" ||

@@ -122,6 +122,70 @@ TEST_CASE("settings_deepspeed_unknown_key_offers_the_closest_and_real_keys_stay_
   CHECK(has_finding(z, "setting-unmodelled", "zenflow"));
 }
 
+TEST_CASE("settings_megatron_sc21_table_1_old_checkpoint_flag_is_full_recompute") {
+  // NVIDIA/Megatron-LM@d98e8a6:examples/academic_paper_scripts/sc21/run_table_1.sh, 1.7B case:
+  // TP 1, PP 1, MBS 16, 24 layers, hidden 2304, seq 2048, fp16, GPT-2 vocabulary, 4 nodes,
+  // "--activations-checkpoint-method uniform" (Megatron-LM 2021-08: every layer's input kept).
+  auto imported = import_file("megatron", data_path("megatron-lm/sc21/run_table_1.sh"), world(4, 8));
+  REQUIRE_MESSAGE(imported.is_ok(), (imported.is_ok() ? std::string() : imported.message()));
+  const ImportResult& r = *imported;
+  CHECK(r.plan["training"]["activation_checkpointing"] == "full");
+  CHECK(!r.plan["training"].contains("recompute_num_layers"));
+  Priced p = price(r.plan);
+  const double T = 2048.0 * 16, h = 2304, V = 50257;
+  // 24 layers x 2sbh kept, the logits, and one layer rebuilt in its backward (34 - 2 sbh).
+  const double expected = 24 * 2 * T * h + 4 * T * (h + V) + (34 - 2) * T * h;
+  CHECK(static_cast<double>(p.memory.activations) == doctest::Approx(expected).epsilon(1e-6));
+  CHECK_MESSAGE(!has_rule(p.diags, "memory-exceeds"), error_rules(p.diags));
+}
+
+TEST_CASE("settings_megatron_checkpoint_activations_of_2020_is_full_recompute") {
+  // --checkpoint-activations (megatron/arguments.py until cfd2e21, 2022-04: uniform, every layer).
+  const std::string flags = "--tensor-model-parallel-size 1 --num-layers 24 --hidden-size 2304 "
+                            "--num-attention-heads 24 --seq-length 2048 --micro-batch-size 16 --checkpoint-activations";
+  ImportResult r = import_ok(import_megatron, flags, world(1, 8));
+  CHECK(r.plan["training"]["activation_checkpointing"] == "full");
+  // block with a count: the first N layers of each chunk.
+  ImportResult b = import_ok(import_megatron,
+                             flags + " --activations-checkpoint-method block --activations-checkpoint-num-layers 4",
+                             world(1, 8));
+  CHECK(b.plan["training"]["activation_checkpointing"] == "full");
+  CHECK(b.plan["training"]["recompute_num_layers"] == 4);
+  ImportResult sel = import_ok(import_megatron, flags + " --recompute-activations --recompute-modules mlp", world(1, 8));
+  CHECK(sel.plan["training"]["activation_checkpointing"] == "full");  // --checkpoint-activations still wins
+  ImportResult modules = import_ok(
+      import_megatron, "--num-layers 24 --hidden-size 2304 --num-attention-heads 24 --recompute-granularity "
+                       "selective --recompute-modules mlp",
+      world(1, 8));
+  CHECK(modules.plan["training"]["activation_checkpointing"] == "selective_attention");
+  CHECK(has_finding(modules, "setting-unmodelled", "--recompute-modules mlp"));
+}
+
+TEST_CASE("settings_megatron_nvlm_72b_frozen_towers_take_no_gradients_or_optimizer_state") {
+  // NVIDIA/Megatron-LM@d98e8a6:examples/multimodal/nvlm/pretrain_qwen20_72b_internvit_6b.sh:
+  // --freeze-LM --freeze-ViT, tp 8 on torchrun --nproc_per_node 8, bf16, distributed optimizer,
+  // --seq-length 256 (image tokens) and --decoder-seq-length 512.
+  auto imported =
+      import_file("megatron", data_path("megatron-lm/nvlm/pretrain_qwen20_72b_internvit_6b.sh"), world(1, 8));
+  REQUIRE_MESSAGE(imported.is_ok(), (imported.is_ok() ? std::string() : imported.message()));
+  const ImportResult& r = *imported;
+  CHECK(r.plan["training"]["frozen"] == true);
+  CHECK(r.plan["training"]["seq_len"] == 512);
+  CHECK(has_finding(r, "setting-unmodelled", "--vision-model-type internvit"));
+  REQUIRE(r.plan.contains("model"));
+  Priced p = price(r.plan);
+  CHECK(p.memory.grads == 0);
+  CHECK(p.memory.optimizer == 0);
+  // The weights stay: the model's parameters over tp 8 in bf16 (dp 1: nothing else shards them).
+  const core::ModelSpec& m = *p.plan.model;
+  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
+  const double kv = static_cast<double>(m.kv_heads * m.effective_head_dim());
+  const double layer = 2 * h * h + 2 * h * kv + 3 * h * f + 2 * h;
+  const double total = static_cast<double>(m.layers) * layer + 2 * static_cast<double>(m.vocab) * h + h;
+  CHECK(static_cast<double>(p.memory.params) == doctest::Approx(total * 2 / 8).epsilon(1e-3));
+  CHECK_MESSAGE(!has_rule(p.diags, "memory-exceeds"), error_rules(p.diags));
+}
+
 TEST_CASE("settings_lora_fine_tune_memory_against_the_closed_form") {
   // Llama-3-8B (32 layers, hidden 4096, 32 heads, 8 KV heads of 128, ffn 14336, vocab 128256,
   // untied) with LoRA rank 16 on q, k, v, o, gate, up, down: r (in + out) per matrix,
