@@ -196,14 +196,35 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
   } else if (!fp8->empty()) {
     t["fp8"] = *fp8;
   }
+  // [training] enable_cpu_offload: FSDP2's CPUOffloadPolicy on every fully_shard
+  // (torchtitan/distributed/fsdp.py): parameter shards, gradients and optimizer states in host
+  // memory, the optimizer step on the CPU.
+  auto offload = r.bool_in("training", "enable_cpu_offload");
+  if (!offload) return offload.status();
+  if (offload->value_or(false)) {
+    t["offload_optimizer"] = "cpu";
+    t["offload_params"] = "cpu";
+    b.note("enable_cpu_offload: FSDP2 CPUOffloadPolicy, parameter shards, gradients and optimizer states in host "
+           "memory (the host link priced per step)");
+  }
   auto opt = r.string_in("optimizer", "name");
   if (!opt) return opt.status();
   if (opt->has_value()) {
     std::string o = lower((*opt)->value);
-    if (o == "adamw" || o == "adam")
+    if (o == "adamw" || o == "adam") {
       t["optimizer"] = o;
-    else
-      b.note("optimizer " + (*opt)->value + " is not one planck models; left at its default");
+    } else if (o == "muon" || o == "distmuon") {
+      // torchtitan's DistMuon: one momentum buffer for matrices, AdamW for the embedding, output
+      // layer and norms (Kimi's registry puts those in an AdamW group).
+      t["optimizer"] = "muon";
+      b.locate("/training/optimizer", (*opt)->line);
+      b.note("optimizer " + (*opt)->value + ": Muon's single momentum state (AdamW's two for embedding and output "
+             "layer); the Newton-Schulz iterations' FLOPs are not priced");
+    } else if (o == "sgd" || o == "lion" || o == "adafactor") {
+      t["optimizer"] = o;
+    } else {
+      b.unmodelled("optimizer " + (*opt)->value, (*opt)->line, "AdamW's states assumed (12 bytes a parameter)");
+    }
   }
   auto ac = r.string_in("activation_checkpoint", "mode");
   if (!ac) return ac.status();

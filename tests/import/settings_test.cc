@@ -186,6 +186,56 @@ TEST_CASE("settings_megatron_nvlm_72b_frozen_towers_take_no_gradients_or_optimiz
   CHECK_MESSAGE(!has_rule(p.diags, "memory-exceeds"), error_rules(p.diags));
 }
 
+// One function of a torchtitan registry copied at pytorch/torchtitan@b5bcd76c
+// (tests/data/import/torchtitan/registry/README.md).
+ImportResult registry_function(const std::string& model, const std::string& function, const ImportOptions& o) {
+  auto all = import_all("torchtitan", data_path("torchtitan/registry/b5bcd76c/" + model + "/config_registry.py:" + function), o);
+  REQUIRE_MESSAGE(all.is_ok(), (all.is_ok() ? std::string() : all.message()));
+  REQUIRE(all->size() == 1);
+  return std::move((*all)[0].result);
+}
+
+TEST_CASE("settings_torchtitan_llama3_405b_registry_is_fp8_tensorwise_with_async_tp") {
+  // torchtitan/models/llama3/config_registry.py llama3_405b: CompileConfig(enable=True,
+  // enable_async_tensor_parallel=True), model_registry("405B", converters=[
+  // Float8LinearConverter.Config(filter_fqns=["lm_head"], ...)]) (recipe_name unset: tensorwise,
+  // torchtitan/components/quantization/float8.py), tensor_parallel_degree=8.
+  ImportResult r = registry_function("llama3", "llama3_405b", world(64, 8));
+  CHECK(r.plan["training"]["fp8"] == "tensorwise");
+  CHECK(r.plan["parallelism"]["async_tp"] == true);
+  CHECK(r.plan["model"] == "llama3-405b");
+}
+
+TEST_CASE("settings_torchtitan_gpt_oss_flavours_are_presets") {
+  // torchtitan/models/gpt_oss/__init__.py: "20b" (24 layers, dim 2880, 32 experts top-4) and
+  // "120b" (36 layers, 128 experts): OpenAI's gpt-oss-20b / gpt-oss-120b.
+  CHECK(registry_function("gpt_oss", "gpt_oss_20b", world(1, 8)).plan["model"] == "gpt-oss-20b");
+  CHECK(registry_function("gpt_oss", "gpt_oss_120b", world(4, 8)).plan["model"] == "gpt-oss-120b");
+}
+
+TEST_CASE("settings_torchtitan_kimi_k2_5_distmuon_prices_one_state") {
+  // torchtitan/models/kimi_k2_7/config_registry.py kimi_k2_5: optimizer=_dist_muon_optimizer(...)
+  // whose OptimizersContainer.Config groups optimizer_name="DistMuon" (matrices) and "AdamW"
+  // (embedding, output layer, norms); model_registry("Kimi-K2.5") is Kimi K2's text tower.
+  ImportResult r = registry_function("kimi_k2_7", "kimi_k2_5", world(64, 8));
+  CHECK(r.plan["training"]["optimizer"] == "muon");
+  CHECK(r.plan["model"] == "kimi-k2");
+  CHECK(has_finding(r, "setting-unmodelled", "vision encoder"));
+  Priced muon = price(r.plan);
+  nlohmann::ordered_json adamw_plan = r.plan;
+  adamw_plan["training"]["optimizer"] = "adamw";
+  Priced adamw = price(adamw_plan);
+  // AdamW: 4 (fp32 master) + 8 (m, v) a parameter; Muon: 4 + 4 (momentum) for every parameter
+  // but the root's (embedding, output layer, final norm), which keep AdamW's 12. So the
+  // difference is 4 bytes for each non-root parameter of the shard, and the root's 12 stay.
+  const core::Training& t = *muon.plan.training;
+  CHECK(sim::optimizer_bytes(t).total() == 8);
+  CHECK(sim::optimizer_bytes(t, false).total() == 12);
+  CHECK(static_cast<double>(muon.memory.optimizer) < static_cast<double>(adamw.memory.optimizer) * 8.0 / 12.0 * 1.05);
+  CHECK(static_cast<double>(muon.memory.optimizer) > static_cast<double>(adamw.memory.optimizer) * 8.0 / 12.0);
+  CHECK(muon.memory.peak < adamw.memory.peak);
+}
+
 TEST_CASE("settings_lora_fine_tune_memory_against_the_closed_form") {
   // Llama-3-8B (32 layers, hidden 4096, 32 heads, 8 KV heads of 128, ffn 14336, vocab 128256,
   // untied) with LoRA rank 16 on q, k, v, o, gate, up, down: r (in + out) per matrix,
