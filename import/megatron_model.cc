@@ -42,6 +42,17 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
   PLANCK_IMPORT_TRY(topk, f.positive("moe-router-topk", 2));
   PLANCK_IMPORT_TRY(moe_ffn, f.integer("moe-ffn-hidden-size"));
   *layers_out = layers;
+  // Megatron's hybrid models (--hybrid-layer-pattern, earlier --hybrid-override-pattern, "M-M*-"
+  // with M = Mamba, * = attention, - = MLP): planck prices every layer as attention + MLP.
+  for (const char* flag :
+       {"hybrid-layer-pattern", "hybrid-override-pattern", "hybrid-attention-ratio", "is-hybrid-model"}) {
+    if (!f.has(flag)) continue;
+    b.finding("model-unmodelled-layers", f.line(flag),
+              "--" + std::string(flag) + (f.string(flag) ? " " + *f.string(flag) : std::string()) +
+                  (layers && hidden && heads ? ": Mamba (state-space) layers are priced as attention layers"
+                                             : ": Mamba (state-space) layers are not modelled; the model is left out"));
+    break;
+  }
   if (!layers || !hidden || !heads) {
     b.warn("--num-layers, --hidden-size and --num-attention-heads are needed for a model; model left out");
     return core::Status::ok();
@@ -109,15 +120,6 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
                "dense_layers / moe_layer_freq by hand)");
       }
     }
-  }
-  // Megatron's hybrid models (megatron/core/models/mamba, --hybrid-override-pattern "M-M*-" with
-  // M = Mamba, * = attention, - = MLP): planck prices every layer as attention + MLP.
-  for (const char* flag : {"hybrid-override-pattern", "hybrid-attention-ratio", "is-hybrid-model"}) {
-    if (!f.has(flag)) continue;
-    b.finding("model-unmodelled-layers", f.line(flag),
-              "--" + std::string(flag) + (f.string(flag) ? " " + *f.string(flag) : std::string()) +
-                  ": Mamba (state-space) layers are priced as attention layers");
-    break;
   }
   if (!vocab && gpt2_bpe(f)) {
     // GPT2BPETokenizer's vocabulary is GPT-2's gpt2-vocab.json: 50257 tokens. Megatron pads it

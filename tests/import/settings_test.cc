@@ -161,6 +161,17 @@ TEST_CASE("settings_megatron_checkpoint_activations_of_2020_is_full_recompute") 
   CHECK(has_finding(modules, "setting-unmodelled", "--recompute-modules mlp"));
 }
 
+TEST_CASE("settings_megatron_hybrid_mamba_layers_are_said") {
+  // NVIDIA/Megatron-LM@d98e8a6:examples/mamba/train.sh (tests/data/corpus): --hybrid-layer-pattern
+  // "M-M-M--M-*M-..." (M = Mamba, * = attention, - = MLP), which planck does not model.
+  auto imported = import_file("megatron", std::string(PLANCK_TEST_DATA_DIR) + "/corpus/megatron/mamba_train.sh", {});
+  REQUIRE_MESSAGE(imported.is_ok(), (imported.is_ok() ? std::string() : imported.message()));
+  REQUIRE(imported->findings.size() == 1);
+  CHECK(imported->findings[0].rule == "model-unmodelled-layers");
+  CHECK(imported->findings[0].message.find("--hybrid-layer-pattern M-M-M--M-") != std::string::npos);
+  CHECK(imported->findings[0].line == 62);  // `--hybrid-layer-pattern ${HYBRID_LAYER_PATTERN}` in the script
+}
+
 TEST_CASE("settings_megatron_nvlm_72b_frozen_towers_take_no_gradients_or_optimizer_state") {
   // NVIDIA/Megatron-LM@d98e8a6:examples/multimodal/nvlm/pretrain_qwen20_72b_internvit_6b.sh:
   // --freeze-LM --freeze-ViT, tp 8 on torchrun --nproc_per_node 8, bf16, distributed optimizer,
