@@ -247,6 +247,21 @@ TEST_CASE("settings_torchtitan_kimi_k2_5_distmuon_prices_one_state") {
   CHECK(muon.memory.peak < adamw.memory.peak);
 }
 
+TEST_CASE("settings_torchtitan_fsdp_cpu_offload_leaves_no_states_on_the_gpu") {
+  // pytorch/torchtitan@238fa99 llama3_8b.toml with [training] enable_cpu_offload = true
+  // (torchtitan/config/configs.py: "CPU offloading of parameters, gradients, and optimizer states
+  // in FSDP", fsdp.py CPUOffloadPolicy): FSDP over 8 GPUs keeps only its working set.
+  std::string text = read_data("torchtitan/llama3_8b.toml");
+  text.replace(text.find("[training]\n"), 11, "[training]\nenable_cpu_offload = true\n");
+  ImportResult r = import_ok(import_torchtitan, text, world(1, 8));
+  CHECK(r.plan["training"]["offload_optimizer"] == "cpu");
+  CHECK(r.plan["training"]["offload_params"] == "cpu");
+  Priced p = price(r.plan);
+  CHECK(p.memory.optimizer == 0);
+  CHECK(p.memory.offloaded > 0);
+  CHECK(p.memory.host_traffic > 0);
+}
+
 TEST_CASE("settings_lora_fine_tune_memory_against_the_closed_form") {
   // Llama-3-8B (32 layers, hidden 4096, 32 heads, 8 KV heads of 128, ffn 14336, vocab 128256,
   // untied) with LoRA rank 16 on q, k, v, o, gate, up, down: r (in + out) per matrix,
