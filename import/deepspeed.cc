@@ -257,6 +257,15 @@ core::Status read_offload(DsReader& r, PlanBuilder& b, std::int64_t stage, nlohm
                  "ZenFlow's split of important gradients between GPU and host is not modelled; priced as the "
                  "offload settings alone say");
   }
+  // DeepSpeed's own activation checkpointing (runtime/activation_checkpointing/config.py) acts only
+  // where the model calls deepspeed.checkpointing; its memory options are not priced.
+  for (const char* a : {"partition_activations", "cpu_checkpointing", "contiguous_memory_optimization"}) {
+    if (r.flag(std::string("/activation_checkpointing/") + a)) {
+      b.unmodelled(std::string("activation_checkpointing.") + a, r.line(std::string("/activation_checkpointing/") + a),
+                   "checkpointed activations priced whole on the GPU (set training.activation_checkpointing in the "
+                   "plan for the model's own checkpointing)");
+    }
+  }
   for (const char* q : {"zero_quantized_weights", "zero_quantized_gradients", "zero_quantized_nontrainable_weights"}) {
     if (r.flag(std::string("/zero_optimization/") + q)) {
       b.unmodelled(std::string("zero_optimization.") + q, r.line(std::string("/zero_optimization/") + q),

@@ -396,8 +396,9 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
     if (contains(kInterpreted, name) || contains(kBenignParallel, name)) continue;
     for (const std::string& w : kParallelWords) {
       if (name.find(w) != std::string::npos) {
-        b.warn(path + ":" + str(flag.line) + ": --" + name +
-               " looks parallelism-related but planck does not interpret it");
+        b.unmodelled("--" + name, flag.line,
+                     "it looks parallelism-related but planck does not interpret it; the layout is what the other "
+                     "flags say");
         break;
       }
     }

@@ -298,6 +298,15 @@ void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_js
   } else {
     t["activation_checkpointing"] = "none";
   }
+  // Activation memory savings planck does not price.
+  for (const char* flag : {"distribute-saved-activations", "distribute-checkpointed-activations"}) {
+    if (f.has(flag))
+      b.unmodelled(std::string("--") + flag, f.line(flag),
+                   "each recomputed layer's input priced whole on every tensor-parallel rank");
+  }
+  if (f.has("cpu-offloading"))
+    b.unmodelled("--cpu-offloading", f.line("cpu-offloading"),
+                 "activations (and weights) offloaded by Transformer Engine are priced on the GPU");
 }
 
 // Frozen weights: --freeze-all-layers (Megatron-LM), --freeze-LM / --freeze-ViT
@@ -357,7 +366,8 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   if (gb && *gb < 1) return b.error(f.line("global-batch-size"), "--global-batch-size " + str(*gb) + " must be >= 1");
   if (seq && *seq < 1) return b.error(f.line("seq-length"), "--seq-length " + str(*seq) + " must be >= 1");
   if (f.has("rampup-batch-size"))
-    b.note("--rampup-batch-size: the batch ramps up; the plan uses the final global batch");
+    b.unmodelled("--rampup-batch-size", f.line("rampup-batch-size"),
+                 "the batch ramps up; the final global batch is priced");
   std::optional<std::int64_t> global = gb;
   if (d.dp > 0) {
     auto per_step = checked_mul(mb, d.dp);
@@ -432,8 +442,9 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
     b.note("--fp8-format " + *fp8 + " --fp8-recipe " + recipe + ": training.fp8 = " + mapped +
            " (FP8 linears; parameters stay " + param + ")");
     if (f.has("fp8-param-gather"))
-      b.note("--fp8-param-gather: the distributed optimizer all-gathers FP8 weights; planck prices them in " + param +
-             " (twice the bytes)");
+      b.unmodelled("--fp8-param-gather", f.line("fp8-param-gather"),
+                   "the distributed optimizer all-gathers FP8 weights; planck prices them in " + param +
+                       " (twice the bytes)");
   }
   read_optimizer(f, b, t);
   read_recompute(f, b, t);

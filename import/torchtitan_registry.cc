@@ -203,6 +203,21 @@ void read_converters(const json& spec, Table& t, PlanBuilder& b) {
     for (const auto& [from, to] : kConverters) {
       if (cls == from) name = to;
     }
+    if (cls == "LoRAConverter.Config") {
+      // torchtitan/components/lora.py: LoRA adapters of `rank` (default 8) beside frozen weights,
+      // on every Linear unless target_modules names some (planck: every linear of each layer).
+      t.set_in("lora", "rank", fields.value("rank", json(8)), line);
+      if (fields.contains("target_modules")) {
+        b.unmodelled("LoRAConverter target_modules " + fields["target_modules"].dump(), line,
+                     "adapters priced on every linear of each transformer layer");
+      }
+      continue;
+    }
+    if (name == "quantize.linear.float8" && fields.value("emulate", false)) {
+      b.unmodelled("Float8LinearConverter emulate=True", line,
+                   "FP8 emulated in high precision: priced as bf16 linears (the emulation's own cost is not)");
+      continue;
+    }
     names.push_back(name);
     if (name == "quantize.linear.float8") {
       for (const char* key : {"recipe_name", "enable_fsdp_float8_all_gather"}) {

@@ -217,6 +217,18 @@ TEST_CASE("settings_torchtitan_llama3_405b_registry_is_fp8_tensorwise_with_async
   CHECK(r.plan["model"] == "llama3-405b");
 }
 
+TEST_CASE("settings_torchtitan_lora_converter_freezes_the_weights") {
+  // torchtitan/models/llama3/config_registry.py llama3_debugmodel_float8_emulate_lora:
+  // converters=[Float8LinearConverter.Config(emulate=True, ...), LoRAConverter.Config(rank=8,
+  // alpha=16.0, target_modules=["wq", "wkv", "wo"])] (torchtitan/components/lora.py: frozen base,
+  // adapters of `rank` on the targeted Linears).
+  ImportResult r = registry_function("llama3", "llama3_debugmodel_float8_emulate_lora", world(1, 8));
+  CHECK(r.plan["training"]["lora_rank"] == 8);
+  CHECK(!r.plan["training"].contains("fp8"));  // emulated FP8 runs in high precision
+  CHECK(has_finding(r, "setting-unmodelled", "Float8LinearConverter emulate=True"));
+  CHECK(has_finding(r, "setting-unmodelled", "LoRAConverter target_modules"));
+}
+
 TEST_CASE("settings_torchtitan_gpt_oss_flavours_are_presets") {
   // torchtitan/models/gpt_oss/__init__.py: "20b" (24 layers, dim 2880, 32 experts top-4) and
   // "120b" (36 layers, 128 experts): OpenAI's gpt-oss-20b / gpt-oss-120b.
