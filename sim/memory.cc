@@ -203,15 +203,19 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   const ModelStates lora = model_states(lora_params, lora_params, dp, d_dense, bp, bg, k);
   double params = dense.params + exp.params + lora.params, grads = dense.grads + exp.grads + lora.grads;
   double optimizer = dense.optimizer + exp.optimizer + lora.optimizer;
-  // Offload (docs/simulator.md "Offload"): the optimizer's master weights and states, with the
+  // Offload (docs/simulator.md "Offload, optimizers and frozen weights"): the optimizer's master weights and states, with the
   // gradient partition they update when gradients are sharded, live in host memory; the GPU
   // sends that partition's gradients and receives its updated parameters every step. Offloaded
   // parameters (ZeRO-3 offload_param, FSDP2 CPUOffloadPolicy) are copied in for each forward and
   // backward of every micro-batch; only the gathered working set stays on the GPU.
   double offloaded = 0, host = 0;
-  const double opt_shard_params =
-      (frozen ? lora_params : dense_total + rp.expert_total() + lora_params) /
-      static_cast<double>(shards_optimizer(dp) ? std::max<std::int64_t>(1, d_dense) : 1);
+  // Parameters of this rank's optimizer shard: dense ones over the dense group, routed experts
+  // over their expert-data-parallel group.
+  auto over = [&](std::int64_t group) {
+    return static_cast<double>(shards_optimizer(dp) ? std::max<std::int64_t>(1, group) : 1);
+  };
+  const double opt_shard_params = (frozen ? 0.0 : dense_total) / over(d_dense) +
+                                  (frozen ? 0.0 : rp.expert_total()) / over(d_exp) + lora_params / over(d_dense);
   if (tr.offload_optimizer != core::OffloadDevice::kNone) {
     offloaded += optimizer;
     optimizer = 0;

@@ -56,7 +56,7 @@ struct Memory {
   std::int64_t optimizer = 0;    // fp32 master weights + optimizer states
   std::int64_t activations = 0;  // saved activations of the in-flight micro-batches + logits
   // Bytes of this rank's states held off the GPU (training.offload_*), and what crosses the
-  // host link per step for them (docs/simulator.md "Offload").
+  // host link per step for them (docs/simulator.md "Offload, optimizers and frozen weights").
   std::int64_t offloaded = 0;
   std::int64_t host_traffic = 0;
   std::int64_t peak = 0;
