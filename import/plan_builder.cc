@@ -64,6 +64,7 @@ void PlanBuilder::unknown_key(const std::string& key, int line, const std::vecto
   const std::size_t cut = key.find_last_of("/ ");
   std::string last = cut == std::string::npos ? key : key.substr(cut + 1);
   std::erase_if(last, [](char c) { return c == '[' || c == ']'; });
+  last.erase(0, last.find_first_not_of('-'));  // "--flag" compares as "flag"
   const std::string guess = core::did_you_mean(last, known);
   finding("unknown-key", line,
           key + " is not a key the framework knows (ignored)" + (guess.empty() ? std::string() : "; " + guess));

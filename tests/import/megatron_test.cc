@@ -203,7 +203,7 @@ TEST_CASE("import_megatron_bad_values_and_unknown_flags") {
         std::string::npos);
   CHECK(import_error(&import_megatron, "ARGS=(--tp \"2)\n", world(1, 8)).find("unterminated") != std::string::npos);
   ImportResult r = import_ok(&import_megatron, kModel + "--foo-parallel-size 2", world(1, 8));
-  CHECK(any_contains(r.warnings, "setting-unmodelled: --foo-parallel-size is not modelled by planck: it looks parallelism-related"));
+  CHECK(any_contains(r.warnings, "unknown-key: --foo-parallel-size is not a key the framework knows"));
   CHECK(any_contains(r.warnings, "no --vocab-size"));
 }
 

@@ -161,6 +161,23 @@ TEST_CASE("settings_megatron_checkpoint_activations_of_2020_is_full_recompute") 
   CHECK(has_finding(modules, "setting-unmodelled", "--recompute-modules mlp"));
 }
 
+TEST_CASE("settings_megatron_unknown_flag_offers_the_closest") {
+  // NVIDIA/Megatron-LM@d98e8a6:examples/gpt3/train_gpt3_175b_distributed.sh with --clip-grad
+  // misspelt: not a flag of any Megatron-LM generation (import/megatron_flags.h), so
+  // unknown-key at its line with the closest flag; the real script raises none.
+  std::string text = read_data("megatron-lm/train_gpt3_175b_distributed.sh");
+  ImportResult clean = import_ok(import_megatron, text, world(16, 8));
+  for (const ImportFinding& f : clean.findings) CHECK_MESSAGE(f.rule != "unknown-key", f.message);
+  text.replace(text.find("--clip-grad"), 11, "--clip-gard");
+  ImportResult r = import_ok(import_megatron, text, world(16, 8));
+  REQUIRE(has_finding(r, "unknown-key", "--clip-gard"));
+  for (const ImportFinding& f : r.findings) {
+    if (f.rule != "unknown-key") continue;
+    CHECK(f.line == 46);
+    CHECK(f.message.find("did you mean 'clip-grad'") != std::string::npos);
+  }
+}
+
 TEST_CASE("settings_megatron_hybrid_mamba_layers_are_said") {
   // NVIDIA/Megatron-LM@d98e8a6:examples/mamba/train.sh (tests/data/corpus): --hybrid-layer-pattern
   // "M-M-M--M-*M-..." (M = Mamba, * = attention, - = MLP), which planck does not model.
