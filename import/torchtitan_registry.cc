@@ -213,7 +213,8 @@ void read_converters(const json& spec, Table& t, PlanBuilder& b) {
       }
       continue;
     }
-    if (name == "quantize.linear.float8" && fields.value("emulate", false)) {
+    const bool emulate = fields.contains("emulate") && fields["emulate"].is_boolean() && fields["emulate"].get<bool>();
+    if (name == "quantize.linear.float8" && emulate) {
       b.unmodelled("Float8LinearConverter emulate=True", line,
                    "FP8 emulated in high precision: priced as bf16 linears (the emulation's own cost is not)");
       continue;

@@ -43,11 +43,21 @@ class Spec:  # model_registry(flavor, **options)
         self.flavor, self.options, self.line = flavor, options, line
 
 
+def jsonable(value):
+    """True for what json.dump writes as planck reads it: scalars, None, and lists of them."""
+    if isinstance(value, list):
+        return all(jsonable(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and jsonable(v) for k, v in value.items())
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
 def listed(item):
     """A list element as JSON: a constant, or a config object's class and its literal fields."""
     if isinstance(item, Val):
-        return item.value
-    return {"class": item.cls, "fields": {k: v.value for k, v in item.fields.items() if isinstance(v, Val)}}
+        return item.value if jsonable(item.value) else None
+    return {"class": item.cls,
+            "fields": {k: v.value for k, v in item.fields.items() if isinstance(v, Val) and jsonable(v.value)}}
 
 
 def at_line(value, line):
@@ -239,13 +249,13 @@ def flatten(obj, prefix, out):
     for key, v in obj.fields.items():
         path = prefix + key
         if isinstance(v, Val):
-            if isinstance(v.value, (str, int, float, bool, list)) or v.value is None:
+            if jsonable(v.value):
                 out[path] = {"value": v.value, "line": v.line}
         elif isinstance(v, Obj):
             out[path] = {"class": v.cls, "line": v.line}
             flatten(v, path + ".", out)
         elif isinstance(v, Spec):
-            options = {k: o.value for k, o in v.options.items() if isinstance(o, Val)}
+            options = {k: o.value for k, o in v.options.items() if isinstance(o, Val) and jsonable(o.value)}
             out[path] = {"flavor": v.flavor, "line": v.line, "options": options}
         elif isinstance(v, Opaque):
             out[path] = {"unknown": v.text, "line": v.line}
