@@ -295,6 +295,44 @@ TEST_CASE("settings_torchtitan_fsdp_cpu_offload_leaves_no_states_on_the_gpu") {
   CHECK(p.memory.host_traffic > 0);
 }
 
+TEST_CASE("settings_optimizer_state_bytes_per_parameter") {
+  // Per trainable parameter with bf16 weights: the fp32 master copy (ZeRO §3.1) plus the states,
+  // 4 bytes each in fp32: Adam/AdamW m and v (Kingma & Ba 2015), LAMB m and v (You et al. 2020),
+  // SGD's momentum buffer, Lion's one momentum (Chen et al. 2023), Muon's one momentum (Jordan
+  // et al. 2024; AdamW's two for embedding and output layer), Adafactor's factored second moment
+  // and no first moment (Shazeer & Stern 2018: O(n + m) per n x m matrix, ~0 a parameter),
+  // bitsandbytes' 8-bit Adam two 1-byte states (Dettmers et al. 2022; block statistics left out),
+  // 1-bit Adam m, v and the worker's error feedback (DeepSpeed runtime/fp16/onebit/adam.py).
+  const std::pair<const char*, double> expected[] = {{"adamw", 12}, {"adam", 12},      {"lamb", 12},
+                                                     {"sgd", 8},    {"lion", 8},       {"muon", 8},
+                                                     {"adafactor", 4}, {"adam8bit", 6}, {"onebit_adam", 16}};
+  for (const auto& [name, bytes] : expected) {
+    core::Training t;
+    t.optimizer = name;
+    CHECK_MESSAGE(sim::optimizer_bytes(t).total() == bytes, name);
+  }
+  // DeepSpeed bf16_master_weights_and_grads + bf16_optimizer_states: "bf16 master weights plus
+  // the two bf16 Adam moments ... ~6 bytes/param, versus ~10 bytes/param when the moments are kept
+  // in fp32" (deepspeedai/DeepSpeed@edaa722:docs/_pages/config-json.md:378), from the documented
+  // "bf16" block (ibid. 355-359) imported as DeepSpeed reads it.
+  ImportResult r = import_ok(import_deepspeed,
+                             R"({"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 1},
+                                 "bf16": {"enabled": true, "bf16_master_weights_and_grads": true,
+                                          "bf16_optimizer_states": true}})",
+                             world(1, 8));
+  CHECK(r.plan["training"]["master_dtype"] == "bf16");
+  CHECK(r.plan["training"]["optimizer_state_dtype"] == "bf16");
+  core::Training t;
+  t.master_dtype = core::DType::kBf16;
+  CHECK(sim::optimizer_bytes(t).total() == 10);
+  t.optimizer_state_dtype = core::DType::kBf16;
+  CHECK(sim::optimizer_bytes(t).total() == 6);
+  // fp32 weights are their own master copy.
+  t = core::Training{};
+  t.param_dtype = core::DType::kFp32;
+  CHECK(sim::optimizer_bytes(t).total() == 8);
+}
+
 TEST_CASE("settings_lora_fine_tune_memory_against_the_closed_form") {
   // Llama-3-8B (32 layers, hidden 4096, 32 heads, 8 KV heads of 128, ffn 14336, vocab 128256,
   // untied) with LoRA rank 16 on q, k, v, o, gate, up, down: r (in + out) per matrix,
