@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/launcher_flags.h"
 #include "cli/plan_input.h"
+#include "cli/verify_config.h"
 #include "core/plan/plan.h"
 #include "import/importer.h"
 
@@ -23,12 +24,14 @@ struct ImportArgs {
   bool explain = false;
   std::string lingua_formula = "after-fix";
   std::string model;
+  std::vector<std::string> python_path;
 };
 
 int run_import(const ImportArgs& a) {
   planck::import::ImportOptions opts;
   if (a.nodes > 0) opts.nodes = a.nodes;
   if (a.gpus_per_node > 0) opts.gpus_per_node = a.gpus_per_node;
+  opts.python_path = a.python_path;
   opts.lingua_formula = a.lingua_formula == "before-fix" ? planck::import::LinguaFormula::kBeforeFix
                                                          : planck::import::LinguaFormula::kAfterFix;
   auto result = planck::import::import_file(a.framework, a.config, opts);
@@ -43,6 +46,14 @@ int run_import(const ImportArgs& a) {
     apply_model_option(*result, a.model, *m);
   }
   for (const std::string& w : result->warnings) print_error("warning: " + w);
+  for (const import::Unfollowed& u : result->unfollowed) {
+    print_error(u.file + ":" + std::to_string(u.line) + ": error[config-unfollowed]: `" + u.construct +
+                "` could not be followed (" + u.why + "), and it may set " + u.settings);
+  }
+  if (!result->unfollowed.empty()) {
+    print_error("no plan written: " + unfollowed_fix());
+    if (!a.explain) return kExitCannotRun;
+  }
   if (a.explain) {
     // stderr, so `-o -` keeps stdout a clean plan.
     std::string out = "planck import " + a.framework + " " + a.config + ": what was inferred\n";
@@ -52,6 +63,7 @@ int run_import(const ImportArgs& a) {
     for (const std::string& h : result->hints) out += "  hint: " + h + "\n";
     std::fputs(out.c_str(), stderr);
   }
+  if (!result->unfollowed.empty()) return kExitCannotRun;
   if (!write_output(a.output, result->plan.dump(2) + "\n")) return kExitCannotRun;
   return kExitOk;
 }
@@ -84,6 +96,9 @@ void setup_import(CLI::App& app, Action& action) {
                  "the model, when the config does not name one planck knows: a preset name, a JSON file holding "
                  "a plan's \"model\" value, or a Hugging Face config.json (read for hidden_size, layers, heads, "
                  "experts, MLA ranks...)");
+  app.add_option("--python-path", a->python_path,
+                 "a directory where the modules a Python config imports are looked for (repeatable; after the "
+                 "config's directory and its parents, before PYTHONPATH)");
   app.add_option("--lingua-dp-rank-formula", a->lingua_formula,
                  "Lingua train.py's data-rank lines: after-fix (commit d1fd421, default) or before-fix "
                  "(dp_rank * |dp_replicate| + dp_shard rank, issues #58/#66)")

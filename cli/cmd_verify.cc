@@ -24,6 +24,7 @@ struct VerifyOptions {
   std::string framework;            // "" = detect each input's from its content
   std::int64_t nodes = 0, gpus_per_node = 0;
   std::string model;
+  std::vector<std::string> python_path;
   std::vector<std::string> observed;
   std::string format = "text";
   std::string output = "-";
@@ -102,6 +103,7 @@ core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, co
   if (o.nodes > 0) config.nodes = o.nodes;
   if (o.gpus_per_node > 0) config.gpus_per_node = o.gpus_per_node;
   config.model = o.model;
+  config.python_path = o.python_path;
   core::Result<std::string> framework = config_framework(arg, config);
   if (framework && *framework == "plan" && !o.model.empty()) {
     framework = core::Status::error(arg + ": --model applies to framework configs; a planck plan states its own "
@@ -117,7 +119,7 @@ core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, co
       report.diagnostics = loaded.diagnostics;
     }
   } else {
-    report.rules_ran.insert(report.rules_ran.begin(), config_unreadable_rule());
+    report.rules_ran.insert(report.rules_ran.begin(), {config_unreadable_rule(), config_unfollowed_rule()});
     core::Result<core::Diagnostics> found =
         framework ? verify_config(arg, *framework, config, check) : core::Result<core::Diagnostics>(framework.status());
     if (found) {
@@ -185,6 +187,9 @@ void setup_verify(CLI::App& app, Action& action) {
                  "the model of every CONFIG, when the config does not name one planck knows (or to replace it): a "
                  "preset name, a JSON file holding a plan's \"model\" value, or a Hugging Face config.json (a file "
                  "with \"model_type\"); not for planck plans, which state their own");
+  app.add_option("--python-path", o->python_path,
+                 "a directory where the modules a Python config imports are looked for (repeatable; after the "
+                 "config's directory and its parents, before PYTHONPATH)");
   app.add_option("--observed", o->observed,
                  "what a real run created: planck-observed JSON, NCCL_DEBUG=INFO log or PyTorch flight-recorder "
                  "dump (auto-detected; repeat for several files; checked against every input)");

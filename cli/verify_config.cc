@@ -13,11 +13,15 @@ namespace planck::cli {
 namespace {
 
 // The config line of `pointer`: its own, else its closest located parent's, else the line of
-// the config as a whole ("" = the registry function), else 0.
-int line_for(const import::ImportResult& r, std::string pointer) {
+// the config as a whole ("" = the registry function), else 0; `file` becomes the file it is in.
+int line_for(const import::ImportResult& r, std::string pointer, std::string& file) {
   while (true) {
     auto it = r.positions.find(pointer);
-    if (it != r.positions.end()) return it->second;
+    if (it != r.positions.end()) {
+      auto f = r.position_files.find(pointer);
+      if (f != r.position_files.end()) file = f->second;
+      return it->second;
+    }
     if (pointer.empty()) return 0;
     const std::size_t slash = pointer.rfind('/');
     pointer = slash == std::string::npos ? std::string() : pointer.substr(0, slash);
@@ -41,6 +45,31 @@ core::Result<std::string> config_framework(const std::string& spec, const Config
                                "--framework torchtitan|lingua|megatron|deepspeed");
   }
   return fw;
+}
+
+core::RuleInfo config_unfollowed_rule() {
+  return {"config-unfollowed", core::Severity::kError,
+          "a statement, call or value of the config that sets (or may set) the mesh, model, batch, parallelism, "
+          "precision or recompute could not be followed; planck does not assume the framework's defaults for it"};
+}
+
+core::Diagnostic config_unfollowed(const import::Unfollowed& u, const std::string& prefix) {
+  core::Diagnostic d;
+  d.rule = config_unfollowed_rule().id;
+  d.severity = core::Severity::kError;
+  d.file = u.file;
+  d.line = u.line;
+  d.column = u.line > 0 ? 1 : 0;
+  d.message = prefix + "`" + u.construct + "` could not be followed (" + u.why + "), and it may set " + u.settings;
+  d.hint = unfollowed_fix();
+  return d;
+}
+
+std::string unfollowed_fix() {
+  return "planck reads the config without running it: write the setting as a literal keyword argument or field "
+         "edit (config.parallelism.tensor_parallel_degree = 8), pass --python-path DIR for a package it did not "
+         "find, or --framework when the file is another framework's; `planck import --explain` lists what was "
+         "read";
 }
 
 core::RuleInfo config_unreadable_rule() {
@@ -67,6 +96,7 @@ core::Result<core::Diagnostics> verify_config(const std::string& spec, const std
   import::ImportOptions io;
   io.nodes = options.nodes;
   io.gpus_per_node = options.gpus_per_node;
+  io.python_path = options.python_path;
   auto imported = import::import_all(framework, spec, io);
   if (!imported) return imported.status();
   if (!options.model.empty()) {
@@ -83,12 +113,16 @@ core::Result<core::Diagnostics> verify_config(const std::string& spec, const std
                                  "for the cluster it will run on");
     }
     const std::string prefix = n.name.empty() ? "" : "[" + n.name + "] ";
+    if (!r.unfollowed.empty()) {  // not checked: the plan would rest on defaults planck assumed
+      for (const import::Unfollowed& u : r.unfollowed) out.add(config_unfollowed(u, prefix));
+      continue;
+    }
     core::LoadedPlan loaded = core::load_plan_text(r.plan.dump(2), r.source_path);
     core::Diagnostics found = loaded.plan ? check(*loaded.plan) : loaded.diagnostics;
     for (core::Diagnostic d : found.items()) {
       if (d.file.empty()) {  // about the plan, not an --observed file: point into the config
         d.file = r.source_path;
-        d.line = line_for(r, d.pointer);
+        d.line = line_for(r, d.pointer, d.file);
         d.column = d.line > 0 ? 1 : 0;
       }
       d.message = prefix + d.message;

@@ -7,11 +7,13 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/base/diagnostics.h"
 #include "core/base/status.h"
 #include "core/check/checks.h"
 #include "core/plan/plan.h"
+#include "import/importer.h"
 
 namespace planck::cli {
 
@@ -19,6 +21,7 @@ struct ConfigOptions {
   std::string framework;  // "" = detect from the content
   std::optional<std::int64_t> nodes, gpus_per_node;
   std::string model;  // --model: a preset, a planck model JSON or a Hugging Face config.json; "" = the config's
+  std::vector<std::string> python_path;  // --python-path: where a Python config's imports are looked for
 };
 
 // The framework of `spec` ("plan" for a planck plan), from --framework or the content; an error
@@ -32,6 +35,12 @@ core::Result<std::string> config_framework(const std::string& spec, const Config
 // config-unreadable: a config that cannot be recognised or imported, or that does not state the
 // cluster size (exit 2, a JUnit <error>); `message` is the importer's, naming file and line.
 core::RuleInfo config_unreadable_rule();
+// config-unfollowed: a construct of the config that may set what planck checks and that it could
+// not follow (import::Unfollowed; exit 2, a JUnit <error>); the plan is then not checked.
+core::RuleInfo config_unfollowed_rule();
+core::Diagnostic config_unfollowed(const import::Unfollowed& u, const std::string& prefix);
+// The fix said with every config-unfollowed (verify's hint, import's error).
+std::string unfollowed_fix();
 core::Diagnostic config_unreadable(const std::string& spec, const std::string& message);
 
 core::Result<core::Diagnostics> verify_config(const std::string& spec, const std::string& framework,

@@ -29,6 +29,20 @@ struct ImportOptions {
   std::optional<std::int64_t> nodes;          // --nodes
   std::optional<std::int64_t> gpus_per_node;  // --gpus-per-node
   LinguaFormula lingua_formula = LinguaFormula::kAfterFix;
+  // --python-path: directories searched for the modules a Python config imports, after the
+  // config's directory and its parents and before PYTHONPATH (torchtitan registries).
+  std::vector<std::string> python_path;
+};
+
+// A statement, call or value of the config that planck could not follow and that sets, or may
+// set, the mesh, model, batch, parallelism, precision or recompute: planck will not assume the
+// framework's defaults for it (verify: `config-unfollowed`, exit 2; import: exit 2).
+struct Unfollowed {
+  std::string file;       // where the construct is written
+  int line = 0;           // 1-based, 0 = unknown
+  std::string construct;  // the code, as written
+  std::string why;        // why it was not followed
+  std::string settings;   // the settings it may set ("the whole config" when not narrower)
 };
 
 struct ImportResult {
@@ -40,7 +54,11 @@ struct ImportResult {
   // of `source_path` (the config, or the script a Megatron flag was written in). `planck verify
   // CONFIG` places each diagnostic at the line of its pointer's longest located prefix.
   std::map<std::string, int> positions;
+  // The file of a position when it is not `source_path` (a base function in another module).
+  std::map<std::string, std::string> position_files;
   std::string source_path;
+  // Constructs that matter and could not be followed; the plan is not to be checked when any.
+  std::vector<Unfollowed> unfollowed;
   bool world_assumed = false;  // neither the options nor the config gave the cluster size
 };
 

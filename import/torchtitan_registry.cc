@@ -15,8 +15,11 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,11 +57,68 @@ constexpr const char* kCopied[] = {
     "activation_checkpoint.selective_ac_option",
 };
 
+// The leaf names a setting that matters ends in: what kCopied and the readers below take, the
+// sections holding them (a whole section replaced), and the model's sizes and converters. A
+// construct not followed that may set one of these is refused (Unfollowed); others are noted.
+bool setting_matters(const std::string& path) {
+  static const std::set<std::string> leaves = [] {
+    std::set<std::string> out = {"parallelism",
+                                 "training",
+                                 "activation_checkpoint",
+                                 "model_spec",
+                                 "model",
+                                 "num_tokens_per_microbatch_per_dp_rank",
+                                 "max_context_length",
+                                 "num_tokens_per_train_step",
+                                 "converters",
+                                 "flavor",
+                                 "dim",
+                                 "n_layers",
+                                 "n_heads",
+                                 "n_kv_heads",
+                                 "vocab_size",
+                                 "hidden_dim",
+                                 "inter_dim",
+                                 "moe_inter_dim",
+                                 "head_dim",
+                                 "n_routed_experts",
+                                 "n_shared_experts",
+                                 "n_activated_experts",
+                                 "num_experts",
+                                 "top_k",
+                                 "moe_hidden_dim",
+                                 "n_dense_layers",
+                                 "enable_weight_tying",
+                                 "mode"};
+    for (const char* key : kCopied) out.insert(std::string(key).substr(std::string(key).rfind('.') + 1));
+    return out;
+  }();
+  if (path.empty()) return true;
+  const std::size_t dot = path.rfind('.');
+  return leaves.count(dot == std::string::npos ? path : path.substr(dot + 1)) > 0;
+}
+
+// Positions of settings written in another file than the registry (a base function imported from
+// the package) are kept apart from the registry's own lines: line + index x kFileStride, split
+// again in locate_files() once the plan is built.
+constexpr int kFileStride = 1 << 20;
+
 class Table {
  public:
-  Table(PlanBuilder& b) : b_(b) {}
+  Table(PlanBuilder& b, std::string main_file) : b_(b), main_(std::move(main_file)) {}
   toml::table& root() { return root_; }
   const std::map<std::string, int>& lines() const { return lines_; }
+  const std::vector<std::string>& files() const { return files_; }
+
+  // The position of a setting: its line, encoded with its file when that is not the registry.
+  int position(const json& setting) {
+    const int line = setting.value("line", 0);
+    const std::string file = setting.value("file", main_);
+    if (file == main_ || line <= 0 || line >= kFileStride) return line;
+    auto it = std::find(files_.begin(), files_.end(), file);
+    if (it == files_.end()) it = files_.insert(files_.end(), file);
+    return static_cast<int>(it - files_.begin() + 1) * kFileStride + line;
+  }
 
   void set(const std::string& dotted, const json& value, int line) {
     const std::size_t dot = dotted.find('.');
@@ -72,32 +132,69 @@ class Table {
     else return;
     lines_[dotted] = line;
   }
-  // A setting that is a value, or a note naming the line when the reader could not evaluate it.
+  // A setting that is a value (one the reader could not evaluate is an Unfollowed, see unfollowed()).
   const json* value(const json& settings, const std::string& dotted) {
     auto it = settings.find(dotted);
-    if (it == settings.end()) return nullptr;
-    if (it->contains("unknown")) {
-      b_.note(b_.path() + ":" + std::to_string(it->value("line", 0)) + ": " + dotted + " = `" +
-              it->value("unknown", "") + "` is not a literal planck can evaluate; torchtitan's default assumed");
-      return nullptr;
-    }
+    if (it == settings.end() || it->contains("unknown")) return nullptr;
     return it->contains("value") ? &(*it)["value"] : nullptr;
+  }
+  int line_of(const json& settings, const std::string& dotted) {
+    auto it = settings.find(dotted);
+    return it == settings.end() ? 0 : position(*it);
   }
 
  private:
   PlanBuilder& b_;
+  std::string main_;
   toml::table root_;
   std::map<std::string, int> lines_;
+  std::vector<std::string> files_;
 };
 
-int line_of(const json& settings, const std::string& dotted) {
-  auto it = settings.find(dotted);
-  return it == settings.end() ? 0 : it->value("line", 0);
+std::string where(const json& item, const std::string& main) {
+  return item.value("file", main) + ":" + std::to_string(item.value("line", 0));
+}
+
+// What the reader could not follow: those that may set a setting that matters are refused, the
+// others are notes (--explain).
+std::vector<Unfollowed> unfollowed(const json& fn, const std::string& path, PlanBuilder& b) {
+  std::vector<Unfollowed> out;
+  for (const json& u : fn.value("unfollowed", json::array())) {
+    std::string settings;
+    for (const json& t : u.value("touches", json::array())) {
+      const std::string p = t.get<std::string>();
+      if (!setting_matters(p)) continue;
+      settings += (settings.empty() ? "" : ", ") + (p.empty() ? std::string("the whole config") : p);
+    }
+    const std::string text = "`" + u.value("construct", "") + "` not followed: " + u.value("why", "");
+    if (settings.empty()) {
+      b.note(where(u, path) + ": " + text + " (sets nothing planck reads)");
+      continue;
+    }
+    out.push_back({u.value("file", path), u.value("line", 0), u.value("construct", ""), u.value("why", ""), settings});
+  }
+  for (const auto& [key, s] : fn["settings"].items()) {
+    if (!s.contains("unknown")) continue;
+    if (!setting_matters(key)) {
+      b.note(where(s, path) + ": " + key + " = `" + s.value("unknown", "") +
+             "` not evaluated (planck does not read it)");
+      continue;
+    }
+    std::string why = s.value("why", "");
+    out.push_back({s.value("file", path), s.value("line", 0), s.value("unknown", ""),
+                   why.empty() ? "not a value planck can evaluate without running the code" : why, key});
+  }
+  return out;
 }
 
 // num_tokens_per_microbatch_per_dp_rank = rows x max_context_length (the registries write
 // `8 * 8192`); planck's batch is rows of seq_len.
 core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
+  auto line_of = [&](const json& settings, const std::string& dotted) { return t.line_of(settings, dotted); };
+  auto error = [&](const std::string& dotted, const std::string& message) {
+    auto it = s.find(dotted);
+    return core::Status::error((it == s.end() ? b.path() : where(*it, b.path())) + ": " + message);
+  };
   const json* tokens = t.value(s, "training.num_tokens_per_microbatch_per_dp_rank");
   const json* context = t.value(s, "training.max_context_length");
   const json* step = t.value(s, "training.num_tokens_per_train_step");
@@ -106,13 +203,22 @@ core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
   const std::int64_t tok = tokens && tokens->is_number_integer() ? tokens->get<std::int64_t>() : 16384;
   const int tok_line = line_of(s, "training.num_tokens_per_microbatch_per_dp_rank");
   if (ctx < 1 || tok < 1) {
-    return b.error(tok_line, "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) +
-                                 " and max_context_length " + std::to_string(ctx) + " must be >= 1");
+    return error("training.num_tokens_per_microbatch_per_dp_rank",
+                 "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) + " and max_context_length " +
+                     std::to_string(ctx) + " must be >= 1");
+  }
+  if (tok < ctx) {  // fewer tokens than one context: a micro-batch is one sequence of `tok` tokens
+    t.set("training.local_batch_size", 1, tok_line);
+    t.set("training.seq_len", tok, tok_line);
+    b.note("micro-batch = num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) + " < max_context_length " +
+           std::to_string(ctx) + ": one sequence of " + std::to_string(tok) + " tokens");
+    return core::Status::ok();
   }
   if (tok % ctx != 0) {
-    return b.error(tok_line, "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) +
-                                 " is not a whole number of max_context_length " + std::to_string(ctx) +
-                                 " rows; planck models a micro-batch as rows of seq_len");
+    return error("training.num_tokens_per_microbatch_per_dp_rank",
+                 "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) +
+                     " is not a whole number of max_context_length " + std::to_string(ctx) +
+                     " rows; planck models a micro-batch as rows of seq_len");
   }
   t.set("training.local_batch_size", tok / ctx, tok_line);
   t.set("training.seq_len", ctx, context ? line_of(s, "training.max_context_length") : 0);
@@ -122,9 +228,9 @@ core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
   if (step && step->is_number_integer() && step->get<std::int64_t>() > 0) {
     const std::int64_t n = step->get<std::int64_t>();
     if (n % ctx != 0) {
-      return b.error(line_of(s, "training.num_tokens_per_train_step"),
-                     "num_tokens_per_train_step " + std::to_string(n) + " is not a multiple of max_context_length " +
-                         std::to_string(ctx));
+      return error("training.num_tokens_per_train_step", "num_tokens_per_train_step " + std::to_string(n) +
+                                                             " is not a multiple of max_context_length " +
+                                                             std::to_string(ctx));
     }
     t.set("training.global_batch_size", n / ctx, line_of(s, "training.num_tokens_per_train_step"));
   }
@@ -135,8 +241,8 @@ core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
 // ActivationCheckpointConfig(mode=...) (copied through kCopied).
 void read_checkpointing(const json& s, Table& t, PlanBuilder& b) {
   auto it = s.find("activation_checkpoint");
-  if (it == s.end()) return;
-  const int line = it->value("line", 0);
+  if (it == s.end() || it->contains("unknown")) return;
+  const int line = t.position(*it);
   if (it->contains("value") && (*it)["value"].is_null()) {
     t.set("activation_checkpoint.mode", "none", line);
     return;
@@ -157,23 +263,19 @@ void read_checkpointing(const json& s, Table& t, PlanBuilder& b) {
     }
   }
   if (cls != "ActivationCheckpointConfig")
-    b.note(b.path() + ":" + std::to_string(line) + ": activation_checkpoint = " + it->value("unknown", cls) +
-           " is not a policy planck knows; checkpointing left at planck's default");
+    b.warn(where(*it, b.path()) + ": activation_checkpoint = " + cls +
+           "() is not a policy planck knows; checkpointing left at planck's default");
 }
 
 // model_spec = model_registry(flavor, ...): the package's name is the registry's directory.
 void read_model(const json& s, const std::string& path, Table& t, PlanBuilder& b, const json** args) {
   auto it = s.find("model_spec");
-  if (it == s.end() || !it->contains("flavor")) {
-    if (it != s.end())
-      b.note(b.path() + ":" + std::to_string(it->value("line", 0)) + ": model_spec = " + it->value("unknown", "?") +
-             " is not a model_registry(...) call planck can follow");
-    return;
-  }
-  const std::string package = std::filesystem::absolute(path).parent_path().filename().string();
+  if (it == s.end() || !it->contains("flavor")) return;  // an unknown model_spec is an Unfollowed
+  const std::string init = it->value("init", path);
+  const std::string package = std::filesystem::absolute(init).parent_path().filename().string();
   const std::string flavor = (*it)["flavor"];
-  t.set("model.name", package, it->value("line", 0));
-  t.set("model.flavor", flavor, it->value("line", 0));
+  t.set("model.name", package, t.position(*it));
+  t.set("model.flavor", flavor, t.position(*it));
   if (it->contains("flavor_line")) {
     b.note("model_registry(\"" + flavor + "\") is the flavour at " + it->value("init", "") + ":" +
            std::to_string(it->value("flavor_line", 0)));
@@ -183,17 +285,29 @@ void read_model(const json& s, const std::string& path, Table& t, PlanBuilder& b
   }
 }
 
+// Splits the positions Table::position encoded into line and file.
+void locate_files(ImportResult& r, const std::vector<std::string>& files) {
+  for (auto& [pointer, line] : r.positions) {
+    const int index = line / kFileStride;
+    if (index < 1 || index > static_cast<int>(files.size())) continue;
+    r.position_files[pointer] = files[static_cast<std::size_t>(index - 1)];
+    line %= kFileStride;
+  }
+}
+
 core::Result<ImportResult> import_function(const json& fn, const std::string& path, const ImportOptions& options) {
   const std::string name = fn.value("name", "");
+  const std::string main = fn.value("file", path);
   PlanBuilder b("torchtitan", path);
   b.plan()["name"] = "torchtitan-" + name;
   b.note("registry function " + name + " (" + path + ":" + std::to_string(fn.value("line", 0)) + ")");
-  for (const auto& n : fn.value("notes", json::array())) b.note(path + ": " + n.get<std::string>());
+  for (const auto& n : fn.value("notes", json::array())) b.note(where(n, main) + ": " + n.value("text", ""));
+  std::vector<Unfollowed> refused = unfollowed(fn, main, b);
   b.locate("", fn.value("line", 0));
   const json& s = fn["settings"];
-  Table t(b);
+  Table t(b, main);
   for (const char* key : kCopied) {
-    if (const json* v = t.value(s, key)) t.set(key, *v, line_of(s, key));
+    if (const json* v = t.value(s, key)) t.set(key, *v, t.line_of(s, key));
   }
   if (auto st = read_tokens(s, t, b); !st) return st;
   read_checkpointing(s, t, b);
@@ -203,7 +317,27 @@ core::Result<ImportResult> import_function(const json& fn, const std::string& pa
   input.lines = &t.lines();
   input.check_unknown_keys = false;  // registries carry many fields that do not bear on the layout
   input.model_args = args;
-  return import_torchtitan_table(t.root(), b, options, input);
+  auto r = import_torchtitan_table(t.root(), b, options, input);
+  if (!r) return r;
+  locate_files(*r, t.files());
+  r->unfollowed = std::move(refused);
+  return r;
+}
+
+// The directories the reader searches after the registry's own and its parents: --python-path,
+// then PYTHONPATH (python3 runs with -I, which ignores PYTHONPATH, so planck passes it).
+std::vector<std::string> search_path(const ImportOptions& options) {
+  std::vector<std::string> out = options.python_path;
+  if (const char* env = std::getenv("PYTHONPATH")) {
+    std::string all = env;
+    std::size_t start = 0;
+    while (start <= all.size()) {
+      const std::size_t colon = std::min(all.find(':', start), all.size());
+      if (colon > start) out.push_back(all.substr(start, colon - start));
+      start = colon + 1;
+    }
+  }
+  return out;
 }
 
 std::int64_t arg(const json& a, const char* key) {
@@ -240,6 +374,10 @@ core::Result<std::vector<NamedImport>> import_torchtitan_registry(const std::str
                                                                   const ImportOptions& options) {
   std::vector<std::string> args = {path};
   if (!function.empty()) args.push_back(function);
+  for (const std::string& dir : search_path(options)) {
+    args.push_back("--path");
+    args.push_back(dir);
+  }
   auto out = run_python(torchtitan_registry_script(), args);
   if (!out) return core::Status::error(path + ": cannot read the torchtitan registry: " + out.message());
   json doc = json::parse(*out, nullptr, false);

@@ -118,7 +118,7 @@ std::string render_text(const VerifyReport& r, bool color) {
 
 bool is_cannot_run_rule(const std::string& rule) {
   return rule == "plan-syntax" || rule == "plan-schema" || rule == "rank-program-invalid" ||
-         rule == "observed-unreadable" || rule == "config-unreadable";
+         rule == "observed-unreadable" || rule == "config-unreadable" || rule == "config-unfollowed";
 }
 
 namespace report_detail {
