@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "cli/launcher_flags.h"
+#include "cli/config_input.h"
 #include "cli/plan_input.h"
 #include "cli/verify_config.h"
 #include "core/plan/plan.h"
@@ -25,13 +26,22 @@ struct ImportArgs {
   std::string lingua_formula = "after-fix";
   std::string model;
   std::vector<std::string> python_path;
+  RunFacts facts;
 };
 
 int run_import(const ImportArgs& a) {
-  planck::import::ImportOptions opts;
-  if (a.nodes > 0) opts.nodes = a.nodes;
-  if (a.gpus_per_node > 0) opts.gpus_per_node = a.gpus_per_node;
-  opts.python_path = a.python_path;
+  ConfigOptions config;
+  if (a.nodes > 0) config.nodes = a.nodes;
+  if (a.gpus_per_node > 0) config.gpus_per_node = a.gpus_per_node;
+  config.python_path = a.python_path;
+  config.model = a.model;
+  config.facts = a.facts;
+  auto options = import_options(config);
+  if (!options) {
+    print_error(options.message());
+    return kExitCannotRun;
+  }
+  planck::import::ImportOptions& opts = *options;
   opts.lingua_formula = a.lingua_formula == "before-fix" ? planck::import::LinguaFormula::kBeforeFix
                                                          : planck::import::LinguaFormula::kAfterFix;
   auto result = planck::import::import_file(a.framework, a.config, opts);
@@ -39,11 +49,11 @@ int run_import(const ImportArgs& a) {
     print_error(result.message());
     return kExitCannotRun;
   }
-  if (!a.model.empty()) {
-    // --model replaces whatever the config implied (or the "model left out" gap).
-    auto m = model_value("--model", a.model);
-    if (!m) return kExitCannotRun;
-    apply_model_option(*result, a.model, *m);
+  // --model replaces whatever the config implied (or the "model left out" gap); the run's facts
+  // from the command line replace the config's.
+  if (auto st = finish_import(*result, config); !st) {
+    print_error(st.message());
+    return kExitCannotRun;
   }
   for (const std::string& w : result->warnings) print_error("warning: " + w);
   for (const import::Unfollowed& u : result->unfollowed) {
@@ -103,6 +113,7 @@ void setup_import(CLI::App& app, Action& action) {
                  "Lingua train.py's data-rank lines: after-fix (commit d1fd421, default) or before-fix "
                  "(dp_rank * |dp_replicate| + dp_shard rank, issues #58/#66)")
       ->check(CLI::IsMember({"before-fix", "after-fix"}));
+  add_run_fact_options(app, a->facts);
   app.add_option("-o,--output", a->output, "plan file to write atomically ('-' = stdout, the default)");
   action = [a] { return run_import(*a); };
 }

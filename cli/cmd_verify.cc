@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/config_input.h"
 #include "cli/verify_config.h"
 #include "cli/verify_registry.h"
 #include "core/check/report.h"
@@ -21,10 +22,7 @@ namespace {
 
 struct VerifyOptions {
   std::vector<std::string> inputs;  // plans and framework configs
-  std::string framework;            // "" = detect each input's from its content
-  std::int64_t nodes = 0, gpus_per_node = 0;
-  std::string model;
-  std::vector<std::string> python_path;
+  ConfigOptions config;             // --framework ("" = detect each input's), cluster, model, run facts
   std::vector<std::string> observed;
   std::string format = "text";
   std::string output = "-";
@@ -98,16 +96,12 @@ core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, co
     core::CheckContext ctx{plan, mesh ? &*mesh : nullptr, &obs.runs};
     return core::run_checks(registry, ctx);
   };
-  ConfigOptions config;
-  config.framework = o.framework;
-  if (o.nodes > 0) config.nodes = o.nodes;
-  if (o.gpus_per_node > 0) config.gpus_per_node = o.gpus_per_node;
-  config.model = o.model;
-  config.python_path = o.python_path;
+  const ConfigOptions& config = o.config;
   core::Result<std::string> framework = config_framework(arg, config);
-  if (framework && *framework == "plan" && !o.model.empty()) {
-    framework = core::Status::error(arg + ": --model applies to framework configs; a planck plan states its own "
-                                          "\"model\" (edit it there)");
+  if (framework && *framework == "plan" && (!config.model.empty() || !config.facts.empty())) {
+    framework = core::Status::error(arg + ": --model applies to framework configs, as do --seq-len, --micro-batch, "
+                                          "--global-batch, --gpu, --set and --script-args; a planck plan states its "
+                                          "own (edit it there)");
   }
   if (framework && *framework == "plan") {
     core::LoadedPlan loaded = core::load_plan_file(arg);
@@ -177,19 +171,7 @@ void setup_verify(CLI::App& app, Action& action) {
                  "in memory (as `planck import`) and each finding is located at the line of the setting in the "
                  "config")
       ->required();
-  app.add_option("--framework", o->framework, "read every CONFIG as this framework's instead of detecting it")
-      ->check(CLI::IsMember({"torchtitan", "lingua", "megatron", "deepspeed"}));
-  app.add_option("--nodes", o->nodes, "nodes of the cluster, for a config that does not state it")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node, for a config that does not state it")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--model", o->model,
-                 "the model of every CONFIG, when the config does not name one planck knows (or to replace it): a "
-                 "preset name, a JSON file holding a plan's \"model\" value, or a Hugging Face config.json (a file "
-                 "with \"model_type\"); not for planck plans, which state their own");
-  app.add_option("--python-path", o->python_path,
-                 "a directory where the modules a Python config imports are looked for (repeatable; after the "
-                 "config's directory and its parents, before PYTHONPATH)");
+  add_config_options(app, o->config);
   app.add_option("--observed", o->observed,
                  "what a real run created: planck-observed JSON, NCCL_DEBUG=INFO log or PyTorch flight-recorder "
                  "dump (auto-detected; repeat for several files; checked against every input)");

@@ -2,6 +2,7 @@
 
 #include "cli/verify_config.h"
 
+#include "cli/config_input.h"
 #include "cli/plan_input.h"
 
 #include "core/base/input_file.h"
@@ -93,17 +94,8 @@ core::Diagnostic config_unreadable(const std::string& spec, const std::string& m
 core::Result<core::Diagnostics> verify_config(const std::string& spec, const std::string& framework,
                                               const ConfigOptions& options,
                                               const std::function<core::Diagnostics(const core::Plan&)>& check) {
-  import::ImportOptions io;
-  io.nodes = options.nodes;
-  io.gpus_per_node = options.gpus_per_node;
-  io.python_path = options.python_path;
-  auto imported = import::import_all(framework, spec, io);
+  auto imported = import_config(spec, framework, options);
   if (!imported) return imported.status();
-  if (!options.model.empty()) {
-    auto model = read_model_option("--model", options.model);
-    if (!model) return model.status();
-    for (import::NamedImport& n : *imported) apply_model_option(n.result, options.model, *model);
-  }
   core::Diagnostics out;
   for (const import::NamedImport& n : *imported) {
     const import::ImportResult& r = n.result;

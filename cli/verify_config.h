@@ -17,11 +17,24 @@
 
 namespace planck::cli {
 
+// The run's facts given on the command line (cli/config_input.h): they win over the config and
+// are noted in the plan ("from the command line").
+struct RunFacts {
+  std::optional<std::int64_t> seq_len, micro_batch, global_batch;  // --seq-len, --micro-batch, --global-batch
+  std::string gpu;                                                 // --gpu PRESET
+  std::vector<std::string> sets;                                   // --set NAME=VALUE, in order
+  std::string script_args;                                         // --script-args "A B": $1, $2 of a launch script
+  bool empty() const {
+    return !seq_len && !micro_batch && !global_batch && gpu.empty() && sets.empty() && script_args.empty();
+  }
+};
+
 struct ConfigOptions {
   std::string framework;  // "" = detect from the content
   std::optional<std::int64_t> nodes, gpus_per_node;
   std::string model;  // --model: a preset, a planck model JSON or a Hugging Face config.json; "" = the config's
   std::vector<std::string> python_path;  // --python-path: where a Python config's imports are looked for
+  RunFacts facts;
 };
 
 // The framework of `spec` ("plan" for a planck plan), from --framework or the content; an error

@@ -2,7 +2,9 @@
 
 #include "import/importer.h"
 
+#include <exception>
 #include <filesystem>
+#include <string>
 #include <utility>
 
 #include "core/base/input_file.h"
@@ -28,6 +30,22 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 }  // namespace
+
+nlohmann::json set_value(const std::string& text) {
+  if (text == "true" || text == "True") return true;
+  if (text == "false" || text == "False") return false;
+  if (!text.empty()) {
+    std::size_t used = 0;
+    try {
+      const long long i = std::stoll(text, &used);
+      if (used == text.size()) return static_cast<std::int64_t>(i);
+      const double d = std::stod(text, &used);
+      if (used == text.size()) return d;
+    } catch (const std::exception&) {  // not a number: the string itself
+    }
+  }
+  return text;
+}
 
 const std::vector<std::string>& framework_names() {
   static const std::vector<std::string> names = [] {
@@ -67,6 +85,10 @@ core::Result<std::vector<NamedImport>> import_all(std::string_view framework, co
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) return core::Status::error(path + ": no such file");
     return import_torchtitan_registry(path, function, options);
+  }
+  if (!options.sets.empty() && framework == "lingua") {
+    return core::Status::error("--set / --script-args: planck does not apply them to a Lingua YAML yet; edit " +
+                               path + " instead");
   }
   auto text = core::read_input(path);
   if (!text) return text.status();

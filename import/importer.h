@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/base/status.h"
@@ -32,7 +33,15 @@ struct ImportOptions {
   // --python-path: directories searched for the modules a Python config imports, after the
   // config's directory and its parents and before PYTHONPATH (torchtitan registries).
   std::vector<std::string> python_path;
+  // --set NAME=VALUE (and --script-args), in order; what the command line sets wins over the
+  // config and is noted: a dotted key of a torchtitan TOML or registry (`parallelism.
+  // pipeline_parallel_degree`, the names torchtitan's CLI takes) or a DeepSpeed JSON
+  // (`zero_optimization.stage`), a shell variable or positional parameter (`1`) of a launch script.
+  std::vector<std::pair<std::string, std::string>> sets;
 };
+
+// A --set VALUE as the config would hold it: an integer, a number, true/false, else the string.
+nlohmann::json set_value(const std::string& text);
 
 // A statement, call or value of the config that planck could not follow and that sets, or may
 // set, the mesh, model, batch, parallelism, precision or recompute: planck will not assume the

@@ -286,7 +286,8 @@ void locate_flags(const MegatronFlags& f, PlanBuilder& b, const std::vector<std:
 core::Result<ImportResult> import_megatron(std::string_view text, const std::string& path,
                                            const ImportOptions& options) {
   PlanBuilder b("megatron", path);
-  PLANCK_IMPORT_TRY(script, run_shell(text, path));
+  PLANCK_IMPORT_TRY(script, run_shell(text, path, options.sets));
+  for (const auto& [name, value] : options.sets) b.note("--set " + name + "=" + value + " from the command line");
   auto launch_r = find_megatron_launch(script, b);
   if (!launch_r && !script.warnings.empty()) {
     // The launch line is often in the file that could not be read: say which.

@@ -157,13 +157,17 @@ std::string where(const json& item, const std::string& main) {
 
 // What the reader could not follow: those that may set a setting that matters are refused, the
 // others are notes (--explain).
-std::vector<Unfollowed> unfollowed(const json& fn, const std::string& path, PlanBuilder& b) {
+std::vector<Unfollowed> unfollowed(const json& fn, const std::string& path, const ImportOptions& options,
+                                   PlanBuilder& b) {
   std::vector<Unfollowed> out;
+  auto given = [&](const std::string& p) {  // --set gives the value, whatever the code does
+    return std::any_of(options.sets.begin(), options.sets.end(), [&](const auto& s) { return s.first == p; });
+  };
   for (const json& u : fn.value("unfollowed", json::array())) {
     std::string settings;
     for (const json& t : u.value("touches", json::array())) {
       const std::string p = t.get<std::string>();
-      if (!setting_matters(p)) continue;
+      if (!setting_matters(p) || given(p)) continue;
       settings += (settings.empty() ? "" : ", ") + (p.empty() ? std::string("the whole config") : p);
     }
     const std::string text = "`" + u.value("construct", "") + "` not followed: " + u.value("why", "");
@@ -302,9 +306,19 @@ core::Result<ImportResult> import_function(const json& fn, const std::string& pa
   b.plan()["name"] = "torchtitan-" + name;
   b.note("registry function " + name + " (" + path + ":" + std::to_string(fn.value("line", 0)) + ")");
   for (const auto& n : fn.value("notes", json::array())) b.note(where(n, main) + ": " + n.value("text", ""));
-  std::vector<Unfollowed> refused = unfollowed(fn, main, b);
+  json with_sets = fn;  // --set SECTION.KEY=VALUE replaces what the function sets (the command line wins)
+  for (const auto& [name, text] : options.sets) {
+    if (name.find('.') == std::string::npos) {
+      return core::Status::error("--set " + name + ": a torchtitan setting is SECTION.KEY, e.g. "
+                                 "parallelism.tensor_parallel_degree");
+    }
+    const bool had = with_sets["settings"].contains(name);
+    with_sets["settings"][name] = {{"value", set_value(text)}, {"line", 0}, {"file", main}};
+    b.note("--set " + name + "=" + text + " from the command line" + (had ? " (replaces the function's value)" : ""));
+  }
+  std::vector<Unfollowed> refused = unfollowed(with_sets, main, options, b);
   b.locate("", fn.value("line", 0));
-  const json& s = fn["settings"];
+  const json& s = with_sets["settings"];
   Table t(b, main);
   for (const char* key : kCopied) {
     if (const json* v = t.value(s, key)) t.set(key, *v, t.line_of(s, key));

@@ -86,3 +86,92 @@ TEST_CASE("cli_graph_trainer_registry_is_config_unfollowed_in_verify_and_import"
   CHECK(i.out.find("config_registry.py:34: error[config-unfollowed]") != std::string::npos);
   CHECK(i.out.find("no plan written") != std::string::npos);
 }
+
+// The run's facts on the command line (--seq-len, --micro-batch, --global-batch, --gpu, --set,
+// --script-args) and the one input path simulate / render / report / diff / groups share with verify.
+
+namespace {
+
+std::string data(const std::string& rel) { return std::string(PLANCK_TEST_DATA_DIR) + "/" + rel; }
+
+}  // namespace
+
+TEST_CASE("cli_verify_deepspeed_json_with_the_run_facts_runs_the_memory_rules") {
+  // DeepSpeedExamples' ZeRO-3 JSON has no sequence length and an "auto" micro-batch: without the
+  // facts the memory rules are checks-skipped; with them they run (llama3-8b, 2 x 4096 tokens, no
+  // checkpointing on 80 GB: activations alone are tens of GB, so memory-exceeds is a verdict).
+  const std::string ds = data("corpus/deepspeed/dsconfigs__ds_config_z3.json");
+  Run without = planck("verify " + ds + " --nodes 1 --gpus-per-node 8 --model llama3-8b --format json");
+  CHECK(without.out.find("training.seq_len") != std::string::npos);  // checks-skipped names it
+  CHECK(without.out.find("\"rule\": \"memory-exceeds\"") == std::string::npos);
+  Run with = planck("verify " + ds + " --nodes 1 --gpus-per-node 8 --model llama3-8b --seq-len 4096 --micro-batch 2 "
+                    "--format json");
+  CHECK(with.out.find("\"rule\": \"memory-exceeds\"") != std::string::npos);
+  CHECK(with.out.find("has no training.seq_len") == std::string::npos);
+  CHECK(with.code == 1);
+  // The facts are said as coming from the command line (import --explain / the plan's notes).
+  Run imported = planck("import deepspeed " + ds + " --nodes 1 --gpus-per-node 8 --seq-len 4096 --micro-batch 2 "
+                        "--gpu h200 --set zero_optimization.stage=2");
+  CHECK(imported.code == 0);
+  CHECK(imported.out.find("training/seq_len = 4096 from --seq-len") != std::string::npos);
+  CHECK(imported.out.find("training/micro_batch = 2 from --micro-batch (the config says 8)") != std::string::npos);
+  CHECK(imported.out.find("\"gpu\": \"h200\"") != std::string::npos);
+  CHECK(imported.out.find("\"data_parallel\": \"zero2\"") != std::string::npos);  // --set wins over stage 3
+}
+
+TEST_CASE("cli_commands_take_a_config_through_the_shared_input") {
+  const std::string toml = data("import/torchtitan/llama3_70b_2025-12.toml");
+  Run sim = planck("simulate " + toml + " --nodes 8 --gpus-per-node 8");
+  CHECK(sim.code == 0);
+  CHECK(sim.out.find("step: ") != std::string::npos);
+  CHECK(sim.out.find(" step ") != std::string::npos);
+  // --set with torchtitan's own CLI names: tp 4 instead of the file's 8.
+  Run groups = planck("groups " + toml + " --nodes 8 --gpus-per-node 8 --set parallelism.tensor_parallel_degree=4 "
+                      "--dim tp --format json");
+  CHECK(groups.code == 0);
+  CHECK(groups.out.find("[0, 1, 2, 3]") != std::string::npos);
+  Run no_world = planck("simulate " + toml);
+  CHECK(no_world.code == 2);
+  CHECK(no_world.out.find("--nodes N --gpus-per-node G") != std::string::npos);
+  // A planck plan states its own facts: refused, not silently overridden.
+  Run plan = planck("simulate " + std::string(PLANCK_PLANS_DIR) + "/hsdp-2x4.json --seq-len 4096");
+  CHECK(plan.code == 2);
+  CHECK(plan.out.find("a planck plan states its own") != std::string::npos);
+  Run diff = planck("diff " + toml + " " + toml + " --nodes 8 --gpus-per-node 8");
+  CHECK(diff.code == 0);
+  CHECK(diff.out.find("no change") != std::string::npos);
+  // A Megatron script (tp 8 x pp 16: 128 GPUs) and a DeepSpeed JSON through the same path.
+  const std::string mega = data("import/megatron-lm/train_gpt3_175b_distributed.sh");
+  CHECK(planck("simulate " + mega + " --nodes 16 --gpus-per-node 8").out.find("step: ") != std::string::npos);
+  const fs::path dir = temp_dir();
+  CHECK(planck("report " + mega + " --nodes 16 --gpus-per-node 8 -o " + (dir / "r.html").string()).code == 0);
+  CHECK(fs::file_size(dir / "r.html") > 0);
+  const std::string ds = data("corpus/deepspeed/dsconfigs__ds_config_z3.json");
+  CHECK(planck("render " + ds + " --nodes 1 --gpus-per-node 8 --format dot -o " + (dir / "r.dot").string()).code == 0);
+  CHECK(planck("simulate " + ds + " --nodes 1 --gpus-per-node 8 --model llama3-8b --seq-len 2048").code == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("cli_pai_megatron_patch_script_from_its_positional_arguments") {
+  // alibaba/Pai-Megatron-Patch examples/qwen3/run_mcore_qwen3.sh takes everything positionally; the
+  // arguments are the README's pre-training example (examples/qwen3/README.md): A3B, mbs 1, gbs 8,
+  // seq 128, bf16, TP 4, PP 2, CP 1, ETP 1, EP 4, SP/DO/FL true, SFT false, AC sel, no offload;
+  // ENV=dlc takes the cluster from WORLD_SIZE (nodes) and KUBERNETES_CONTAINER_RESOURCE_GPU.
+  const std::string script = data("import/pai/run_mcore_qwen3.sh");
+  const std::string args =
+      " --script-args \"dlc A3B 1 8 1e-5 1e-6 128 128 bf16 4 2 1 1 4 true true true false sel false 100000 "
+      "/data /data /ckpt 10000 100 /out\" --set WORLD_SIZE=2 --set KUBERNETES_CONTAINER_RESOURCE_GPU=8";
+  Run without = planck("verify " + script);
+  CHECK(without.code == 2);  // nothing says the cluster or the degrees
+  Run r = planck("import megatron " + script + args);
+  CHECK(r.code == 0);
+  // Megatron-Core: dp = 16 / (tp 4 x pp 2 x cp 1) = 2; EP 4 spans the tp group (etp 1): mesh ep 4/4 = 1.
+  CHECK(r.out.find("\"dims\": [\n      \"pp\",\n      \"dp\",\n      \"ep\",\n      \"cp\",\n      \"tp\"\n    ]") !=
+        std::string::npos);
+  CHECK(r.out.find("\"shape\": [\n      2,\n      2,\n      1,\n      1,\n      4\n    ]") != std::string::npos);
+  CHECK(r.out.find("\"global_batch\": 8") != std::string::npos);
+  CHECK(r.out.find("\"seq_len\": 128") != std::string::npos);
+  CHECK(r.out.find("\"data_parallel\": \"zero1\"") != std::string::npos);  // DO=true: distributed optimizer
+  Run v = planck("verify " + script + args);
+  CHECK(v.code == 0);
+}

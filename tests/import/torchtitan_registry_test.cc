@@ -196,6 +196,13 @@ TEST_CASE("import_torchtitan_registry_edits_locals_and_notes_for_what_it_cannot_
   CHECK(e.unfollowed[1].line == 12);
   CHECK(e.unfollowed[1].construct == "compute_pp()");
   CHECK(e.unfollowed[1].settings == "parallelism.pipeline_parallel_degree");
+  // --set gives both values (the names torchtitan's CLI takes): followed, the command line wins.
+  ImportOptions set = world(1, 8);
+  set.sets = {{"parallelism.pipeline_parallel_degree", "2"}, {"parallelism.tensor_parallel_degree", "4"}};
+  auto given = import_all("torchtitan", path + ":edited", set);
+  REQUIRE(given.is_ok());
+  CHECK(given->front().result.unfollowed.empty());
+  CHECK(shape_of(given->front().result) == Shape{2, 1, 8 / (2 * 4), 1, 4});
 
   auto one = import_all("torchtitan", path + ":edited", world(1, 8));
   REQUIRE(one.is_ok());
