@@ -420,6 +420,12 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   }
   par["sequence_parallel"] = false;
   b.plan()["parallelism"] = par;
+  std::vector<std::string> data_dims;  // every dim but AutoTP's: the data-parallel world, global rank / tp
+  for (const auto& dim : b.plan()["mesh"]["dims"]) {
+    if (dim != "tp") data_dims.push_back(dim.get<std::string>());
+  }
+  b.set_data_rank_program(data_dims, "DeepSpeed's data-parallel group rank (deepspeed/utils/groups.py "
+                                     "_get_data_parallel_group; the engine's DistributedSampler rank)");
   b.warn(
       "DeepSpeed configs do not describe the model; add \"model\" to the plan for the divisibility and memory checks");
 

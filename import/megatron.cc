@@ -330,6 +330,13 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   }
   b.set_mesh(dims, shape);
   locate_flags(f, b, dims);
+  std::vector<std::string> data_dims;
+  for (const std::string& dim : dims) {
+    if (dim == "dp" || dim == "dp_replicate" || dim == "dp_shard" || dim == "ep") data_dims.push_back(dim);
+  }
+  b.set_data_rank_program(data_dims, "Megatron-Core's: the dp coordinate of the " + order +
+                                         " rank grid, context parallel excluded (megatron/core/parallel_state.py "
+                                         "RankGenerator, get_data_parallel_rank; the data loader's rank)");
   b.note("mesh from Megatron order " + order + " (first token fastest): [" + core::join(dims, ", ") + "]");
 
   nlohmann::ordered_json par;

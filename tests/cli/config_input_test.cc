@@ -175,3 +175,18 @@ TEST_CASE("cli_pai_megatron_patch_script_from_its_positional_arguments") {
   Run v = planck("verify " + script + args);
   CHECK(v.code == 0);
 }
+
+TEST_CASE("cli_framework_rank_programs_make_strict_usable") {
+  // Megatron-LM examples/academic_paper_scripts/sc21/run_figure_16.sh (sources CONFIG.sh, SBATCH.sh,
+  // SRUN.sh beside it): the importer states Megatron-Core's data rank, so the rank rules run and
+  // a clean script passes --strict (no checks-skipped note left).
+  Run sc21 = planck("verify " + data("import/megatron-lm/sc21/run_figure_16.sh") + " --strict");
+  CHECK(sc21.code == 0);
+  CHECK(sc21.out.find("checks-skipped") == std::string::npos);
+  // DeepSpeed AutoEP (autoep_size 8 over 16 ranks): the data rank is global rank / autotp_size =
+  // dp.rank x 8 + ep.rank on the mesh (dp 2, ep 8, tp 1), DeepSpeed's data-parallel group rank.
+  Run ds = planck("import deepspeed " + data("import/moe/ds_autoep_zero1_qwen3_5_moe.json") +
+                  " --nodes 2 --gpus-per-node 8");
+  CHECK(ds.out.find("\"dp_rank = dp.rank * ep.size + ep.rank\"") != std::string::npos);
+  CHECK(ds.out.find("\"dp_degree = dp.size * ep.size\"") != std::string::npos);
+}
