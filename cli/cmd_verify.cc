@@ -27,6 +27,7 @@ struct VerifyOptions {
   std::string format = "text";
   std::string output = "-";
   bool strict = false;
+  std::vector<std::string> ignore;  // --ignore RULE[,RULE...]: left out of the verdict, and said
   std::string color = "auto";
 };
 
@@ -125,6 +126,13 @@ core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, co
       report.diagnostics.add(config_unreadable(arg, found.message()));
     }
   }
+  for (const std::string& rule : o.ignore) report.ignored[rule] = 0;
+  std::erase_if(report.diagnostics.items(), [&](const core::Diagnostic& d) {
+    auto it = report.ignored.find(d.rule);
+    if (it == report.ignored.end()) return false;
+    ++it->second;
+    return true;
+  });
   code = exit_code(report.diagnostics, o.strict);
   report.ok = code == kExitOk;
   return report;
@@ -137,6 +145,18 @@ int run_verify(const VerifyOptions& o) {
   else if (o.format == "junit") fmt = core::ReportFormat::kJunit;
 
   const core::CheckRegistry registry = verify_registry();
+  for (const std::string& rule : o.ignore) {
+    bool known = rule == "checks-skipped";
+    for (const core::RuleInfo& ri : registry.rules()) known = known || ri.id == rule;
+    if (core::is_cannot_run_rule(rule)) {
+      print_error("--ignore " + rule + ": the input could not be checked; that cannot be ignored");
+      return kExitCannotRun;
+    }
+    if (!known) {
+      print_error("--ignore " + rule + ": not a rule of planck verify (docs/verify.md#rules)");
+      return kExitCannotRun;
+    }
+  }
   const Observations obs = read_observed(o.observed);
   std::vector<core::VerifyReport> reports;
   int code = kExitOk;
@@ -182,6 +202,10 @@ void setup_verify(CLI::App& app, Action& action) {
       ->default_str("text");
   app.add_option("-o,--output", o->output, "write the report here ('-' = stdout), atomically")->default_str("-");
   app.add_flag("--strict", o->strict, "warnings and checks-skipped notes fail too (exit 1)");
+  app.add_option("--ignore", o->ignore,
+                 "RULE[,RULE...]: leave these rules out of the verdict (repeatable); every format reports them as "
+                 "ignored, with the number of diagnostics left out")
+      ->delimiter(',');
   app.add_option("--color", o->color, "colour text output: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->default_str("auto");

@@ -53,6 +53,11 @@ nlohmann::json report_json(const VerifyReport& r) {
   nlohmann::json diags = nlohmann::json::array();
   for (const auto& d : r.diagnostics.items()) diags.push_back(diagnostic_json(d));
   j["diagnostics"] = std::move(diags);
+  if (!r.ignored.empty()) {
+    nlohmann::json ignored = nlohmann::json::array();
+    for (const auto& [rule, n] : r.ignored) ignored.push_back({{"rule", rule}, {"diagnostics", n}});
+    j["ignored"] = std::move(ignored);
+  }
   return j;
 }
 
@@ -100,6 +105,12 @@ std::string render_text(const VerifyReport& r, bool color) {
       out += d.hint;
       out += '\n';
     }
+  }
+  if (!r.ignored.empty()) {
+    out += r.plan_path;
+    out += ": ignored (--ignore):";
+    for (const auto& [rule, n] : r.ignored) out += " " + rule + " (" + plural(n, "diagnostic", "diagnostics") + ")";
+    out += '\n';
   }
   out += r.plan_path;
   out += ": ";

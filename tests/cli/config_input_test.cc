@@ -190,3 +190,24 @@ TEST_CASE("cli_framework_rank_programs_make_strict_usable") {
   CHECK(ds.out.find("\"dp_rank = dp.rank * ep.size + ep.rank\"") != std::string::npos);
   CHECK(ds.out.find("\"dp_degree = dp.size * ep.size\"") != std::string::npos);
 }
+
+TEST_CASE("cli_verify_ignore_is_reported_in_every_format") {
+  // tests/data/corpus/deepspeed/dsconfigs__ds_config_z3.json (DeepSpeedExamples): without the model
+  // and sequence length, two checks-skipped notes; --strict fails on them unless they are ignored.
+  const std::string ds = data("corpus/deepspeed/dsconfigs__ds_config_z3.json") + " --nodes 1 --gpus-per-node 8";
+  CHECK(planck("verify " + ds + " --strict").code == 1);
+  Run text = planck("verify " + ds + " --strict --ignore checks-skipped");
+  CHECK(text.code == 0);
+  CHECK(text.out.find("ignored (--ignore): checks-skipped (2 diagnostics)") != std::string::npos);
+  Run json = planck("verify " + ds + " --ignore checks-skipped,memory-exceeds --format json");
+  CHECK(json.out.find("\"rule\": \"checks-skipped\"") != std::string::npos);  // in "ignored"
+  CHECK(json.out.find("\"diagnostics\": 2") != std::string::npos);
+  CHECK(json.out.find("\"diagnostics\": 0") != std::string::npos);  // memory-exceeds: none to leave out
+  Run sarif = planck("verify " + ds + " --ignore checks-skipped --format sarif");
+  CHECK(sarif.out.find("\"ruleConfigurationOverrides\"") != std::string::npos);
+  CHECK(sarif.out.find("\"enabled\": false") != std::string::npos);
+  Run junit = planck("verify " + ds + " --ignore checks-skipped --format junit");
+  CHECK(junit.out.find("ignored by --ignore (2 diagnostics left out)") != std::string::npos);
+  CHECK(planck("verify " + ds + " --ignore config-unreadable").code == 2);
+  CHECK(planck("verify " + ds + " --ignore no-such-rule").code == 2);
+}
