@@ -35,7 +35,6 @@ core::Result<std::string> config_framework(const std::string& spec, const Config
   if (!options.framework.empty()) return options.framework;
   if (spec == "-") return std::string("plan");
   const std::string file = import::spec_file(spec);
-  if (file.size() > 3 && file.compare(file.size() - 3, 3, ".py") == 0) return std::string("torchtitan");
   auto text = core::read_input(file);
   if (!text) return std::string("plan");  // the plan loader reports a missing file or a directory
   std::string fw = import::detect_framework(spec, *text);
@@ -43,7 +42,7 @@ core::Result<std::string> config_framework(const std::string& spec, const Config
     return core::Status::error(file +
                                ": neither a planck plan nor a config planck recognises (torchtitan TOML or "
                                "config_registry.py, Lingua YAML, Megatron script, DeepSpeed JSON); pass "
-                               "--framework torchtitan|lingua|megatron|deepspeed");
+                               "--framework torchtitan|lingua|megatron|megatron-bridge|deepspeed");
   }
   return fw;
 }

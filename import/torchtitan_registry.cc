@@ -155,10 +155,13 @@ std::string where(const json& item, const std::string& main) {
   return item.value("file", main) + ":" + std::to_string(item.value("line", 0));
 }
 
+}  // namespace
+
 // What the reader could not follow: those that may set a setting that matters are refused, the
-// others are notes (--explain).
-std::vector<Unfollowed> unfollowed(const json& fn, const std::string& path, const ImportOptions& options,
-                                   PlanBuilder& b) {
+// others are notes (--explain); a setting --set gives is settled.
+std::vector<Unfollowed> python_unfollowed(const nlohmann::json& fn, const std::string& path,
+                                          const ImportOptions& options, PlanBuilder& b,
+                                          bool (*matters)(const std::string&)) {
   std::vector<Unfollowed> out;
   auto given = [&](const std::string& p) {  // --set gives the value, whatever the code does
     return std::any_of(options.sets.begin(), options.sets.end(), [&](const auto& s) { return s.first == p; });
@@ -167,7 +170,7 @@ std::vector<Unfollowed> unfollowed(const json& fn, const std::string& path, cons
     std::string settings;
     for (const json& t : u.value("touches", json::array())) {
       const std::string p = t.get<std::string>();
-      if (!setting_matters(p) || given(p)) continue;
+      if (!matters(p) || given(p)) continue;
       settings += (settings.empty() ? "" : ", ") + (p.empty() ? std::string("the whole config") : p);
     }
     const std::string text = "`" + u.value("construct", "") + "` not followed: " + u.value("why", "");
@@ -179,7 +182,7 @@ std::vector<Unfollowed> unfollowed(const json& fn, const std::string& path, cons
   }
   for (const auto& [key, s] : fn["settings"].items()) {
     if (!s.contains("unknown")) continue;
-    if (!setting_matters(key)) {
+    if (!matters(key) || given(key)) {
       b.note(where(s, path) + ": " + key + " = `" + s.value("unknown", "") +
              "` not evaluated (planck does not read it)");
       continue;
@@ -190,6 +193,8 @@ std::vector<Unfollowed> unfollowed(const json& fn, const std::string& path, cons
   }
   return out;
 }
+
+namespace {
 
 // num_tokens_per_microbatch_per_dp_rank = rows x max_context_length (the registries write
 // `8 * 8192`); planck's batch is rows of seq_len.
@@ -316,7 +321,7 @@ core::Result<ImportResult> import_function(const json& fn, const std::string& pa
     with_sets["settings"][name] = {{"value", set_value(text)}, {"line", 0}, {"file", main}};
     b.note("--set " + name + "=" + text + " from the command line" + (had ? " (replaces the function's value)" : ""));
   }
-  std::vector<Unfollowed> refused = unfollowed(with_sets, main, options, b);
+  std::vector<Unfollowed> refused = python_unfollowed(with_sets, main, options, b, &setting_matters);
   b.locate("", fn.value("line", 0));
   const json& s = with_sets["settings"];
   Table t(b, main);
@@ -338,9 +343,16 @@ core::Result<ImportResult> import_function(const json& fn, const std::string& pa
   return r;
 }
 
+std::int64_t arg(const json& a, const char* key) {
+  auto it = a.find(key);
+  return it != a.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+}
+
+}  // namespace
+
 // The directories the reader searches after the registry's own and its parents: --python-path,
 // then PYTHONPATH (python3 runs with -I, which ignores PYTHONPATH, so planck passes it).
-std::vector<std::string> search_path(const ImportOptions& options) {
+std::vector<std::string> python_search_path(const ImportOptions& options) {
   std::vector<std::string> out = options.python_path;
   if (const char* env = std::getenv("PYTHONPATH")) {
     std::string all = env;
@@ -353,13 +365,6 @@ std::vector<std::string> search_path(const ImportOptions& options) {
   }
   return out;
 }
-
-std::int64_t arg(const json& a, const char* key) {
-  auto it = a.find(key);
-  return it != a.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
-}
-
-}  // namespace
 
 bool registry_model(const json& a, const std::string& described_as, PlanBuilder& b) {
   core::ModelSpec m;
@@ -388,7 +393,7 @@ core::Result<std::vector<NamedImport>> import_torchtitan_registry(const std::str
                                                                   const ImportOptions& options) {
   std::vector<std::string> args = {path};
   if (!function.empty()) args.push_back(function);
-  for (const std::string& dir : search_path(options)) {
+  for (const std::string& dir : python_search_path(options)) {
     args.push_back("--path");
     args.push_back(dir);
   }

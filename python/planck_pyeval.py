@@ -17,6 +17,9 @@ import ast
 import copy
 import os
 
+# Builtins that read their arguments and change nothing (a config passed to them stays as it was).
+READ_ONLY_BUILTINS = {"getattr", "hasattr", "isinstance", "len", "str", "int", "float", "bool", "print", "repr",
+                      "type", "sorted", "list", "tuple", "dict", "set", "min", "max", "abs", "any", "all"}
 MAX_CALL_DEPTH = 24
 MAX_STEPS = 200000
 
@@ -228,6 +231,15 @@ class Function:
             return self.block(st.body if test else st.orelse)
         elif isinstance(st, (ast.With, ast.AsyncWith)):
             return self.block(st.body)  # the body runs; a context manager sets no config field
+        elif isinstance(st, ast.Try):  # the body as written (no exception); a handler is another path
+            done = self.block(st.body)
+            for handler in st.handlers:
+                touches, returns = self.touched(handler)
+                if touches or returns:
+                    self.unknown(handler, "an `except` branch runs only if the `try` body fails")
+            if done is None:
+                done = self.block(st.orelse)
+            return done if done is not None else self.block(st.finalbody)
         elif isinstance(st, (ast.Assert, ast.Pass, ast.FunctionDef, ast.Raise, ast.Global, ast.Nonlocal,
                              ast.ClassDef)):
             return None  # checks, nested helpers and errors set no field
@@ -262,7 +274,7 @@ class Function:
                         touches.append((self.env[t.id], ""))
                 elif self.may_be_config(t):
                     touches.append(self.root_and_path(t))
-            if isinstance(node, ast.Call):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) not in READ_ONLY_BUILTINS:
                 for a in list(node.args) + [k.value for k in node.keywords]:
                     if isinstance(a, (ast.Name, ast.Attribute)) and self.may_be_config(a, strict=True):
                         touches.append(self.root_and_path(a))
@@ -300,6 +312,14 @@ class Function:
     def assign(self, target, value, line):
         if isinstance(target, ast.Name):
             self.env[target.id] = value
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):  # a, b = f(): unpacked when f returned a tuple
+            if isinstance(value, tuple) and len(value) == len(target.elts):
+                for t, v in zip(target.elts, value):
+                    self.assign(t, v, line)
+                return
+            for t in target.elts:
+                self.assign(t, Opaque(ast.unparse(target), line, self.file, "not an unpackable value"), line)
             return
         if isinstance(target, ast.Attribute):
             owner = self.owner(target.value, line)
@@ -388,6 +408,8 @@ class Function:
                 return FuncRef(base.module, node.attr)
         if isinstance(node, ast.Call):
             return self.call(node, line)
+        if isinstance(node, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            return tuple(self.expr(e) for e in node.elts)
         return Opaque(ast.unparse(node), line, self.file)
 
     def name(self, name, line):
@@ -407,6 +429,13 @@ class Function:
             return self.model_registry(node, line, callee)
         if text.endswith("Config"):
             return self.construct(node, text, line)
+        hf = self.hf_model(node, line)
+        if hf is not None:
+            return hf
+        if text in READ_ONLY_BUILTINS and callee is not None and not isinstance(callee, (FuncRef, ModRef)):
+            return self.builtin(node, text, line)
+        if not isinstance(callee, (FuncRef, ModRef)) and text.split(".")[-1][:1].isupper():
+            return self.construct(node, text, line)  # a class (a config dataclass): its keyword fields
         if isinstance(callee, FuncRef):
             args = [self.expr(a) for a in node.args if not isinstance(a, ast.Starred)]
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg}
@@ -415,6 +444,33 @@ class Function:
             return self.run_.call(callee, args, kwargs, node, self)
         why = callee.why if isinstance(callee, Opaque) and callee.why else f"`{text}` is not a function planck follows"
         return self.opaque_call(node, line, why)
+
+    def builtin(self, node, name, line):
+        """Builtins that read a config without changing it: getattr of a field set, else unknown."""
+        args = [self.expr(a) for a in node.args]
+        if name == "isinstance" and len(args) == 2 and ast.unparse(node.args[1]) == "str":
+            if isinstance(args[0], (Obj, Spec)) or isinstance(args[0], Val):
+                return Val(isinstance(args[0], Val) and isinstance(args[0].value, str), line, self.file)
+        if name == "getattr" and len(args) >= 2 and isinstance(args[0], Obj) and isinstance(args[1], Val):
+            if args[1].value in args[0].fields:
+                return args[0].fields[args[1].value]
+        return Opaque(ast.unparse(node), line, self.file, f"`{name}` of a value planck does not know")
+
+    def hf_model(self, node, line):
+        """Megatron-Bridge's `AutoBridge.from_hf_pretrained("org/name").get_model_config()` (or
+        `.to_megatron_provider()`): a model config named by its Hugging Face id, edited afterwards."""
+        f = node.func
+        if not (isinstance(f, ast.Attribute) and f.attr in ("get_model_config", "to_megatron_provider")):
+            return None
+        inner = f.value
+        if not (isinstance(inner, ast.Call) and ast.unparse(inner.func).endswith("from_hf_pretrained") and inner.args):
+            return None
+        model_id = self.expr(inner.args[0])
+        if not (isinstance(model_id, Val) and isinstance(model_id.value, str)):
+            return None
+        obj = Obj(ast.unparse(node), line, self.file)
+        obj.fields["hf_model_id"] = Val(model_id.value, line, self.file)
+        return obj
 
     def opaque_call(self, node, line, why):
         """A call not followed: a config passed to it may be edited by it."""
