@@ -295,6 +295,20 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   }
   PLANCK_IMPORT_TRY(launch, std::move(launch_r));
   relocate_flags(launch, text);
+  // A Megatron-Bridge launch (run_recipe.py, scripts/performance|training/*.py) passes a recipe name
+  // and Hydra-style a.b=c overrides, not Megatron-LM flags: reading it as flags would give the
+  // defaults. Refused, with the way to read the recipe itself.
+  std::vector<Unfollowed> refused;
+  const std::string entry = launch.script.substr(launch.script.rfind('/') + 1);
+  if (entry == "run_recipe.py" || entry == "bootstrap.py" ||
+      launch.script.find("scripts/performance/") != std::string::npos ||
+      launch.script.find("scripts/training/") != std::string::npos) {
+    refused.push_back({path, launch.line, launch.script + " ...",
+                       "a Megatron-Bridge launch: the layout is in the recipe it names and its a.b=c overrides, not "
+                       "in Megatron-LM flags; verify the recipe function (RECIPE.py:FUNCTION, --framework "
+                       "megatron-bridge) with --set a.b=c for each override",
+                       "the whole config"});
+  }
   MegatronFlags f(launch, b);
   b.note(launch.script.empty() ? "args file: " + str(static_cast<std::int64_t>(launch.flags.size())) + " flags"
                                : "launch: " + launch.script + " at line " + str(launch.line) + " with " +
@@ -400,7 +414,9 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
       }
     }
   }
-  return b.finish();
+  ImportResult result = b.finish();
+  result.unfollowed = std::move(refused);
+  return result;
 }
 
 }  // namespace planck::import

@@ -211,3 +211,18 @@ TEST_CASE("cli_verify_ignore_is_reported_in_every_format") {
   CHECK(planck("verify " + ds + " --ignore config-unreadable").code == 2);
   CHECK(planck("verify " + ds + " --ignore no-such-rule").code == 2);
 }
+
+TEST_CASE("cli_megatron_bridge_recipe_and_launcher") {
+  // Megatron-Bridge@067f987d perf recipe, detected from its text (ConfigContainer, megatron.bridge).
+  const std::string recipe = data("import/megatron-bridge/067f987d/src/megatron/bridge/perf_recipes/llama/h100/"
+                                  "llama3.py:llama3_70b_pretrain_64gpu_h100_bf16_config");
+  Run ok = planck("verify " + recipe + " --nodes 8 --gpus-per-node 8 --strict");
+  CHECK(ok.code == 0);
+  // Bridge's interactive launcher runs bootstrap.py with a.b=c overrides: refused, never the
+  // defaults of a Megatron-LM script with no flags.
+  Run launch = planck("verify " + data("corpus/megatron-bridge/mbridge__scripts__performance__rubin_launch_interactive.sh") +
+                      " --nodes 1 --gpus-per-node 8");
+  CHECK(launch.code == 2);
+  CHECK(launch.out.find("error[config-unfollowed]") != std::string::npos);
+  CHECK(launch.out.find("--framework megatron-bridge") != std::string::npos);
+}

@@ -81,6 +81,15 @@ TEST_CASE("bridge_perf_recipes_deepseek_v3_and_qwen3_moe") {
   CHECK(qw.plan["training"]["seq_len"] == 4096);
 }
 
+TEST_CASE("bridge_set_overrides_a_recipe_field") {
+  // --set model.tensor_model_parallel_size=8 (the a.b=c override a Bridge launch would pass).
+  ImportOptions o = world(8, 8);
+  o.sets = {{"model.tensor_model_parallel_size", "8"}};
+  auto all = import_all("megatron-bridge", recipe("llama/h100/llama3.py:llama3_70b_pretrain_64gpu_h100_bf16_config"), o);
+  REQUIRE(all.is_ok());
+  CHECK(shape_of(all->front().result) == Shape{4, 64 / (8 * 4 * 2), 2, 8});
+}
+
 TEST_CASE("bridge_detected_from_the_recipe_text") {
   CHECK(detect_framework("r.py", "from megatron.bridge.training.config import ConfigContainer\n") ==
         "megatron-bridge");
