@@ -29,7 +29,8 @@ import sys
 
 if "Function" not in globals():  # run from the source tree, not embedded after the evaluator
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from planck_pyeval import FuncRef, Function, Loader, Module, Obj, Opaque, Run, Spec, Val, rel, resolve_touches  # noqa: E402
+    from planck_pyeval import Function, Run, rel, resolve_touches  # noqa: E402
+    from planck_pyvalues import Loader, Module, Obj, Opaque, Spec, Val  # noqa: E402
 
 
 def flatten(obj, prefix, out):
