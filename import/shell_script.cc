@@ -440,9 +440,9 @@ core::Result<ShellScript> run_shell(std::string_view text, const std::string& pa
     });
     bool ok = !name.empty();
     for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!ok) {
+    if (!ok || (digits && (name.size() > 3 || name == "0"))) {
       return core::Status::error("--set " + name + ": a launch script takes a shell variable (NAME=VALUE) or a "
-                                 "positional parameter (1=VALUE)");
+                                 "positional parameter from 1 to 999 (1=VALUE)");
     }
     runner.script.vars[name] = {{value, 0}};
     runner.pinned.insert(name);

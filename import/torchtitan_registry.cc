@@ -116,6 +116,7 @@ class Table {
     const std::string file = setting.value("file", main_);
     if (file == main_ || line <= 0 || line >= kFileStride) return line;
     auto it = std::find(files_.begin(), files_.end(), file);
+    if (it == files_.end() && files_.size() >= 1000) return 0;  // beyond what the encoding holds: unlocated
     if (it == files_.end()) it = files_.insert(files_.end(), file);
     return static_cast<int>(it - files_.begin() + 1) * kFileStride + line;
   }
