@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/config_input.h"
 #include "cli/number_flags.h"
 #include "cli/plan_facts_input.h"
 #include "report/diff.h"
@@ -13,6 +14,7 @@ namespace planck::cli {
 namespace {
 
 struct DiffOptions {
+  ConfigOptions config;  // a framework config as input (cli/config_input.h)
   std::string a, b;
   std::string format = "text";
   std::string fail_on = "never";
@@ -28,9 +30,9 @@ int run_diff(const DiffOptions& o) {
     print_error(st.message());
     return kExitCannotRun;
   }
-  auto a = load_plan_facts(o.a, opts);
+  auto a = load_plan_facts(o.a, opts, nullptr, &o.config);
   if (!a) return kExitCannotRun;
-  auto b = load_plan_facts(o.b, opts);
+  auto b = load_plan_facts(o.b, opts, nullptr, &o.config);
   if (!b) return kExitCannotRun;
   const report::PlanDiff d = report::diff_plans(*a, *b);
   const std::string out = o.format == "json" ? report::diff_to_json(d, o.threshold_pct)
@@ -51,7 +53,8 @@ void setup_diff(CLI::App& app, Action& action) {
       "B by more than --threshold percent; 2 when a plan cannot be loaded or bad usage.\n"
       "Example: planck diff plans/torchtitan-hsdp-2x8.json plans/torchtitan-hsdp-2x8-flattened.json");
   app.add_option("a", o->a, "plan A, the baseline (planck/1 JSON)")->required();
-  app.add_option("b", o->b, "plan B, the proposed change (planck/1 JSON)")->required();
+  app.add_option("b", o->b, "plan B, the proposed change (planck/1 JSON, or a framework config as verify takes)")->required();
+  add_config_options(app, o->config);
   app.add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}))->default_str("text");
   app.add_option("--fail-on", o->fail_on,
                  "never (default) or regression: exit 1 when B's step time, cross-node bytes per step or peak "

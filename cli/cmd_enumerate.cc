@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "cli/launcher_flags.h"
 #include "cli/plan_input.h"
+#include "cli/config_input.h"
 #include "cli/verify_config.h"
 #include "cli/verify_registry.h"
 #include "core/base/input_file.h"
@@ -88,31 +89,43 @@ std::optional<core::Plan> load_wrapped(const std::string& flag, const std::strin
   return std::move(loaded.plan);
 }
 
-// --plan TEMPLATE: a planck/1 plan that `planck verify` can check (no plan-syntax, plan-schema or
-// rank-program-invalid on its own mesh), or nullopt after printing why not, naming the file.
-std::optional<core::Plan> load_template(const std::string& path, const core::CheckRegistry& checks) {
+// --plan TEMPLATE: a planck/1 plan, or a framework config imported as every command reads one
+// (cli/config_input.h; its cluster from --world / --gpus-per-node when the config does not state
+// it), that `planck verify` can check (no plan-syntax, plan-schema or rank-program-invalid on its
+// own mesh), or nullopt after printing why not, naming the file.
+std::optional<core::Plan> load_template(const std::string& path, const core::CheckRegistry& checks,
+                                        const EnumerateOptions& o) {
   auto framework = config_framework(path, ConfigOptions{});
+  std::optional<core::Plan> plan;
   if (framework && *framework != "plan") {
-    print_error("--plan " + path + " is a " + *framework + " config; enumerate starts from a planck/1 plan: run `planck import " +
-                path + " -o plan.json`, then --plan plan.json");
-    return std::nullopt;
+    ConfigOptions config;
+    if (o.gpus_per_node > 0) config.gpus_per_node = o.gpus_per_node;
+    if (o.world > 0 && o.gpus_per_node > 0 && o.world % o.gpus_per_node == 0) config.nodes = o.world / o.gpus_per_node;
+    auto input = load_plan_input(path, config);
+    if (!input) {
+      print_error("--plan " + path + ": not a config enumerate can start from (fix it as above)");
+      return std::nullopt;
+    }
+    plan = std::move(input->plan);
+  } else {
+    core::LoadedPlan loaded = core::load_plan_file(path);
+    if (!loaded.plan) {
+      print_load_failure(path, loaded.diagnostics);
+      print_error("--plan " + path + ": not a plan enumerate can start from (fix it as above)");
+      return std::nullopt;
+    }
+    plan = std::move(loaded.plan);
   }
-  core::LoadedPlan loaded = core::load_plan_file(path);
-  if (!loaded.plan) {
-    print_load_failure(path, loaded.diagnostics);
-    print_error("--plan " + path + ": not a plan enumerate can start from (fix it as above)");
-    return std::nullopt;
-  }
-  std::optional<core::Mesh> mesh = core::plan_mesh(*loaded.plan, nullptr);
+  std::optional<core::Mesh> mesh = core::plan_mesh(*plan, nullptr);
   static const std::vector<core::Observed> kNoRun;
-  core::Diagnostics found = core::run_checks(checks, core::CheckContext{*loaded.plan, mesh ? &*mesh : nullptr, &kNoRun});
+  core::Diagnostics found = core::run_checks(checks, core::CheckContext{*plan, mesh ? &*mesh : nullptr, &kNoRun});
   std::erase_if(found.items(), [](const core::Diagnostic& d) { return !core::is_cannot_run_rule(d.rule); });
   if (!found.items().empty()) {
     print_load_failure(path, found);
     print_error("--plan " + path + ": `planck verify` cannot check this plan, so neither can enumerate (fix it as above)");
     return std::nullopt;
   }
-  return std::move(loaded.plan);
+  return plan;
 }
 
 // Whether the template's file states training.<field> (a field left to its default states nothing:
@@ -152,7 +165,7 @@ int run_enumerate(EnumerateOptions o) {
   std::optional<core::Plan> base;
   const core::CheckRegistry checks = o.plan.empty() ? core::CheckRegistry{} : verify_registry();
   if (!o.plan.empty()) {
-    base = load_template(o.plan, checks);
+    base = load_template(o.plan, checks, o);
     if (!base || !fill_from_template(o, *base)) return kExitCannotRun;
     if (o.model.empty() && !base->model) {
       print_error("--plan " + o.plan + " has no \"model\": give --model (a preset, a model JSON or a Hugging Face config.json)");

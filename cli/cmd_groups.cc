@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/config_input.h"
 #include "cli/plan_input.h"
 #include "core/mesh/mesh.h"
 #include "core/plan/plan_load.h"
@@ -18,6 +19,7 @@ namespace planck::cli {
 namespace {
 
 struct GroupsOptions {
+  ConfigOptions config;  // a framework config as input (cli/config_input.h)
   std::string plan;
   std::vector<std::string> dims;
   std::string format = "text";
@@ -80,7 +82,7 @@ std::string set_text(const core::Mesh& mesh, const std::vector<std::string>& set
 }
 
 int run_groups(const GroupsOptions& o) {
-  auto input = load_plan_input(o.plan);
+  auto input = load_plan_input(o.plan, o.config);
   if (!input) return kExitCannotRun;
   const core::Mesh* mesh = &input->mesh;
 
@@ -150,7 +152,8 @@ void setup_groups(CLI::App& app, Action& action) {
       "The output is built in memory and bounded at 1 GiB: a listing that would be larger (e.g. every dim of a "
       "2^31-rank mesh) is refused before anything is allocated, naming its size.\n"
       "Exit 2 when the plan cannot be loaded, its mesh is invalid or the listing is over the bound, else 0.");
-  app.add_option("plan", o->plan, "plan file (planck/1 JSON)")->required();
+  app.add_option("plan", o->plan, "a planck plan or a framework config (as verify takes: torchtitan TOML or config_registry.py:FUNCTION, Lingua YAML, Megatron script, DeepSpeed JSON), with --nodes/--gpus-per-node and the run's facts")->required();
+  add_config_options(app, o->config);
   app.add_option("--dim", o->dims,
                  "dim or comma-joined dims (one result per occurrence; default: every mesh dim); torchtitan's "
                  "flattened names dp, dp_shard_cp and dp_cp are accepted")

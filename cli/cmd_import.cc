@@ -7,7 +7,9 @@
 
 #include "cli/command.h"
 #include "cli/launcher_flags.h"
+#include "cli/config_input.h"
 #include "cli/plan_input.h"
+#include "cli/verify_config.h"
 #include "core/plan/plan.h"
 #include "import/importer.h"
 
@@ -23,12 +25,23 @@ struct ImportArgs {
   bool explain = false;
   std::string lingua_formula = "after-fix";
   std::string model;
+  std::vector<std::string> python_path;
+  RunFacts facts;
 };
 
 int run_import(const ImportArgs& a) {
-  planck::import::ImportOptions opts;
-  if (a.nodes > 0) opts.nodes = a.nodes;
-  if (a.gpus_per_node > 0) opts.gpus_per_node = a.gpus_per_node;
+  ConfigOptions config;
+  if (a.nodes > 0) config.nodes = a.nodes;
+  if (a.gpus_per_node > 0) config.gpus_per_node = a.gpus_per_node;
+  config.python_path = a.python_path;
+  config.model = a.model;
+  config.facts = a.facts;
+  auto options = import_options(config);
+  if (!options) {
+    print_error(options.message());
+    return kExitCannotRun;
+  }
+  planck::import::ImportOptions& opts = *options;
   opts.lingua_formula = a.lingua_formula == "before-fix" ? planck::import::LinguaFormula::kBeforeFix
                                                          : planck::import::LinguaFormula::kAfterFix;
   auto result = planck::import::import_file(a.framework, a.config, opts);
@@ -36,13 +49,21 @@ int run_import(const ImportArgs& a) {
     print_error(result.message());
     return kExitCannotRun;
   }
-  if (!a.model.empty()) {
-    // --model replaces whatever the config implied (or the "model left out" gap).
-    auto m = model_value("--model", a.model);
-    if (!m) return kExitCannotRun;
-    apply_model_option(*result, a.model, *m);
+  // --model replaces whatever the config implied (or the "model left out" gap); the run's facts
+  // from the command line replace the config's.
+  if (auto st = finish_import(*result, config); !st) {
+    print_error(st.message());
+    return kExitCannotRun;
   }
   for (const std::string& w : result->warnings) print_error("warning: " + w);
+  for (const import::Unfollowed& u : result->unfollowed) {
+    print_error(u.file + ":" + std::to_string(u.line) + ": error[config-unfollowed]: `" + u.construct +
+                "` could not be followed (" + u.why + "), and it may set " + u.settings);
+  }
+  if (!result->unfollowed.empty()) {
+    print_error("no plan written: " + unfollowed_fix());
+    if (!a.explain) return kExitCannotRun;
+  }
   if (a.explain) {
     // stderr, so `-o -` keeps stdout a clean plan.
     std::string out = "planck import " + a.framework + " " + a.config + ": what was inferred\n";
@@ -52,6 +73,7 @@ int run_import(const ImportArgs& a) {
     for (const std::string& h : result->hints) out += "  hint: " + h + "\n";
     std::fputs(out.c_str(), stderr);
   }
+  if (!result->unfollowed.empty()) return kExitCannotRun;
   if (!write_output(a.output, result->plan.dump(2) + "\n")) return kExitCannotRun;
   return kExitOk;
 }
@@ -67,7 +89,7 @@ void setup_import(CLI::App& app, Action& action) {
       "  planck import torchtitan torchtitan/models/llama3/config_registry.py:llama3_70b --nodes 8 -o plan.json\n"
       "  planck import megatron train_llama3_8b.sh --explain -o plan.json && planck verify plan.json\n"
       "See docs/import.md.");
-  app.add_option("framework", a->framework, "torchtitan | lingua | megatron | deepspeed")
+  app.add_option("framework", a->framework, "torchtitan | lingua | megatron | megatron-bridge | deepspeed")
       ->required()
       ->check(CLI::IsMember(planck::import::framework_names()));
   app.add_option("config", a->config,
@@ -84,10 +106,14 @@ void setup_import(CLI::App& app, Action& action) {
                  "the model, when the config does not name one planck knows: a preset name, a JSON file holding "
                  "a plan's \"model\" value, or a Hugging Face config.json (read for hidden_size, layers, heads, "
                  "experts, MLA ranks...)");
+  app.add_option("--python-path", a->python_path,
+                 "a directory where the modules a Python config imports are looked for (repeatable; after the "
+                 "config's directory and its parents, before PYTHONPATH)");
   app.add_option("--lingua-dp-rank-formula", a->lingua_formula,
                  "Lingua train.py's data-rank lines: after-fix (commit d1fd421, default) or before-fix "
                  "(dp_rank * |dp_replicate| + dp_shard rank, issues #58/#66)")
       ->check(CLI::IsMember({"before-fix", "after-fix"}));
+  add_run_fact_options(app, a->facts);
   app.add_option("-o,--output", a->output, "plan file to write atomically ('-' = stdout, the default)");
   action = [a] { return run_import(*a); };
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/config_input.h"
 #include "cli/plan_input.h"
 #include "core/plan/plan_load.h"
 #include "core/check/report.h"
@@ -19,6 +20,7 @@ namespace planck::cli {
 namespace {
 
 struct RenderOptions {
+  ConfigOptions config;  // a framework config as input (cli/config_input.h)
   std::string plan;
   std::vector<std::string> dims;
   std::vector<std::string> observed;
@@ -46,7 +48,7 @@ int run_render(const RenderOptions& o) {
     return kExitCannotRun;
   }
 
-  auto input = load_plan_input(o.plan);
+  auto input = load_plan_input(o.plan, o.config);
   if (!input) return kExitCannotRun;
   const core::Plan& plan = input->plan;
   const core::Mesh* mesh = &input->mesh;
@@ -107,7 +109,8 @@ void setup_render(CLI::App& app, Action& action) {
       "Output format from the -o extension (.svg, .png, .dot); '-o -' writes DOT to stdout.\n"
       "Exit 2 when the plan cannot be loaded or its mesh is invalid (or bad usage), else 0.\n"
       "Example: planck render plans/torchtitan-hsdp-2x8.json -o hsdp.svg");
-  app.add_option("plan", o->plan, "plan file (planck/1 JSON)")->required();
+  app.add_option("plan", o->plan, "a planck plan or a framework config (as verify takes: torchtitan TOML or config_registry.py:FUNCTION, Lingua YAML, Megatron script, DeepSpeed JSON), with --nodes/--gpus-per-node and the run's facts")->required();
+  add_config_options(app, o->config);
   app.add_option("--dim", o->dims,
                  "dim or comma-joined dims to draw (repeatable; default: the plan's main role, e.g. fsdp for HSDP); "
                  "torchtitan's flattened names dp, dp_shard_cp and dp_cp are accepted")

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/config_input.h"
 #include "cli/number_flags.h"
 #include "cli/plan_facts_input.h"
 #include "cli/plan_input.h"
@@ -19,6 +20,7 @@ namespace planck::cli {
 namespace {
 
 struct ReportOptions {
+  ConfigOptions config;  // a framework config as input (cli/config_input.h)
   std::string plan;
   std::vector<std::string> observed;
   std::string enumerate;
@@ -95,13 +97,13 @@ int run_report(const ReportOptions& o) {
     }
     layouts = std::move(*points);
   }
-  auto input = load_plan_input(o.plan);
+  auto input = load_plan_input(o.plan, o.config);
   if (!input) return kExitCannotRun;
-  auto facts = load_plan_facts(o.plan, opts, observed.empty() ? nullptr : &observed);
+  auto facts = load_plan_facts(o.plan, opts, observed.empty() ? nullptr : &observed, &o.config);
   if (!facts) return kExitCannotRun;
   std::optional<report::PlanDiff> diff;
   if (!o.baseline.empty()) {
-    auto base = load_plan_facts(o.baseline, opts);
+    auto base = load_plan_facts(o.baseline, opts, nullptr, &o.config);
     if (!base) return kExitCannotRun;
     diff = report::diff_plans(*base, *facts);
   }
@@ -148,7 +150,8 @@ void setup_report(CLI::App& app, Action& action) {
       "read or bad usage.\n"
       "Example: planck report plans/torchtitan-hsdp-2x8-flattened.json --baseline plans/torchtitan-hsdp-2x8.json "
       "-o report.html");
-  app.add_option("plan", o->plan, "plan file (planck/1 JSON)")->required();
+  app.add_option("plan", o->plan, "a planck plan or a framework config (as verify takes: torchtitan TOML or config_registry.py:FUNCTION, Lingua YAML, Megatron script, DeepSpeed JSON), with --nodes/--gpus-per-node and the run's facts")->required();
+  add_config_options(app, o->config);
   app.add_option("--observed", o->observed,
                  "what a real run created (as planck verify --observed; repeatable: one run's files)")
       ->expected(1)

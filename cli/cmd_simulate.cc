@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/config_input.h"
 #include "cli/number_flags.h"
 #include "cli/plan_input.h"
 #include "core/plan/plan_load.h"
@@ -20,6 +21,7 @@ namespace planck::cli {
 namespace {
 
 struct SimulateOptions {
+  ConfigOptions config;  // a framework config as input (cli/config_input.h)
   std::string plan;
   std::string topology;
   std::string format = "text";
@@ -88,7 +90,7 @@ int fit_measured_step(const SimulateOptions& o, const core::Plan& plan, const co
 }
 
 int run_simulate(const SimulateOptions& o) {
-  auto input = load_plan_input(o.plan);
+  auto input = load_plan_input(o.plan, o.config);
   if (!input) return kExitCannotRun;
   const core::Plan* plan = &input->plan;
   const core::Mesh* mesh = &input->mesh;
@@ -119,7 +121,8 @@ void setup_simulate(CLI::App& app, Action& action) {
       "capacity). Needs the plan's model. JSON is planck-sim/1 (docs/simulator.md); details in docs/simulator.md.\n"
       "Exit 2 when the plan cannot be loaded, its mesh is invalid, it has no model, or --topology is unreadable; "
       "else 0 (memory-exceeds is a verify rule, not a simulate failure).");
-  app.add_option("plan", o->plan, "plan file (planck/1 JSON)")->required();
+  app.add_option("plan", o->plan, "a planck plan or a framework config (as verify takes: torchtitan TOML or config_registry.py:FUNCTION, Lingua YAML, Megatron script, DeepSpeed JSON), with --nodes/--gpus-per-node and the run's facts")->required();
+  add_config_options(app, o->config);
   app.add_option("--topology", o->topology,
                  "planck-topology/1 profile (from planck calibrate): measured latency/bandwidth per link class "
                  "override the GPU preset's link figures; its compute section's gemm_scale scales GEMM and "

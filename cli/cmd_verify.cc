@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/config_input.h"
 #include "cli/number_flags.h"
 #include "cli/verify_config.h"
 #include "cli/verify_registry.h"
@@ -22,13 +23,12 @@ namespace {
 
 struct VerifyOptions {
   std::vector<std::string> inputs;  // plans and framework configs
-  std::string framework;            // "" = detect each input's from its content
-  std::int64_t nodes = 0, gpus_per_node = 0;
-  std::string model;
+  ConfigOptions config;             // --framework ("" = detect each input's), cluster, model, run facts
   std::vector<std::string> observed;
   std::string format = "text";
   std::string output = "-";
   bool strict = false;
+  std::vector<std::string> ignore;  // --ignore RULE[,RULE...]: left out of the verdict, and said
   std::string color = "auto";
 };
 
@@ -98,15 +98,12 @@ core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, co
     core::CheckContext ctx{plan, mesh ? &*mesh : nullptr, &obs.runs};
     return core::run_checks(registry, ctx);
   };
-  ConfigOptions config;
-  config.framework = o.framework;
-  if (o.nodes > 0) config.nodes = o.nodes;
-  if (o.gpus_per_node > 0) config.gpus_per_node = o.gpus_per_node;
-  config.model = o.model;
+  const ConfigOptions& config = o.config;
   core::Result<std::string> framework = config_framework(arg, config);
-  if (framework && *framework == "plan" && !o.model.empty()) {
-    framework = core::Status::error(arg + ": --model applies to framework configs; a planck plan states its own "
-                                          "\"model\" (edit it there)");
+  if (framework && *framework == "plan" && (!config.model.empty() || !config.facts.empty())) {
+    framework = core::Status::error(arg + ": --model applies to framework configs, as do --seq-len, --micro-batch, "
+                                          "--global-batch, --gpu, --set and --script-args; a planck plan states its "
+                                          "own (edit it there)");
   }
   if (framework && *framework == "plan") {
     core::LoadedPlan loaded = core::load_plan_file(arg);
@@ -118,7 +115,7 @@ core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, co
       report.diagnostics = loaded.diagnostics;
     }
   } else {
-    report.rules_ran.insert(report.rules_ran.begin(), config_unreadable_rule());
+    report.rules_ran.insert(report.rules_ran.begin(), {config_unreadable_rule(), config_unfollowed_rule()});
     for (const core::RuleInfo& rule : import_rules()) report.rules_ran.push_back(rule);
     core::Result<core::Diagnostics> found =
         framework ? verify_config(arg, *framework, config, check) : core::Result<core::Diagnostics>(framework.status());
@@ -131,6 +128,13 @@ core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, co
       report.diagnostics.add(config_unreadable(arg, found.message()));
     }
   }
+  for (const std::string& rule : o.ignore) report.ignored[rule] = 0;
+  std::erase_if(report.diagnostics.items(), [&](const core::Diagnostic& d) {
+    auto it = report.ignored.find(d.rule);
+    if (it == report.ignored.end()) return false;
+    ++it->second;
+    return true;
+  });
   code = exit_code(report.diagnostics, o.strict);
   report.ok = code == kExitOk;
   return report;
@@ -143,6 +147,19 @@ int run_verify(const VerifyOptions& o) {
   else if (o.format == "junit") fmt = core::ReportFormat::kJunit;
 
   const core::CheckRegistry registry = verify_registry();
+  for (const std::string& rule : o.ignore) {
+    bool known = rule == "checks-skipped";
+    for (const core::RuleInfo& ri : registry.rules()) known = known || ri.id == rule;
+    for (const core::RuleInfo& ri : import_rules()) known = known || ri.id == rule;
+    if (core::is_cannot_run_rule(rule)) {
+      print_error("--ignore " + rule + ": the input could not be checked; that cannot be ignored");
+      return kExitCannotRun;
+    }
+    if (!known) {
+      print_error("--ignore " + rule + ": not a rule of planck verify (docs/verify.md#rules)");
+      return kExitCannotRun;
+    }
+  }
   const Observations obs = read_observed(o.observed);
   std::vector<core::VerifyReport> reports;
   int code = kExitOk;
@@ -177,16 +194,7 @@ void setup_verify(CLI::App& app, Action& action) {
                  "in memory (as `planck import`) and each finding is located at the line of the setting in the "
                  "config")
       ->required();
-  app.add_option("--framework", o->framework, "read every CONFIG as this framework's instead of detecting it")
-      ->check(CLI::IsMember({"torchtitan", "lingua", "megatron", "deepspeed"}));
-  app.add_option("--nodes", o->nodes, "nodes of the cluster, for a config that does not state it")
-      ->check(whole_number(1, core::kMaxWorld));
-  app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node, for a config that does not state it")
-      ->check(whole_number(1, core::kMaxWorld));
-  app.add_option("--model", o->model,
-                 "the model of every CONFIG, when the config does not name one planck knows (or to replace it): a "
-                 "preset name, a JSON file holding a plan's \"model\" value, or a Hugging Face config.json (a file "
-                 "with \"model_type\"); not for planck plans, which state their own");
+  add_config_options(app, o->config);
   app.add_option("--observed", o->observed,
                  "what a real run created: planck-observed JSON, NCCL_DEBUG=INFO log or PyTorch flight-recorder "
                  "dump (auto-detected; repeat for several files; checked against every input)");
@@ -197,6 +205,10 @@ void setup_verify(CLI::App& app, Action& action) {
       ->default_str("text");
   app.add_option("-o,--output", o->output, "write the report here ('-' = stdout), atomically")->default_str("-");
   app.add_flag("--strict", o->strict, "warnings and checks-skipped notes fail too (exit 1)");
+  app.add_option("--ignore", o->ignore,
+                 "RULE[,RULE...]: leave these rules out of the verdict (repeatable); every format reports them as "
+                 "ignored, with the number of diagnostics left out")
+      ->delimiter(',');
   app.add_option("--color", o->color, "colour text output: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->default_str("auto");

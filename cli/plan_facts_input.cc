@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "cli/config_input.h"
 #include "cli/plan_input.h"
 #include "cli/verify_registry.h"
 #include "core/check/checks.h"
@@ -9,8 +10,9 @@
 namespace planck::cli {
 
 std::optional<report::PlanFacts> load_plan_facts(const std::string& path, const sim::SimOptions& options,
-                                                 const std::vector<core::Observed>* observed) {
-  auto input = load_plan_input(path);
+                                                 const std::vector<core::Observed>* observed,
+                                                 const ConfigOptions* config) {
+  auto input = config ? load_plan_input(path, *config) : load_plan_input(path);
   if (!input) return std::nullopt;
   const core::CheckRegistry registry = verify_registry();
   core::CheckContext ctx{input->plan, &input->mesh, observed};

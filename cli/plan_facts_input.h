@@ -9,13 +9,16 @@
 
 #include "core/observed/observed.h"
 #include "report/plan_facts.h"
+#include "cli/verify_config.h"
 #include "sim/simulate.h"
 
 namespace planck::cli {
 
 // The facts, or nullopt after printing why the plan cannot be loaded. `observed` (may be null)
 // are --observed runs, checked as verify --observed checks them.
+// `config` (may be null): PATH may be a framework config read with these options (cli/config_input.h).
 std::optional<report::PlanFacts> load_plan_facts(const std::string& path, const sim::SimOptions& options,
-                                                 const std::vector<core::Observed>* observed = nullptr);
+                                                 const std::vector<core::Observed>* observed = nullptr,
+                                                 const ConfigOptions* config = nullptr);
 
 }  // namespace planck::cli

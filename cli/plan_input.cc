@@ -25,7 +25,10 @@ void print_load_failure(const std::string& path, const core::Diagnostics& diags)
 }
 
 std::optional<PlanInput> load_plan_input(const std::string& path) {
-  core::LoadedPlan loaded = core::load_plan_file(path);
+  return plan_input_of(core::load_plan_file(path), path);
+}
+
+std::optional<PlanInput> plan_input_of(core::LoadedPlan loaded, const std::string& path) {
   if (!loaded.plan) {
     print_load_failure(path, loaded.diagnostics);
     return std::nullopt;

@@ -12,6 +12,7 @@
 #include "core/mesh/mesh.h"
 #include "core/observed/observed.h"
 #include "core/plan/plan.h"
+#include "core/plan/plan_load.h"
 #include "core/base/diagnostics.h"
 #include "core/base/status.h"
 
@@ -31,6 +32,8 @@ void print_load_failure(const std::string& path, const core::Diagnostics& diags)
 
 // The plan and its mesh, or nullopt after printing why not.
 std::optional<PlanInput> load_plan_input(const std::string& path);
+// The same for a plan already loaded (from a file or an imported config's text).
+std::optional<PlanInput> plan_input_of(core::LoadedPlan loaded, const std::string& path);
 
 // What --model VALUE stands for as a plan's "model" value: a preset name (a JSON string), a file
 // holding a planck model object, or a Hugging Face config.json (an object with "model_type",

@@ -13,13 +13,28 @@
 #include "core/base/status.h"
 #include "core/check/checks.h"
 #include "core/plan/plan.h"
+#include "import/importer.h"
 
 namespace planck::cli {
+
+// The run's facts given on the command line (cli/config_input.h): they win over the config and
+// are noted in the plan ("from the command line").
+struct RunFacts {
+  std::optional<std::int64_t> seq_len, micro_batch, global_batch;  // --seq-len, --micro-batch, --global-batch
+  std::string gpu;                                                 // --gpu PRESET
+  std::vector<std::string> sets;                                   // --set NAME=VALUE, in order
+  std::string script_args;                                         // --script-args "A B": $1, $2 of a launch script
+  bool empty() const {
+    return !seq_len && !micro_batch && !global_batch && gpu.empty() && sets.empty() && script_args.empty();
+  }
+};
 
 struct ConfigOptions {
   std::string framework;  // "" = detect from the content
   std::optional<std::int64_t> nodes, gpus_per_node;
   std::string model;  // --model: a preset, a planck model JSON or a Hugging Face config.json; "" = the config's
+  std::vector<std::string> python_path;  // --python-path: where a Python config's imports are looked for
+  RunFacts facts;
 };
 
 // The framework of `spec` ("plan" for a planck plan), from --framework or the content; an error
@@ -33,6 +48,12 @@ core::Result<std::string> config_framework(const std::string& spec, const Config
 // config-unreadable: a config that cannot be recognised or imported, or that does not state the
 // cluster size (exit 2, a JUnit <error>); `message` is the importer's, naming file and line.
 core::RuleInfo config_unreadable_rule();
+// config-unfollowed: a construct of the config that may set what planck checks and that it could
+// not follow (import::Unfollowed; exit 2, a JUnit <error>); the plan is then not checked.
+core::RuleInfo config_unfollowed_rule();
+core::Diagnostic config_unfollowed(const import::Unfollowed& u, const std::string& prefix);
+// The fix said with every config-unfollowed (verify's hint, import's error).
+std::string unfollowed_fix();
 core::Diagnostic config_unreadable(const std::string& spec, const std::string& message);
 // The importers' own warning rules (import/importer.h ImportFinding): setting-unmodelled,
 // unknown-key, model-unmodelled-layers.

@@ -12,6 +12,7 @@
 // trainer_config_process) fills "auto" values from TrainingArguments.
 
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,16 @@ class DsReader {
   DsReader(const core::JsonDoc& doc, PlanBuilder& b) : doc_(doc), b_(b) {}
 
   int line(const std::string& ptr) const { return doc_.position(ptr).line; }
+  // --set a.b=v: the value at /a/b, over the file's (the command line wins).
+  void set(const std::string& dotted, const std::string& text) {
+    std::string ptr;
+    for (char c : dotted) ptr += c == '.' ? '/' : c;
+    const bool had = at("/" + ptr) != nullptr;
+    overrides_["/" + ptr] = set_value(text);
+    b_.note("--set " + dotted + "=" + text + " from the command line" + (had ? " (replaces the file's value)" : ""));
+  }
   const nlohmann::json* at(const std::string& ptr) const {
+    if (auto it = overrides_.find(ptr); it != overrides_.end()) return &it->second;
     const nlohmann::json::json_pointer p(ptr);
     return doc_.root().contains(p) ? &doc_.root().at(p) : nullptr;
   }
@@ -87,6 +97,7 @@ class DsReader {
  private:
   const core::JsonDoc& doc_;
   PlanBuilder& b_;
+  std::map<std::string, nlohmann::json> overrides_;
 };
 
 // runtime/config.py _set_batch_related_parameters, with the "auto" values the HF trainer fills.
@@ -321,6 +332,7 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   }
   if (!doc->root().is_object()) return b.error(1, "a DeepSpeed config is a JSON object");
   DsReader r(*doc, b);
+  for (const auto& [name, text] : options.sets) r.set(name, text);
   r.warn_unknown("", kTopKeys);
   r.warn_unknown("/zero_optimization", kZeroKeys);
   r.warn_unknown("/tensor_parallel", kTpKeys);
@@ -428,6 +440,12 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   }
   par["sequence_parallel"] = false;
   b.plan()["parallelism"] = par;
+  std::vector<std::string> data_dims;  // every dim but AutoTP's: the data-parallel world, global rank / tp
+  for (const auto& dim : b.plan()["mesh"]["dims"]) {
+    if (dim != "tp") data_dims.push_back(dim.get<std::string>());
+  }
+  b.set_data_rank_program(data_dims, "DeepSpeed's data-parallel group rank (deepspeed/utils/groups.py "
+                                     "_get_data_parallel_group; the engine's DistributedSampler rank)");
   b.warn(
       "DeepSpeed configs do not describe the model; add \"model\" to the plan for the divisibility and memory checks");
 

@@ -2,7 +2,9 @@
 
 #include "import/importer.h"
 
+#include <exception>
 #include <filesystem>
+#include <string>
 #include <utility>
 
 #include "core/base/input_file.h"
@@ -16,10 +18,15 @@ struct Entry {
   ImportFn fn;
 };
 
+core::Result<ImportResult> bridge_is_python(std::string_view, const std::string& path, const ImportOptions&) {
+  return core::Status::error(path + ": a Megatron-Bridge config is a Python recipe file (FILE.py[:FUNCTION])");
+}
+
 constexpr Entry kImporters[] = {
     {"torchtitan", &import_torchtitan},
     {"lingua", &import_lingua},
     {"megatron", &import_megatron},
+    {"megatron-bridge", &bridge_is_python},
     {"deepspeed", &import_deepspeed},
 };
 
@@ -28,6 +35,22 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 }  // namespace
+
+nlohmann::json set_value(const std::string& text) {
+  if (text == "true" || text == "True") return true;
+  if (text == "false" || text == "False") return false;
+  if (!text.empty()) {
+    std::size_t used = 0;
+    try {
+      const long long i = std::stoll(text, &used);
+      if (used == text.size()) return static_cast<std::int64_t>(i);
+      const double d = std::stod(text, &used);
+      if (used == text.size()) return d;
+    } catch (const std::exception&) {  // not a number: the string itself
+    }
+  }
+  return text;
+}
 
 const std::vector<std::string>& framework_names() {
   static const std::vector<std::string> names = [] {
@@ -63,9 +86,18 @@ core::Result<std::vector<NamedImport>> import_all(std::string_view framework, co
   }
   const std::string path = spec_file(spec);
   const std::string function = path.size() < spec.size() ? spec.substr(path.size() + 1) : "";
+  if (framework == "megatron-bridge" && ends_with(path, ".py")) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return core::Status::error(path + ": no such file");
+    return import_bridge_recipes(path, function, options);
+  }
   if (framework == "torchtitan" && ends_with(path, ".py")) {
     // The registry reader's input gate says what the path is (missing, a directory, a FIFO, ...).
     return import_torchtitan_registry(path, function, options);
+  }
+  if (!options.sets.empty() && framework == "lingua") {
+    return core::Status::error("--set / --script-args: planck does not apply them to a Lingua YAML yet; edit " +
+                               path + " instead");
   }
   auto text = core::read_input(path, core::kMaxConfigBytes, core::kConfigLimitName);
   if (!text) return text.status();
@@ -93,7 +125,14 @@ core::Result<ImportResult> import_file(std::string_view framework, const std::st
 }
 
 std::string detect_framework(const std::string& path, std::string_view text) {
-  if (ends_with(spec_file(path), ".py")) return "torchtitan";
+  if (ends_with(spec_file(path), ".py")) {
+    // Megatron-Bridge / NeMo 2 recipes build a ConfigContainer from megatron.bridge; torchtitan
+    // registries return Trainer.Config.
+    for (const char* marker : {"megatron.bridge", "ConfigContainer"}) {
+      if (text.find(marker) != std::string_view::npos) return "megatron-bridge";
+    }
+    return "torchtitan";
+  }
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return "";
   if (text[first] == '{') {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/base/status.h"
@@ -29,6 +30,28 @@ struct ImportOptions {
   std::optional<std::int64_t> nodes;          // --nodes
   std::optional<std::int64_t> gpus_per_node;  // --gpus-per-node
   LinguaFormula lingua_formula = LinguaFormula::kAfterFix;
+  // --python-path: directories searched for the modules a Python config imports, after the
+  // config's directory and its parents and before PYTHONPATH (torchtitan registries).
+  std::vector<std::string> python_path;
+  // --set NAME=VALUE (and --script-args), in order; what the command line sets wins over the
+  // config and is noted: a dotted key of a torchtitan TOML or registry (`parallelism.
+  // pipeline_parallel_degree`, the names torchtitan's CLI takes) or a DeepSpeed JSON
+  // (`zero_optimization.stage`), a shell variable or positional parameter (`1`) of a launch script.
+  std::vector<std::pair<std::string, std::string>> sets;
+};
+
+// A --set VALUE as the config would hold it: an integer, a number, true/false, else the string.
+nlohmann::json set_value(const std::string& text);
+
+// A statement, call or value of the config that planck could not follow and that sets, or may
+// set, the mesh, model, batch, parallelism, precision or recompute: planck will not assume the
+// framework's defaults for it (verify: `config-unfollowed`, exit 2; import: exit 2).
+struct Unfollowed {
+  std::string file;       // where the construct is written
+  int line = 0;           // 1-based, 0 = unknown
+  std::string construct;  // the code, as written
+  std::string why;        // why it was not followed
+  std::string settings;   // the settings it may set ("the whole config" when not narrower)
 };
 
 // A warning with a rule of its own (docs/verify.md "Framework configs"), which `planck verify
@@ -54,7 +77,11 @@ struct ImportResult {
   // of `source_path` (the config, or the script a Megatron flag was written in). `planck verify
   // CONFIG` places each diagnostic at the line of its pointer's longest located prefix.
   std::map<std::string, int> positions;
+  // The file of a position when it is not `source_path` (a base function in another module).
+  std::map<std::string, std::string> position_files;
   std::string source_path;
+  // Constructs that matter and could not be followed; the plan is not to be checked when any.
+  std::vector<Unfollowed> unfollowed;
   bool world_assumed = false;  // neither the options nor the config gave the cluster size
 };
 
@@ -99,6 +126,12 @@ core::Result<std::vector<NamedImport>> import_torchtitan_registry(const std::str
                                                                   const ImportOptions& options);
 core::Result<ImportResult> import_megatron(std::string_view text, const std::string& path,
                                            const ImportOptions& options);
+// Megatron-Bridge / NeMo 2 recipe functions (bridge.cc): every function, or `function` alone.
+core::Result<std::vector<NamedImport>> import_bridge_recipes(const std::string& path, const std::string& function,
+                                                             const ImportOptions& options);
+// Where a Python config's imports are looked for after its own directory and parents:
+// --python-path, then PYTHONPATH.
+std::vector<std::string> python_search_path(const ImportOptions& options);
 core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,
                                             const ImportOptions& options);
 

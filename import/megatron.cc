@@ -299,7 +299,8 @@ void locate_flags(const MegatronFlags& f, PlanBuilder& b, const std::vector<std:
 core::Result<ImportResult> import_megatron(std::string_view text, const std::string& path,
                                            const ImportOptions& options) {
   PlanBuilder b("megatron", path);
-  PLANCK_IMPORT_TRY(script, run_shell(text, path));
+  PLANCK_IMPORT_TRY(script, run_shell(text, path, options.sets));
+  for (const auto& [name, value] : options.sets) b.note("--set " + name + "=" + value + " from the command line");
   auto launch_r = find_megatron_launch(script, b);
   if (!launch_r && !script.warnings.empty()) {
     // The launch line is often in the file that could not be read: say which.
@@ -307,6 +308,20 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   }
   PLANCK_IMPORT_TRY(launch, std::move(launch_r));
   relocate_flags(launch, text);
+  // A Megatron-Bridge launch (run_recipe.py, scripts/performance|training/*.py) passes a recipe name
+  // and Hydra-style a.b=c overrides, not Megatron-LM flags: reading it as flags would give the
+  // defaults. Refused, with the way to read the recipe itself.
+  std::vector<Unfollowed> refused;
+  const std::string entry = launch.script.substr(launch.script.rfind('/') + 1);
+  if (entry == "run_recipe.py" || entry == "bootstrap.py" ||
+      launch.script.find("scripts/performance/") != std::string::npos ||
+      launch.script.find("scripts/training/") != std::string::npos) {
+    refused.push_back({path, launch.line, launch.script + " ...",
+                       "a Megatron-Bridge launch: the layout is in the recipe it names and its a.b=c overrides, not "
+                       "in Megatron-LM flags; verify the recipe function (RECIPE.py:FUNCTION, --framework "
+                       "megatron-bridge) with --set a.b=c for each override",
+                       "the whole config"});
+  }
   MegatronFlags f(launch, b);
   b.note(launch.script.empty() ? "args file: " + str(static_cast<std::int64_t>(launch.flags.size())) + " flags"
                                : "launch: " + launch.script + " at line " + str(launch.line) + " with " +
@@ -342,6 +357,13 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   }
   b.set_mesh(dims, shape);
   locate_flags(f, b, dims);
+  std::vector<std::string> data_dims;
+  for (const std::string& dim : dims) {
+    if (dim == "dp" || dim == "dp_replicate" || dim == "dp_shard" || dim == "ep") data_dims.push_back(dim);
+  }
+  b.set_data_rank_program(data_dims, "Megatron-Core's: the dp coordinate of the " + order +
+                                         " rank grid, context parallel excluded (megatron/core/parallel_state.py "
+                                         "RankGenerator, get_data_parallel_rank; the data loader's rank)");
   b.note("mesh from Megatron order " + order + " (first token fastest): [" + core::join(dims, ", ") + "]");
 
   nlohmann::ordered_json par;
@@ -414,7 +436,9 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
       }
     }
   }
-  return b.finish();
+  ImportResult result = b.finish();
+  result.unfollowed = std::move(refused);
+  return result;
 }
 
 }  // namespace planck::import

@@ -139,6 +139,20 @@ void PlanBuilder::set_mesh(const std::vector<std::string>& dims, const std::vect
   plan_["mesh"] = {{"dims", dims}, {"shape", shape}};
 }
 
+void PlanBuilder::set_data_rank_program(const std::vector<std::string>& data_dims, const std::string& source) {
+  std::string rank, degree;
+  for (const std::string& d : data_dims) {
+    rank = rank.empty() ? d + ".rank" : "(" + rank + ") * " + d + ".size + " + d + ".rank";
+    degree += (degree.empty() ? "" : " * ") + d + ".size";
+  }
+  if (rank.empty()) return;
+  if (rank.front() == '(' && rank.find(')') == rank.rfind(')')) {  // one product: no parentheses needed
+    rank = rank.substr(1, rank.find(')') - 1) + rank.substr(rank.find(')') + 1);
+  }
+  plan_["rank_program"] = {{"steps", {"dp_rank = " + rank, "dp_degree = " + degree}}};
+  note("rank_program: the data-parallel rank is " + source + ": dp_rank = " + rank);
+}
+
 namespace {
 
 bool same_shape(const core::ModelSpec& a, const core::ModelSpec& b) {

@@ -58,6 +58,10 @@ class PlanBuilder {
   nlohmann::ordered_json& plan() { return plan_; }
   void set_cluster(const World& world);
   void set_mesh(const std::vector<std::string>& dims, const std::vector<std::int64_t>& shape);
+  // The plan's rank_program when the framework's data rank is the mixed-radix index over
+  // `data_dims` in mesh order (slowest first): dp_rank = (a.rank * b.size + b.rank) ...;
+  // `source` names the framework's file and function, for the note.
+  void set_data_rank_program(const std::vector<std::string>& data_dims, const std::string& source);
   // A preset name when the dims match one (core/plan/presets.h), else the docs/plan-format.md model object.
   void set_model(const core::ModelSpec& model, const std::string& described_as);
 

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,7 @@ class Runner {
   explicit Runner(std::string path) : path_(std::move(path)) {}
   core::Status run(const std::vector<ShellToken>& tokens);
   ShellScript script;
+  std::set<std::string> pinned;  // set on the command line: the script's assignments leave them
 
  private:
   struct Frame {

@@ -4,8 +4,10 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <string>
 #include <utility>
 
 #include "import/plan_builder.h"
@@ -55,9 +57,10 @@ core::Result<Fields> Runner::param(const std::string& expr, int line, bool* mult
   const std::string name = expr.substr(0, i);
   std::optional<Fields> value;
   if (auto it = script.vars.find(name); it != script.vars.end()) value = it->second;
-  if (name == "#") value = Fields{{"0", line}};  // no positional parameters
+  if (name == "#" && !value) value = Fields{{"0", line}};  // no positional parameters
   if (name == "@" || name == "*") {
-    value = Fields{};
+    auto all = script.vars.find("@");  // the positional parameters --set / --script-args gave
+    value = all == script.vars.end() ? Fields{} : all->second;
     *multi = name == "@";
   }
   if (i < expr.size() && expr[i] == '[') {
@@ -305,6 +308,7 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
         if (!f) return f.status();
         elems.insert(elems.end(), f->begin(), f->end());
       }
+      if (pinned.count(t.name)) continue;  // --set on the command line wins
       Fields& dst = script.vars[t.name];
       if (!t.append) dst.clear();
       dst.insert(dst.end(), elems.begin(), elems.end());
@@ -326,6 +330,7 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
     auto f = expand(value, false);
     if (!f) return f.status();
     std::string v = join_fields(*f);
+    if (pinned.count(name)) continue;  // --set on the command line wins
     Fields& dst = script.vars[name];
     if (append && !dst.empty())
       dst.front().text += v;
@@ -422,11 +427,36 @@ core::Status Runner::run(const std::vector<ShellToken>& tokens) {
 
 }  // namespace shell
 
-core::Result<ShellScript> run_shell(std::string_view text, const std::string& path) {
+core::Result<ShellScript> run_shell(std::string_view text, const std::string& path,
+                                    const std::vector<std::pair<std::string, std::string>>& presets) {
   std::vector<ShellComment> comments;
   auto tokens = lex_shell(text, path, &comments);
   if (!tokens) return tokens.status();
   shell::Runner runner(path);
+  std::size_t positional = 0;
+  for (const auto& [name, value] : presets) {
+    const bool digits = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    });
+    bool ok = !name.empty();
+    for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!ok || (digits && (name.size() > 3 || name == "0"))) {
+      return core::Status::error("--set " + name + ": a launch script takes a shell variable (NAME=VALUE) or a "
+                                 "positional parameter from 1 to 999 (1=VALUE)");
+    }
+    runner.script.vars[name] = {{value, 0}};
+    runner.pinned.insert(name);
+    if (digits) positional = std::max<std::size_t>(positional, std::stoul(name));
+  }
+  if (positional > 0) {
+    shell::Fields all;
+    for (std::size_t k = 1; k <= positional; ++k) {
+      auto it = runner.script.vars.find(std::to_string(k));
+      all.push_back(it == runner.script.vars.end() ? ShellField{"", 0} : it->second.front());
+    }
+    runner.script.vars["@"] = all;
+    runner.script.vars["#"] = {{std::to_string(positional), 0}};
+  }
   if (auto st = runner.run(*tokens); !st) return st;
   for (const ShellComment& c : comments) {
     std::size_t p = c.text.find_first_not_of("# \t");

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/base/status.h"
@@ -39,7 +40,10 @@ struct ShellScript {
 
 // Runs `text` (a bash script or a plain list of flags). Errors name path:line (unterminated
 // quote, runaway expansion).
-core::Result<ShellScript> run_shell(std::string_view text, const std::string& path);
+// `presets` (--set NAME=VALUE, --script-args): variables and positional parameters ("1", "2"...)
+// set before the script runs; the script's own assignments to them are ignored (the command line wins).
+core::Result<ShellScript> run_shell(std::string_view text, const std::string& path,
+                                    const std::vector<std::pair<std::string, std::string>>& presets = {});
 
 // Integer value of a variable, if it is set and holds an integer.
 std::optional<std::int64_t> shell_int(const ShellScript& script, const std::string& name);

@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include <cctype>
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -192,6 +193,37 @@ void locate_degrees(PlanBuilder& b, const Degrees& d, bool with_ep) {
   b.locate("/parallelism", first);
 }
 
+// --set SECTION.KEY=VALUE (the names torchtitan's CLI takes, `--parallelism.tensor_parallel_degree 8`)
+// written into the TOML before it is read: the command line wins.
+core::Status apply_sets(toml::table& root, const ImportOptions& options, PlanBuilder& b) {
+  for (const auto& [name, text] : options.sets) {
+    const std::size_t dot = name.rfind('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == name.size()) {
+      return core::Status::error("--set " + name + ": a torchtitan setting is SECTION.KEY, e.g. "
+                                 "parallelism.tensor_parallel_degree");
+    }
+    toml::table* t = &root;
+    std::size_t start = 0;
+    while (start < dot) {
+      const std::size_t next = std::min(name.find('.', start), dot);
+      const std::string part = name.substr(start, next - start);
+      if (!t->contains(part)) t->insert(part, toml::table{});
+      t = (*t)[part].as_table();
+      if (!t) return core::Status::error("--set " + name + ": " + part + " is not a section of the config");
+      start = next + 1;
+    }
+    const std::string key = name.substr(dot + 1);
+    const bool had = t->contains(key);
+    const nlohmann::json v = set_value(text);
+    if (v.is_boolean()) t->insert_or_assign(key, v.get<bool>());
+    else if (v.is_number_integer()) t->insert_or_assign(key, v.get<std::int64_t>());
+    else if (v.is_number()) t->insert_or_assign(key, v.get<double>());
+    else t->insert_or_assign(key, v.get<std::string>());
+    b.note("--set " + name + "=" + text + " from the command line" + (had ? " (replaces the config's value)" : ""));
+  }
+  return core::Status::ok();
+}
+
 }  // namespace
 
 core::Result<ImportResult> import_torchtitan(std::string_view text, const std::string& path,
@@ -199,6 +231,7 @@ core::Result<ImportResult> import_torchtitan(std::string_view text, const std::s
   PlanBuilder b("torchtitan", path);
   auto parsed = parse_toml(text, b);
   if (!parsed) return parsed.status();
+  if (auto st = apply_sets(*parsed, options, b); !st) return st;
   return import_torchtitan_table(*parsed, b, options, {});
 }
 

@@ -15,8 +15,11 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,11 +62,69 @@ constexpr const char* kCopied[] = {
     "activation_checkpoint.selective_ac_option",
 };
 
+// The leaf names a setting that matters ends in: what kCopied and the readers below take, the
+// sections holding them (a whole section replaced), and the model's sizes and converters. A
+// construct not followed that may set one of these is refused (Unfollowed); others are noted.
+bool setting_matters(const std::string& path) {
+  static const std::set<std::string> leaves = [] {
+    std::set<std::string> out = {"parallelism",
+                                 "training",
+                                 "activation_checkpoint",
+                                 "model_spec",
+                                 "model",
+                                 "num_tokens_per_microbatch_per_dp_rank",
+                                 "max_context_length",
+                                 "num_tokens_per_train_step",
+                                 "converters",
+                                 "flavor",
+                                 "dim",
+                                 "n_layers",
+                                 "n_heads",
+                                 "n_kv_heads",
+                                 "vocab_size",
+                                 "hidden_dim",
+                                 "inter_dim",
+                                 "moe_inter_dim",
+                                 "head_dim",
+                                 "n_routed_experts",
+                                 "n_shared_experts",
+                                 "n_activated_experts",
+                                 "num_experts",
+                                 "top_k",
+                                 "moe_hidden_dim",
+                                 "n_dense_layers",
+                                 "enable_weight_tying",
+                                 "mode"};
+    for (const char* key : kCopied) out.insert(std::string(key).substr(std::string(key).rfind('.') + 1));
+    return out;
+  }();
+  if (path.empty()) return true;
+  const std::size_t dot = path.rfind('.');
+  return leaves.count(dot == std::string::npos ? path : path.substr(dot + 1)) > 0;
+}
+
+// Positions of settings written in another file than the registry (a base function imported from
+// the package) are kept apart from the registry's own lines: line + index x kFileStride, split
+// again in locate_files() once the plan is built.
+constexpr int kFileStride = 1 << 20;
+
 class Table {
  public:
-  Table(PlanBuilder& b) : b_(b) {}
+  Table(PlanBuilder& b, std::string main_file) : b_(b), main_(std::move(main_file)) {}
   toml::table& root() { return root_; }
   const std::map<std::string, int>& lines() const { return lines_; }
+  const std::vector<std::string>& files() const { return files_; }
+
+  // The position of a setting: its line, encoded with its file when that is not the registry.
+  int position(const json& setting) {
+    const int line = setting.value("line", 0);
+    const std::string file = setting.value("file", main_);
+    if (file == main_ || line <= 0 || line >= kFileStride) return line;
+    auto it = std::find(files_.begin(), files_.end(), file);
+    if (it == files_.end() && files_.size() >= 1000) return 0;  // beyond what the encoding holds: unlocated
+    if (it == files_.end()) it = files_.insert(files_.end(), file);
+    return static_cast<int>(it - files_.begin() + 1) * kFileStride + line;
+  }
 
   void set(const std::string& dotted, const json& value, int line) {
     const std::size_t dot = dotted.find('.');
@@ -97,32 +158,78 @@ class Table {
     else return;
     lines_[dotted] = line;
   }
-  // A setting that is a value, or a note naming the line when the reader could not evaluate it.
+  // A setting that is a value (one the reader could not evaluate is an Unfollowed, see unfollowed()).
   const json* value(const json& settings, const std::string& dotted) {
     auto it = settings.find(dotted);
-    if (it == settings.end()) return nullptr;
-    if (it->contains("unknown")) {
-      b_.note(b_.path() + ":" + std::to_string(it->value("line", 0)) + ": " + dotted + " = `" +
-              it->value("unknown", "") + "` is not a literal planck can evaluate; torchtitan's default assumed");
-      return nullptr;
-    }
+    if (it == settings.end() || it->contains("unknown")) return nullptr;
     return it->contains("value") ? &(*it)["value"] : nullptr;
+  }
+  int line_of(const json& settings, const std::string& dotted) {
+    auto it = settings.find(dotted);
+    return it == settings.end() ? 0 : position(*it);
   }
 
  private:
   PlanBuilder& b_;
+  std::string main_;
   toml::table root_;
   std::map<std::string, int> lines_;
+  std::vector<std::string> files_;
 };
 
-int line_of(const json& settings, const std::string& dotted) {
-  auto it = settings.find(dotted);
-  return it == settings.end() ? 0 : it->value("line", 0);
+std::string where(const json& item, const std::string& main) {
+  return item.value("file", main) + ":" + std::to_string(item.value("line", 0));
 }
+
+}  // namespace
+
+// What the reader could not follow: those that may set a setting that matters are refused, the
+// others are notes (--explain); a setting --set gives is settled.
+std::vector<Unfollowed> python_unfollowed(const nlohmann::json& fn, const std::string& path,
+                                          const ImportOptions& options, PlanBuilder& b,
+                                          bool (*matters)(const std::string&)) {
+  std::vector<Unfollowed> out;
+  auto given = [&](const std::string& p) {  // --set gives the value, whatever the code does
+    return std::any_of(options.sets.begin(), options.sets.end(), [&](const auto& s) { return s.first == p; });
+  };
+  for (const json& u : fn.value("unfollowed", json::array())) {
+    std::string settings;
+    for (const json& t : u.value("touches", json::array())) {
+      const std::string p = t.get<std::string>();
+      if (!matters(p) || given(p)) continue;
+      settings += (settings.empty() ? "" : ", ") + (p.empty() ? std::string("the whole config") : p);
+    }
+    const std::string text = "`" + u.value("construct", "") + "` not followed: " + u.value("why", "");
+    if (settings.empty()) {
+      b.note(where(u, path) + ": " + text + " (sets nothing planck reads)");
+      continue;
+    }
+    out.push_back({u.value("file", path), u.value("line", 0), u.value("construct", ""), u.value("why", ""), settings});
+  }
+  for (const auto& [key, s] : fn["settings"].items()) {
+    if (!s.contains("unknown")) continue;
+    if (!matters(key) || given(key)) {
+      b.note(where(s, path) + ": " + key + " = `" + s.value("unknown", "") +
+             "` not evaluated (planck does not read it)");
+      continue;
+    }
+    std::string why = s.value("why", "");
+    out.push_back({s.value("file", path), s.value("line", 0), s.value("unknown", ""),
+                   why.empty() ? "not a value planck can evaluate without running the code" : why, key});
+  }
+  return out;
+}
+
+namespace {
 
 // num_tokens_per_microbatch_per_dp_rank = rows x max_context_length (the registries write
 // `8 * 8192`); planck's batch is rows of seq_len.
 core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
+  auto line_of = [&](const json& settings, const std::string& dotted) { return t.line_of(settings, dotted); };
+  auto error = [&](const std::string& dotted, const std::string& message) {
+    auto it = s.find(dotted);
+    return core::Status::error((it == s.end() ? b.path() : where(*it, b.path())) + ": " + message);
+  };
   const json* tokens = t.value(s, "training.num_tokens_per_microbatch_per_dp_rank");
   const json* context = t.value(s, "training.max_context_length");
   const json* step = t.value(s, "training.num_tokens_per_train_step");
@@ -131,13 +238,22 @@ core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
   const std::int64_t tok = tokens ? core::json_int64(*tokens).value_or(16384) : 16384;
   const int tok_line = line_of(s, "training.num_tokens_per_microbatch_per_dp_rank");
   if (ctx < 1 || tok < 1) {
-    return b.error(tok_line, "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) +
-                                 " and max_context_length " + std::to_string(ctx) + " must be >= 1");
+    return error("training.num_tokens_per_microbatch_per_dp_rank",
+                 "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) + " and max_context_length " +
+                     std::to_string(ctx) + " must be >= 1");
+  }
+  if (tok < ctx) {  // fewer tokens than one context: a micro-batch is one sequence of `tok` tokens
+    t.set("training.local_batch_size", 1, tok_line);
+    t.set("training.seq_len", tok, tok_line);
+    b.note("micro-batch = num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) + " < max_context_length " +
+           std::to_string(ctx) + ": one sequence of " + std::to_string(tok) + " tokens");
+    return core::Status::ok();
   }
   if (tok % ctx != 0) {
-    return b.error(tok_line, "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) +
-                                 " is not a whole number of max_context_length " + std::to_string(ctx) +
-                                 " rows; planck models a micro-batch as rows of seq_len");
+    return error("training.num_tokens_per_microbatch_per_dp_rank",
+                 "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) +
+                     " is not a whole number of max_context_length " + std::to_string(ctx) +
+                     " rows; planck models a micro-batch as rows of seq_len");
   }
   t.set("training.local_batch_size", tok / ctx, tok_line);
   t.set("training.seq_len", ctx, context ? line_of(s, "training.max_context_length") : 0);
@@ -147,9 +263,9 @@ core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
   if (step && core::json_int64(*step).value_or(0) > 0) {
     const std::int64_t n = *core::json_int64(*step);
     if (n % ctx != 0) {
-      return b.error(line_of(s, "training.num_tokens_per_train_step"),
-                     "num_tokens_per_train_step " + std::to_string(n) + " is not a multiple of max_context_length " +
-                         std::to_string(ctx));
+      return error("training.num_tokens_per_train_step", "num_tokens_per_train_step " + std::to_string(n) +
+                                                             " is not a multiple of max_context_length " +
+                                                             std::to_string(ctx));
     }
     t.set("training.global_batch_size", n / ctx, line_of(s, "training.num_tokens_per_train_step"));
   }
@@ -160,8 +276,8 @@ core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
 // ActivationCheckpointConfig(mode=...) (copied through kCopied).
 void read_checkpointing(const json& s, Table& t, PlanBuilder& b) {
   auto it = s.find("activation_checkpoint");
-  if (it == s.end()) return;
-  const int line = it->value("line", 0);
+  if (it == s.end() || it->contains("unknown")) return;
+  const int line = t.position(*it);
   if (it->contains("value") && (*it)["value"].is_null()) {
     t.set("activation_checkpoint.mode", "none", line);
     return;
@@ -182,8 +298,8 @@ void read_checkpointing(const json& s, Table& t, PlanBuilder& b) {
     }
   }
   if (cls != "ActivationCheckpointConfig")
-    b.note(b.path() + ":" + std::to_string(line) + ": activation_checkpoint = " + it->value("unknown", cls) +
-           " is not a policy planck knows; checkpointing left at planck's default");
+    b.warn(where(*it, b.path()) + ": activation_checkpoint = " + cls +
+           "() is not a policy planck knows; checkpointing left at planck's default");
 }
 
 // model_registry(flavor, converters=[Float8LinearConverter.Config(...), ...]): the converters as
@@ -236,16 +352,12 @@ void read_converters(const json& spec, Table& t, PlanBuilder& b) {
 // model_spec = model_registry(flavor, ...): the package's name is the registry's directory.
 void read_model(const json& s, const std::string& path, Table& t, PlanBuilder& b, const json** args) {
   auto it = s.find("model_spec");
-  if (it == s.end() || !it->contains("flavor")) {
-    if (it != s.end())
-      b.note(b.path() + ":" + std::to_string(it->value("line", 0)) + ": model_spec = " + it->value("unknown", "?") +
-             " is not a model_registry(...) call planck can follow");
-    return;
-  }
-  const std::string package = std::filesystem::absolute(path).parent_path().filename().string();
+  if (it == s.end() || !it->contains("flavor")) return;  // an unknown model_spec is an Unfollowed
+  const std::string init = it->value("init", path);
+  const std::string package = std::filesystem::absolute(init).parent_path().filename().string();
   const std::string flavor = (*it)["flavor"];
-  t.set("model.name", package, it->value("line", 0));
-  t.set("model.flavor", flavor, it->value("line", 0));
+  t.set("model.name", package, t.position(*it));
+  t.set("model.flavor", flavor, t.position(*it));
   read_converters(*it, t, b);
   if (it->contains("flavor_line")) {
     b.note("model_registry(\"" + flavor + "\") is the flavour at " + it->value("init", "") + ":" +
@@ -279,11 +391,19 @@ core::Status check_int_range(const json& s, PlanBuilder& b) {
 void read_optimizer(const json& s, Table& t, PlanBuilder& b) {
   auto it = s.find("optimizer");
   if (it == s.end()) return;
-  const int line = it->value("line", 0);
+  const int line = t.position(*it);
   std::vector<std::string> names;
   if (const json* n = t.value(s, "optimizer.name"); n && n->is_string()) names.push_back(n->get<std::string>());
   for (const json& n : it->value("optimizer_names", json::array())) {
     if (n.is_string()) names.push_back(n.get<std::string>());
+  }
+  // A followed helper's OptimizersContainer.Config(param_groups=[ParamGroupConfig(optimizer_name=...)]).
+  if (const json* groups = t.value(s, "optimizer.param_groups"); groups && groups->is_array()) {
+    for (const json& g : *groups) {
+      if (!g.is_object() || !g.contains("fields")) continue;
+      const json& n = g["fields"].value("optimizer_name", json());
+      if (n.is_string()) names.push_back(n.get<std::string>());
+    }
   }
   if (names.empty()) return;
   std::string chosen;
@@ -295,24 +415,46 @@ void read_optimizer(const json& s, Table& t, PlanBuilder& b) {
   if (names.size() > 1) b.note("optimizer names in the registry's helper: " + core::join(names, ", ") + "; priced as " + chosen);
 }
 
+// Splits the positions Table::position encoded into line and file.
+void locate_files(ImportResult& r, const std::vector<std::string>& files) {
+  for (auto& [pointer, line] : r.positions) {
+    const int index = line / kFileStride;
+    if (index < 1 || index > static_cast<int>(files.size())) continue;
+    r.position_files[pointer] = files[static_cast<std::size_t>(index - 1)];
+    line %= kFileStride;
+  }
+}
+
 core::Result<ImportResult> import_function(const json& fn, const std::string& path, const ImportOptions& options) {
   const std::string name = fn.value("name", "");
+  const std::string main = fn.value("file", path);
   PlanBuilder b("torchtitan", path);
   b.plan()["name"] = "torchtitan-" + name;
   b.note("registry function " + name + " (" + path + ":" + std::to_string(fn.value("line", 0)) + ")");
-  for (const auto& n : fn.value("notes", json::array())) b.note(path + ": " + n.get<std::string>());
+  for (const auto& n : fn.value("notes", json::array())) b.note(where(n, main) + ": " + n.value("text", ""));
+  json with_sets = fn;  // --set SECTION.KEY=VALUE replaces what the function sets (the command line wins)
+  for (const auto& [name, text] : options.sets) {
+    if (name.find('.') == std::string::npos) {
+      return core::Status::error("--set " + name + ": a torchtitan setting is SECTION.KEY, e.g. "
+                                 "parallelism.tensor_parallel_degree");
+    }
+    const bool had = with_sets["settings"].contains(name);
+    with_sets["settings"][name] = {{"value", set_value(text)}, {"line", 0}, {"file", main}};
+    b.note("--set " + name + "=" + text + " from the command line" + (had ? " (replaces the function's value)" : ""));
+  }
+  std::vector<Unfollowed> refused = python_unfollowed(with_sets, main, options, b, &setting_matters);
   b.locate("", fn.value("line", 0));
-  const json& s = fn["settings"];
+  const json& s = with_sets["settings"];
   if (auto st = check_int_range(s, b); !st) return st;
-  Table t(b);
+  Table t(b, main);
   for (const char* key : kCopied) {
-    if (const json* v = t.value(s, key)) t.set(key, *v, line_of(s, key));
+    if (const json* v = t.value(s, key)) t.set(key, *v, t.line_of(s, key));
   }
   if (auto st = read_tokens(s, t, b); !st) return st;
   read_checkpointing(s, t, b);
   // CompileConfig(enable_async_tensor_parallel=True): the TOML path's [parallelism] key.
   if (const json* v = t.value(s, "compile.enable_async_tensor_parallel")) {
-    t.set("parallelism.enable_async_tensor_parallel", *v, line_of(s, "compile.enable_async_tensor_parallel"));
+    t.set("parallelism.enable_async_tensor_parallel", *v, t.line_of(s, "compile.enable_async_tensor_parallel"));
   }
   read_optimizer(s, t, b);
   const json* args = nullptr;
@@ -321,7 +463,11 @@ core::Result<ImportResult> import_function(const json& fn, const std::string& pa
   input.lines = &t.lines();
   input.check_unknown_keys = false;  // registries carry many fields that do not bear on the layout
   input.model_args = args;
-  return import_torchtitan_table(t.root(), b, options, input);
+  auto r = import_torchtitan_table(t.root(), b, options, input);
+  if (!r) return r;
+  locate_files(*r, t.files());
+  r->unfollowed = std::move(refused);
+  return r;
 }
 
 std::int64_t arg(const json& a, const char* key) {
@@ -330,6 +476,22 @@ std::int64_t arg(const json& a, const char* key) {
 }
 
 }  // namespace
+
+// The directories the reader searches after the registry's own and its parents: --python-path,
+// then PYTHONPATH (python3 runs with -I, which ignores PYTHONPATH, so planck passes it).
+std::vector<std::string> python_search_path(const ImportOptions& options) {
+  std::vector<std::string> out = options.python_path;
+  if (const char* env = std::getenv("PYTHONPATH")) {
+    std::string all = env;
+    std::size_t start = 0;
+    while (start <= all.size()) {
+      const std::size_t colon = std::min(all.find(':', start), all.size());
+      if (colon > start) out.push_back(all.substr(start, colon - start));
+      start = colon + 1;
+    }
+  }
+  return out;
+}
 
 bool registry_model(const json& a, const std::string& described_as, PlanBuilder& b) {
   core::ModelSpec m;
@@ -356,20 +518,23 @@ bool registry_model(const json& a, const std::string& described_as, PlanBuilder&
 core::Result<std::vector<NamedImport>> import_torchtitan_registry(const std::string& path,
                                                                   const std::string& function,
                                                                   const ImportOptions& options) {
-  // Both files the reader needs go through planck's input gate (regular files, kMaxConfigBytes) and
-  // reach python3 on its standard input: the script opens nothing itself (issue 34: an
-  // __init__.py linked to /dev/zero grew python3 to 3.8 GB, a FIFO stalled it).
+  // The registry and the __init__.py beside it pass planck's input gate (regular files,
+  // kMaxConfigBytes) before python3 starts (issue 34: an __init__.py linked to /dev/zero grew
+  // python3 to 3.8 GB, a FIFO stalled it); the reader applies the same gate to every module it
+  // follows (python/planck_pyvalues.py Loader.parse).
   auto registry = core::read_regular_file(path, core::kMaxConfigBytes, core::kConfigLimitName);
   if (!registry) return registry.status();
   if (!*registry) return core::Status::error("cannot read " + path + ": no such file");
   const std::filesystem::path init_path = std::filesystem::absolute(path).lexically_normal().parent_path() / "__init__.py";
   auto init = core::read_regular_file(init_path.string(), core::kMaxConfigBytes, core::kConfigLimitName);
   if (!init) return core::Status::error(path + ": the package's " + init.message());
-  std::string input = std::to_string(registry->value().size()) + "\n" + registry->value();
-  input += *init ? std::to_string((*init)->size()) + "\n" + **init : std::string("-1\n");
   std::vector<std::string> args = {path};
   if (!function.empty()) args.push_back(function);
-  auto out = run_python(torchtitan_registry_script(), args, 60, input);
+  for (const std::string& dir : python_search_path(options)) {
+    args.push_back("--path");
+    args.push_back(dir);
+  }
+  auto out = run_python(torchtitan_registry_script(), args, 60);
   if (!out) return core::Status::error(path + ": cannot read the torchtitan registry: " + out.message());
   json doc = json::parse(*out, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {

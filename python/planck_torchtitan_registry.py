@@ -4,260 +4,33 @@ torchtitan (since 9810191, 2026-02-23) writes each training config as a Python f
 `def llama3_70b() -> Trainer.Config: return Trainer.Config(parallelism=ParallelismConfig(...), ...)`,
 picked with `--module llama3 --config llama3_70b` (torchtitan/config/manager.py). This script
 parses the file with Python's own parser (`ast`) and evaluates only the subset those functions
-use: constructor calls with keyword arguments (`XConfig(...)`, `X.Config(...)`), constants and
-integer arithmetic, local names (`model_spec = model_registry("70B")`), calls of other registry
-functions (`config = llama3_8b()`) and field edits (`config.parallelism.x = v`). Nothing of the
-user's code is executed: no import, exec or eval. What it cannot follow becomes a note with its
-line. `model_registry("70B")` is looked up in the package's __init__.py beside the registry.
+use: constructor calls with keyword arguments (`XConfig(...)`, `X.Config(...)`), constants,
+integer arithmetic and comparisons, local names, `if` on values it knows, calls of functions
+(in the file, or imported: `from a.b import f` / `import a.b as m` are looked up as Python would,
+in the registry's directory and each parent, then in each --path DIR) with their arguments and
+defaults, and field edits (`config.parallelism.x = v`), also made by a helper the config is passed
+to. Nothing of the user's code is executed: no import, exec or eval.
 
-Usage: python3 planck_torchtitan_registry.py REGISTRY.py [FUNCTION] < INPUTS
-(INPUTS: the bytes of REGISTRY.py and of its __init__.py, framed as read_inputs() says; planck
-reads both files through its own input gate and this script opens none.)
-Output (stdout, JSON): {"functions": [{"name", "line", "settings": {"a.b": {...}}, "notes"}],
-"error": "..."}; a setting is {"value", "line"}, {"class", "line"}, {"unknown", "line"} or
-{"flavor", "line", "options", "model_args", "flavor_line", "init"}.
+What it cannot follow is reported with its file, line and the settings it may touch
+("unfollowed"); planck decides which of those matter. `model_registry("70B")` is looked up in the
+__init__.py of the package that calls it.
+
+Usage: python3 planck_torchtitan_registry.py REGISTRY.py [FUNCTION] [--path DIR]...
+Output (stdout, JSON): {"functions": [{"name", "line", "settings": {"a.b": {...}}, "notes",
+"unfollowed"}], "error": "..."}; a setting is {"value"|"class"|"unknown"|"flavor", "line", "file"};
+an unfollowed construct is {"file", "line", "construct", "why", "touches": ["a.b", ...]}
+("" = the whole config).
 """
 
 import ast
-import copy
-import math
 import json
 import os
 import sys
 
-
-class Obj:  # a config object: its class as written and the fields set on it
-    def __init__(self, cls, line):
-        self.cls, self.line, self.fields = cls, line, {}
-
-
-class Val:  # a constant and the line that wrote it
-    def __init__(self, value, line):
-        self.value, self.line = value, line
-
-
-class Opaque:  # an expression this reader does not evaluate
-    def __init__(self, text, line):
-        self.text, self.line = text, line
-
-
-class Spec:  # model_registry(flavor, **options)
-    def __init__(self, flavor, options, line):
-        self.flavor, self.options, self.line = flavor, options, line
-
-
-def jsonable(value):
-    """True for what json.dump writes as planck reads it: scalars, None, and lists of them."""
-    if isinstance(value, list):
-        return all(jsonable(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and jsonable(v) for k, v in value.items())
-    return value is None or isinstance(value, (str, int, float, bool))
-
-
-def listed(item):
-    """A list element as JSON: a constant, or a config object's class and its literal fields."""
-    if isinstance(item, Val):
-        return item.value if jsonable(item.value) else None
-    return {"class": item.cls,
-            "fields": {k: v.value for k, v in item.fields.items() if isinstance(v, Val) and jsonable(v.value)}}
-
-
-def at_line(value, line):
-    """A constant set from a local name is located where the setting is written, not where the name was bound."""
-    return Val(value.value, line) if isinstance(value, Val) else value
-
-
-ARITH = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.FloorDiv: lambda a, b: a // b,
-    ast.Mod: lambda a, b: a % b,
-    ast.Pow: lambda a, b: a**b if abs(b) <= 64 else None,
-}
-NUMBER = (int, float)
-
-
-def abs_bits(v):
-    """Bits of an integer's magnitude; 0 for floats (which cannot grow without bound)."""
-    return abs(v).bit_length() if isinstance(v, int) else 0
-
-
-class Registry:
-    def __init__(self, tree):
-        self.functions = {}
-        self.constants = {}
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef):
-                self.functions[node.name] = node
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                if isinstance(node.value, ast.Constant):
-                    self.constants[node.targets[0].id] = Val(node.value.value, node.lineno)
-        self.cache = {}
-        self.active = set()
-
-    def optimizer_names(self, name):
-        """The optimizer names a helper writes (`optimizer_name="DistMuon"`), without running it."""
-        names = []
-        for node in ast.walk(self.functions[name]):
-            if isinstance(node, ast.keyword) and node.arg in ("optimizer_name", "name"):
-                if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-                    names.append(node.value.value)
-        return names
-
-    def is_config_function(self, fn):
-        a = fn.args
-        required = len(a.posonlyargs) + len(a.args) - len(a.defaults) + sum(d is None for d in a.kw_defaults)
-        if required > 0 or fn.name.startswith("_"):
-            return False
-        ret = ast.unparse(fn.returns) if fn.returns is not None else ""
-        return "Config" in ret
-
-    def run(self, name):
-        if name in self.cache:
-            return copy.deepcopy(self.cache[name])
-        if name in self.active:
-            return None, [f"line {self.functions[name].lineno}: {name} calls itself; not followed"]
-        self.active.add(name)
-        result, notes = Function(self).run(self.functions[name])
-        self.active.discard(name)
-        self.cache[name] = (result, notes)
-        return copy.deepcopy((result, notes))
-
-
-class Function:
-    def __init__(self, registry):
-        self.reg, self.env, self.notes = registry, {}, []
-
-    def note(self, line, text):
-        self.notes.append(f"line {line}: {text}")
-
-    def run(self, fn):
-        result = self.block(fn.body)
-        return result, self.notes
-
-    def block(self, body):
-        for st in body:
-            if isinstance(st, ast.Return):
-                return self.expr(st.value) if st.value is not None else None
-            self.statement(st)
-        return None
-
-    def statement(self, st):
-        if isinstance(st, ast.Assign):
-            value = self.expr(st.value)
-            for target in st.targets:
-                self.assign(target, value, st.lineno)
-        elif isinstance(st, ast.AnnAssign) and st.value is not None:
-            self.assign(st.target, self.expr(st.value), st.lineno)
-        elif isinstance(st, ast.AugAssign):
-            current = self.expr(st.target)
-            value = self.binop(st.op, current, self.expr(st.value), st.lineno, ast.unparse(st))
-            self.assign(st.target, value, st.lineno)
-        elif isinstance(st, (ast.Expr, ast.Assert, ast.Import, ast.ImportFrom, ast.Pass, ast.FunctionDef)):
-            return  # docstrings, helper calls, asserts and nested helpers set no layout field we read
-        else:
-            kind = type(st).__name__.lower()
-            self.note(st.lineno, f"`{kind}` statement not followed; settings it changes are not read")
-
-    def assign(self, target, value, line):
-        if isinstance(target, ast.Name):
-            self.env[target.id] = value
-            return
-        if isinstance(target, ast.Attribute):
-            owner = self.owner(target.value, line)
-            if owner is not None:
-                owner.fields[target.attr] = at_line(value, line)
-                return
-        self.note(line, f"assignment to `{ast.unparse(target)}` not followed")
-
-    def owner(self, node, line):
-        """The Obj that `node` (a name or a.b.c chain) denotes, creating unset sub-configs."""
-        if isinstance(node, ast.Name):
-            got = self.env.get(node.id)
-            return got if isinstance(got, Obj) else None
-        if isinstance(node, ast.Attribute):
-            parent = self.owner(node.value, line)
-            if parent is None:
-                return None
-            child = parent.fields.get(node.attr)
-            if not isinstance(child, Obj):  # a field left at its default: an object of defaults
-                child = Obj(node.attr, line)
-                parent.fields[node.attr] = child
-            return child
-        return None
-
-    def binop(self, op, a, b, line, text):
-        f = ARITH.get(type(op))
-        if f and isinstance(a, Val) and isinstance(b, Val):
-            if isinstance(a.value, NUMBER) and isinstance(b.value, NUMBER) and not isinstance(a.value, bool):
-                try:
-                    # Operands past 256 bits are not a layout's numbers: evaluating `x = x**64`
-                    # a few times over would take minutes and gigabytes (planck then reports the
-                    # setting as one it cannot evaluate).
-                    out = None if max(abs_bits(a.value), abs_bits(b.value)) > 256 else f(a.value, b.value)
-                except (ZeroDivisionError, OverflowError):
-                    out = None
-                if isinstance(out, float) and not math.isfinite(out):
-                    out = None  # JSON has no Infinity or NaN
-                if out is not None:
-                    return Val(out, line)
-        return Opaque(text, line)
-
-    def expr(self, node):
-        line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Constant):
-            return Val(node.value, line)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            inner = self.expr(node.operand)
-            if isinstance(inner, Val) and isinstance(inner.value, NUMBER):
-                return Val(-inner.value, line)
-        if isinstance(node, ast.BinOp):
-            return self.binop(node.op, self.expr(node.left), self.expr(node.right), line, ast.unparse(node))
-        if isinstance(node, ast.Name):
-            if node.id in self.env:
-                return self.env[node.id]
-            if node.id in self.reg.constants:
-                return self.reg.constants[node.id]
-        if isinstance(node, ast.Attribute):
-            base = self.expr(node.value)
-            if isinstance(base, Obj) and node.attr in base.fields:
-                return base.fields[node.attr]
-        if isinstance(node, ast.Call):
-            return self.call(node, line)
-        if isinstance(node, (ast.List, ast.Tuple)):
-            items = [self.expr(e) for e in node.elts]
-            if all(isinstance(i, (Val, Obj)) for i in items):  # converters=[Float8LinearConverter.Config(...)]
-                return Val([listed(i) for i in items], line)
-        return Opaque(ast.unparse(node), line)
-
-    def call(self, node, line):
-        name = ast.unparse(node.func)
-        if name in self.reg.functions and not node.args and not node.keywords:
-            result, notes = self.reg.run(name)
-            # Each note once: a chain of functions each calling the previous one twice would
-            # otherwise double the notes per level (2^40 of them in 40 lines).
-            self.notes.extend(n for n in notes if n not in self.notes)
-            return result if result is not None else Opaque(name + "()", line)
-        if name == "model_registry" and node.args:
-            flavor = self.expr(node.args[0])
-            options = {k.arg: self.expr(k.value) for k in node.keywords if k.arg}
-            if isinstance(flavor, Val) and isinstance(flavor.value, str):
-                return Spec(flavor.value, options, line)
-            self.note(line, f"model flavour `{ast.unparse(node.args[0])}` is not a string literal")
-            return Opaque(ast.unparse(node), line)
-        if name in self.reg.functions:  # a helper of the registry (`_dist_muon_optimizer(...)`): not run
-            got = Opaque(ast.unparse(node), line)
-            got.optimizer_names = self.reg.optimizer_names(name)
-            return got
-        if name.endswith("Config"):
-            obj = Obj(name, line)
-            for k in node.keywords:
-                if k.arg:
-                    obj.fields[k.arg] = at_line(self.expr(k.value), k.value.lineno)
-            return obj
-        return Opaque(ast.unparse(node), line)
+if "Function" not in globals():  # run from the source tree, not embedded after the evaluator
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from planck_pyeval import Function, Run, rel, resolve_touches  # noqa: E402
+    from planck_pyvalues import Loader, Module, Obj, Opaque, Spec, Val, jsonable  # noqa: E402
 
 
 def flatten(obj, prefix, out):
@@ -265,26 +38,30 @@ def flatten(obj, prefix, out):
         path = prefix + key
         if isinstance(v, Val):
             if jsonable(v.value):
-                out[path] = {"value": v.value, "line": v.line}
+                out[path] = {"value": v.value, "line": v.line, "file": v.file}
+            else:
+                out[path] = {"unknown": repr(v.value), "line": v.line, "file": v.file}
         elif isinstance(v, Obj):
-            out[path] = {"class": v.cls, "line": v.line}
+            out[path] = {"class": v.cls, "line": v.line, "file": v.file}
             flatten(v, path + ".", out)
         elif isinstance(v, Spec):
             options = {k: o.value for k, o in v.options.items() if isinstance(o, Val) and jsonable(o.value)}
-            out[path] = {"flavor": v.flavor, "line": v.line, "options": options}
+            out[path] = {"flavor": v.flavor, "line": v.line, "file": v.file, "options": options, "init": v.init}
+            flavor_line, sizes = model_args(v.init, v.flavor)
+            if flavor_line is not None:
+                out[path]["flavor_line"], out[path]["model_args"] = flavor_line, sizes
         elif isinstance(v, Opaque):
-            out[path] = {"unknown": v.text, "line": v.line}
-            if getattr(v, "optimizer_names", None):
-                out[path]["optimizer_names"] = v.optimizer_names
+            out[path] = {"unknown": v.text, "why": v.why, "line": v.line, "file": v.file}
+        else:
+            out[path] = {"unknown": type(v).__name__, "line": obj.line, "file": obj.file}
 
 
-def model_args(init_path, init_bytes, flavor):
+def model_args(init_path, flavor):
     """The flavour's key line in __init__.py and the model sizes its builder writes literally."""
-    if init_bytes is None:
-        return None, {}
     try:
-        tree = ast.parse(init_bytes.decode("utf-8"), init_path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        with open(init_path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), init_path)
+    except (OSError, SyntaxError, ValueError):
         return None, {}
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     for node in tree.body:
@@ -324,55 +101,82 @@ def literal_sizes(body):
     return {k: v for k, v in sizes.items() if isinstance(v, (int, bool))}
 
 
-def read_inputs():
-    """The registry and the __init__.py beside it, as planck read them through its input gate
-    (regular files within its size cap; this script opens no file): on standard input, each as a
-    decimal length, a newline and that many bytes; length -1 for an __init__.py that is absent."""
-    stream = sys.stdin.buffer
-    out = []
-    for _ in range(2):
-        n = int(stream.readline() or b"-1")
-        out.append(None if n < 0 else stream.read(n))
-    return out[0] if out[0] is not None else b"", out[1]
+def is_config_function(fn):
+    a = fn.args
+    required = len(a.posonlyargs) + len(a.args) - len(a.defaults) + sum(d is None for d in a.kw_defaults)
+    if required > 0 or fn.name.startswith("_"):
+        return False
+    ret = ast.unparse(fn.returns) if fn.returns is not None else ""
+    return "Config" in ret
 
 
 def main(argv):
-    if len(argv) < 2:
-        return {"error": "usage: planck_torchtitan_registry.py REGISTRY.py [FUNCTION]"}
-    path = argv[1]
-    registry_bytes, init_bytes = read_inputs()
+    args, paths = [], []
+    i = 1
+    while i < len(argv):
+        if argv[i] == "--path" and i + 1 < len(argv):
+            paths.append(argv[i + 1])
+            i += 2
+            continue
+        args.append(argv[i])
+        i += 1
+    if not args:
+        return {"error": "usage: planck_torchtitan_registry.py REGISTRY.py [FUNCTION] [--path DIR]..."}
+    path = args[0]
     try:
-        tree = ast.parse(registry_bytes.decode("utf-8"), path)
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
     except SyntaxError as e:
         return {"error": f"{path}:{e.lineno}: not valid Python: {e.msg}"}
-    except (ValueError, RecursionError, MemoryError) as e:
-        return {"error": f"{path}: {type(e).__name__}: {str(e)[:200]}"}
-    reg = Registry(tree)
-    names = [n for n, fn in reg.functions.items() if reg.is_config_function(fn)]
-    if len(argv) > 2:
-        if argv[2] not in reg.functions:
-            return {"error": f"{path}: no function {argv[2]}; config functions: {', '.join(names)}"}
-        names = [argv[2]]
-    init_path = os.path.join(os.path.dirname(os.path.abspath(path)), "__init__.py")
+    except (OSError, ValueError) as e:
+        return {"error": f"{path}: {e}"}
+    loader = Loader(path, paths)
+    module = Module(loader, os.path.abspath(path), tree)
+    loader.modules[module.path] = module
+    names = [n for n, fn in module.functions.items() if is_config_function(fn)]
+    if len(args) > 1:
+        if args[1] not in module.functions:
+            return {"error": f"{path}: no function {args[1]}; config functions: {', '.join(names)}"}
+        names = [args[1]]
     out = []
     for name in names:
-        result, notes = reg.run(name)
-        entry = {"name": name, "line": reg.functions[name].lineno, "settings": {}, "notes": list(notes)}
+        run = Run(loader)
+        fn = module.functions[name]
+        run.stack.append((module.path, name))
+        done = Function(run, module).block(fn.body)
+        result = done[1] if done else None
+        entry = {"name": name, "line": fn.lineno, "file": module.path, "settings": {}, "notes": run.notes,
+                 "unfollowed": run.unfollowed}
+        resolve_touches(result, entry["unfollowed"])
         if isinstance(result, Obj):
             flatten(result, "", entry["settings"])
-            spec = result.fields.get("model_spec")
-            if isinstance(spec, Spec):
-                flavor_line, sizes = model_args(init_path, init_bytes, spec.flavor)
-                s = entry["settings"]["model_spec"]
-                s["init"] = init_path
-                if flavor_line is not None:
-                    s["flavor_line"], s["model_args"] = flavor_line, sizes
+        elif isinstance(result, Opaque):
+            entry["unfollowed"].append({"file": result.file, "line": result.line, "construct": result.text,
+                                        "why": result.why or "not a config this reader can evaluate",
+                                        "touches": [""]})
         else:
-            entry["notes"].append(f"line {entry['line']}: {name} does not return a config this reader can follow")
+            entry["unfollowed"].append({"file": module.path, "line": fn.lineno, "construct": f"def {name}()",
+                                        "why": "it returns no config", "touches": [""]})
         out.append(entry)
     return {"functions": out}
 
 
+def shown(doc, main_abs, main_given):
+    """File names as the user gave the registry, and relative to the working directory below it."""
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            if k in ("file", "init") and isinstance(v, str):
+                r = rel(v)
+                doc[k] = main_given if v == main_abs else (v if r.startswith("..") else r)
+            else:
+                shown(v, main_abs, main_given)
+    elif isinstance(doc, list):
+        for v in doc:
+            shown(v, main_abs, main_given)
+    return doc
+
+
 if __name__ == "__main__":
     sys.setrecursionlimit(10000)
-    json.dump(main(sys.argv), sys.stdout)
+    given = next((a for a in sys.argv[1:] if not a.startswith("--")), "")
+    json.dump(shown(main(sys.argv), os.path.abspath(given) if given else "", given), sys.stdout)

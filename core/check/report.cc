@@ -53,6 +53,11 @@ nlohmann::json report_json(const VerifyReport& r) {
   nlohmann::json diags = nlohmann::json::array();
   for (const auto& d : r.diagnostics.items()) diags.push_back(diagnostic_json(d));
   j["diagnostics"] = std::move(diags);
+  if (!r.ignored.empty()) {
+    nlohmann::json ignored = nlohmann::json::array();
+    for (const auto& [rule, n] : r.ignored) ignored.push_back({{"rule", rule}, {"diagnostics", n}});
+    j["ignored"] = std::move(ignored);
+  }
   return j;
 }
 
@@ -101,6 +106,12 @@ std::string render_text(const VerifyReport& r, bool color) {
       out += '\n';
     }
   }
+  if (!r.ignored.empty()) {
+    out += r.plan_path;
+    out += ": ignored (--ignore):";
+    for (const auto& [rule, n] : r.ignored) out += " " + rule + " (" + plural(n, "diagnostic", "diagnostics") + ")";
+    out += '\n';
+  }
   out += r.plan_path;
   out += ": ";
   out += r.ok ? paint("1;32", "ok") : paint("1;31", "FAILED");
@@ -118,7 +129,7 @@ std::string render_text(const VerifyReport& r, bool color) {
 
 bool is_cannot_run_rule(const std::string& rule) {
   return rule == "plan-syntax" || rule == "plan-schema" || rule == "rank-program-invalid" ||
-         rule == "observed-unreadable" || rule == "config-unreadable";
+         rule == "observed-unreadable" || rule == "config-unreadable" || rule == "config-unfollowed";
 }
 
 namespace report_detail {

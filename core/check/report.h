@@ -3,6 +3,7 @@
 // for several inputs), sarif (2.1.0, one run per input), junit (one suite per input).
 // The shapes are documented in docs/verify.md.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct VerifyReport {
   std::vector<RuleInfo> rules_ran;
   bool ok = true;       // exit code 0
   bool loaded = true;   // the input was read and parsed; false: only its load diagnostics
+  // Rules left out of the verdict by `verify --ignore`, each with the number of diagnostics it
+  // would have given; every format says so (never silently).
+  std::map<std::string, int> ignored;
   // When and where it ran, for JUnit's required testsuite attributes (cli/ fills them; the
   // defaults keep library output deterministic).
   std::string timestamp = "1970-01-01T00:00:00";  // UTC, ISO 8601 without zone

@@ -56,6 +56,8 @@ std::string counts_attrs(const Counts& c) {
 // Why a rule did not run, or "" when it ran.
 std::string skip_reason(const VerifyReport& r, const std::string& rule, bool fired) {
   if (fired) return "";
+  if (auto it = r.ignored.find(rule); it != r.ignored.end())
+    return "ignored by --ignore (" + std::to_string(it->second) + " diagnostics left out)";
   if (!r.loaded) return "the input could not be loaded";
   for (const auto& d : r.diagnostics.items()) {
     for (const auto& s : d.skipped_rules) {

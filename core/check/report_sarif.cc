@@ -99,6 +99,16 @@ nlohmann::json run_json(const VerifyReport& r) {
                        {"partialFingerprints", {{"planckJsonPointer/v1", d.rule + ":" + d.pointer}}}});
   }
   nlohmann::json invocation = {{"executionSuccessful", ran}};
+  if (!r.ignored.empty()) {  // --ignore: the rule disabled for this run (SARIF 2.1.0 §3.20.5)
+    nlohmann::json overrides = nlohmann::json::array();
+    for (const auto& [rule, n] : r.ignored) {
+      add_rule({rule, Severity::kError, ""});
+      overrides.push_back({{"descriptor", {{"id", rule}, {"index", index[rule]}}},
+                           {"configuration", {{"enabled", false}}},
+                           {"properties", {{"ignoredDiagnostics", n}}}});
+    }
+    invocation["ruleConfigurationOverrides"] = std::move(overrides);
+  }
   if (!notifications.empty()) invocation["toolExecutionNotifications"] = std::move(notifications);
   return {{"tool", {{"driver", {{"name", "planck"},
                                 {"version", PLANCK_VERSION},

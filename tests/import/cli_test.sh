@@ -73,7 +73,7 @@ loc = json.load(open(sys.argv[1]))["runs"][0]["results"][0]["locations"][0]["phy
 assert loc["artifactLocation"]["uri"].endswith("llama3_70b_2025-12.toml"), loc
 assert loc["region"]["startLine"] == int(sys.argv[2]), loc
 PY
-reg=$data/torchtitan/registry/b5bcd76c
+reg=$data/torchtitan/pkg-b5bcd76c/torchtitan/models
 expect 0 "verify qwen3 registry, every function" -- "$planck" verify "$reg/qwen3/config_registry.py" --nodes 8 --gpus-per-node 8
 expect 0 "verify one registry function" -- "$planck" verify "$reg/llama3/config_registry.py:llama3_70b" --nodes 8 --gpus-per-node 8
 # 405B with tp 8 on 8 GPUs (dp 1) does not fit an H100: reported at the registry's function.

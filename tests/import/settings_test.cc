@@ -215,9 +215,9 @@ TEST_CASE("settings_megatron_nvlm_72b_frozen_towers_take_no_gradients_or_optimiz
 }
 
 // One function of a torchtitan registry copied at pytorch/torchtitan@b5bcd76c
-// (tests/data/import/torchtitan/registry/README.md).
+// (tests/data/import/torchtitan/pkg-b5bcd76c, PROVENANCE.md).
 ImportResult registry_function(const std::string& model, const std::string& function, const ImportOptions& o) {
-  auto all = import_all("torchtitan", data_path("torchtitan/registry/b5bcd76c/" + model + "/config_registry.py:" + function), o);
+  auto all = import_all("torchtitan", data_path("torchtitan/pkg-b5bcd76c/torchtitan/models/" + model + "/config_registry.py:" + function), o);
   REQUIRE_MESSAGE(all.is_ok(), (all.is_ok() ? std::string() : all.message()));
   REQUIRE(all->size() == 1);
   return std::move((*all)[0].result);

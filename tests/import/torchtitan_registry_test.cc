@@ -19,6 +19,7 @@ namespace planck::import::test {
 namespace {
 
 std::string registry(const std::string& commit, const std::string& model) {
+  if (commit == "b5bcd76c") return data_path("torchtitan/pkg-b5bcd76c/torchtitan/models/" + model + "/config_registry.py");
   return data_path("torchtitan/registry/" + commit + "/" + model + "/config_registry.py");
 }
 
@@ -183,11 +184,25 @@ TEST_CASE("import_torchtitan_registry_edits_locals_and_notes_for_what_it_cannot_
   CHECK(shape_of(plans.at("base")) == Shape{1, 1, 8 / 2, 1, 2});
   CHECK(plans.at("base").plan["training"]["micro_batch"] == 4);  // tokens 4096 / 1024
   CHECK(plans.at("base").positions.at("/training/micro_batch") == 5);
+  CHECK(plans.at("base").unfollowed.empty());
   const ImportResult& e = plans.at("edited");
-  CHECK(shape_of(e) == Shape{1, 1, 8 / 4, 1, 4});  // the edit on line 11 wins; pp unevaluated -> 1
-  CHECK(e.positions.at("/mesh/shape/4") == 11);
-  CHECK(any_contains(e.notes, ":12: parallelism.pipeline_parallel_degree = `compute_pp()` is not a literal"));
-  CHECK(any_contains(e.notes, "line 13: `if` statement not followed"));
+  CHECK(e.positions.at("/mesh/shape/4") == 11);  // the edit on line 11 wins over base()'s line 7
+  // pp from a call planck cannot follow, tp maybe changed under `if big:`: refused, never the
+  // defaults (config-unfollowed), each at its line with the setting it may change.
+  REQUIRE(e.unfollowed.size() == 2);
+  CHECK(e.unfollowed[0].line == 13);
+  CHECK(e.unfollowed[0].construct == "if big:");
+  CHECK(e.unfollowed[0].settings == "parallelism.tensor_parallel_degree");
+  CHECK(e.unfollowed[1].line == 12);
+  CHECK(e.unfollowed[1].construct == "compute_pp()");
+  CHECK(e.unfollowed[1].settings == "parallelism.pipeline_parallel_degree");
+  // --set gives both values (the names torchtitan's CLI takes): followed, the command line wins.
+  ImportOptions set = world(1, 8);
+  set.sets = {{"parallelism.pipeline_parallel_degree", "2"}, {"parallelism.tensor_parallel_degree", "4"}};
+  auto given = import_all("torchtitan", path + ":edited", set);
+  REQUIRE(given.is_ok());
+  CHECK(given->front().result.unfollowed.empty());
+  CHECK(shape_of(given->front().result) == Shape{2, 1, 8 / (2 * 4), 1, 4});
 
   auto one = import_all("torchtitan", path + ":edited", world(1, 8));
   REQUIRE(one.is_ok());

@@ -260,11 +260,15 @@ TEST_CASE("enumerate_plan_bad_template_exit_2") {
   Run world = run("enumerate --plan " + plan("lingua-8x4-before.json") + " --model llama3-8b --world 30", true);
   CHECK(world.code == 2);
   CHECK(world.out.find("gpus_per_node of --plan") != std::string::npos);
-  // A framework config: import it first.
+  // A framework config is imported as verify reads it; Lingua does not state its cluster, so
+  // --world and --gpus-per-node give it.
   const std::string yaml = std::string(PLANCK_SOURCE_DIR) + "/tests/data/corpus/lingua/llama_1B.yaml";
   Run config = run("enumerate --plan " + yaml, true);
   CHECK(config.code == 2);
-  CHECK(config.out.find("planck import") != std::string::npos);
+  CHECK(config.out.find("does not state the cluster size") != std::string::npos);
+  Run sized = run("enumerate --plan " + yaml + " --world 16 --gpus-per-node 8 --model llama3-8b --top 3", true);
+  CHECK(sized.code == 0);
+  CHECK(sized.out.find("every layout is the plan " + yaml) != std::string::npos);
   // A template every layout breaks (dp_rank off by one): all shown, all rejected, exit 1.
   auto offbyone = scratch("offbyone.json", R"({"format": "planck/1", "model": "llama3-8b",
     "cluster": {"nodes": 1, "gpus_per_node": 8}, "mesh": {"dims": ["dp_shard"], "shape": [8]},

@@ -1,0 +1,161 @@
+// The shared config input of every command (cli/config_input.h).
+
+#include "cli/config_input.h"
+
+#include <sstream>
+#include <utility>
+
+#include "cli/command.h"
+#include "cli/launcher_flags.h"
+#include "core/plan/plan.h"
+#include "core/plan/plan_load.h"
+#include "core/plan/presets.h"
+
+namespace planck::cli {
+
+namespace {
+
+constexpr std::int64_t kMaxFact = std::int64_t{1} << 40;
+
+// One plan-level fact over the config's: written, noted, and no longer located at a config line.
+void set_fact(import::ImportResult& r, const std::string& pointer, nlohmann::ordered_json value,
+              const std::string& flag) {
+  nlohmann::ordered_json::json_pointer p(pointer);
+  const bool had = r.plan.contains(p);
+  const std::string was = had ? " (the config says " + r.plan.at(p).dump() + ")" : "";
+  r.plan[p] = value;
+  r.positions.erase(pointer);
+  r.position_files.erase(pointer);
+  const std::string note = pointer.substr(1) + " = " + value.dump() + " from " + flag + was;
+  r.notes.push_back(note);
+  if (r.plan.contains("notes") && r.plan["notes"].is_array()) r.plan["notes"].push_back(note);
+}
+
+}  // namespace
+
+void add_run_fact_options(CLI::App& app, RunFacts& f) {
+  app.add_option_function<std::int64_t>(
+         "--seq-len", [&f](const std::int64_t& v) { f.seq_len = v; },
+         "tokens per sequence of the run, over the config's (a DeepSpeed JSON has none)")
+      ->check(whole_number(1, kMaxFact));
+  app.add_option_function<std::int64_t>(
+         "--micro-batch", [&f](const std::int64_t& v) { f.micro_batch = v; },
+         "sequences per GPU per micro-batch, over the config's (accumulation is then derived from the global batch)")
+      ->check(whole_number(1, kMaxFact));
+  app.add_option_function<std::int64_t>(
+         "--global-batch", [&f](const std::int64_t& v) { f.global_batch = v; },
+         "sequences per optimizer step over all data-parallel ranks, over the config's")
+      ->check(whole_number(1, kMaxFact));
+  app.add_option("--gpu", f.gpu, "the cluster's GPU preset, over the config's (h100-sxm, h200, b200, ...)")
+      ->check(CLI::IsMember(core::gpu_preset_names()));
+  app.add_option("--set", f.sets,
+                 "NAME=VALUE over the config (repeatable; the command line wins): a dotted key of a torchtitan TOML "
+                 "or registry or a DeepSpeed JSON (parallelism.pipeline_parallel_degree=8, the names torchtitan's "
+                 "CLI takes), a shell variable or positional parameter of a launch script (TP=4, 1=dlc)");
+  app.add_option("--script-args", f.script_args,
+                 "a launch script's positional arguments as one string: \"dlc A3B\" is $1=dlc $2=A3B");
+}
+
+void add_config_options(CLI::App& app, ConfigOptions& o) {
+  app.add_option("--framework", o.framework, "read a CONFIG as this framework's instead of detecting it")
+      ->check(CLI::IsMember(import::framework_names()));
+  app.add_option_function<std::int64_t>(
+         "--nodes", [&o](const std::int64_t& v) { o.nodes = v; }, "nodes of the cluster, for a config that does not "
+                                                                   "state it")
+      ->check(whole_number(1, core::kMaxWorld));
+  app.add_option_function<std::int64_t>(
+         "--gpus-per-node", [&o](const std::int64_t& v) { o.gpus_per_node = v; },
+         "GPUs per node, for a config that does not state it")
+      ->check(whole_number(1, core::kMaxWorld));
+  app.add_option("--model", o.model,
+                 "the model of a CONFIG (a preset, a JSON file holding a plan's \"model\", or a Hugging Face "
+                 "config.json); not for planck plans");
+  app.add_option("--python-path", o.python_path,
+                 "a directory where the modules a Python config imports are looked for (repeatable; after the "
+                 "config's directory and its parents, before PYTHONPATH)");
+  add_run_fact_options(app, o.facts);
+}
+
+core::Result<import::ImportOptions> import_options(const ConfigOptions& o) {
+  import::ImportOptions io;
+  io.nodes = o.nodes;
+  io.gpus_per_node = o.gpus_per_node;
+  io.python_path = o.python_path;
+  for (const std::string& s : o.facts.sets) {
+    const std::size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) return core::Status::error("--set " + s + ": expected NAME=VALUE");
+    io.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  std::istringstream words(o.facts.script_args);
+  int n = 0;
+  for (std::string w; words >> w;) io.sets.emplace_back(std::to_string(++n), w);
+  return io;
+}
+
+core::Status finish_import(import::ImportResult& r, const ConfigOptions& o) {
+  if (!o.model.empty()) {
+    auto model = read_model_option("--model", o.model);
+    if (!model) return model.status();
+    apply_model_option(r, o.model, *model);
+  }
+  const RunFacts& f = o.facts;
+  if (f.seq_len) set_fact(r, "/training/seq_len", *f.seq_len, "--seq-len");
+  if (f.micro_batch) set_fact(r, "/training/micro_batch", *f.micro_batch, "--micro-batch");
+  if (f.global_batch) set_fact(r, "/training/global_batch", *f.global_batch, "--global-batch");
+  // A new micro or global batch: accumulation = global / (micro x dp), as the plan format derives it.
+  if ((f.micro_batch || f.global_batch) && r.plan.contains("training") && r.plan["training"].contains("global_batch"))
+    r.plan["training"].erase("grad_accumulation");
+  if (!f.gpu.empty()) set_fact(r, "/cluster/gpu", f.gpu, "--gpu");
+  return core::Status::ok();
+}
+
+core::Result<std::vector<import::NamedImport>> import_config(const std::string& spec, const std::string& framework,
+                                                             const ConfigOptions& options) {
+  auto io = import_options(options);
+  if (!io) return io.status();
+  auto imported = import::import_all(framework, spec, *io);
+  if (!imported) return imported.status();
+  for (import::NamedImport& n : *imported) {
+    if (auto st = finish_import(n.result, options); !st) return st;
+  }
+  return imported;
+}
+
+std::optional<PlanInput> load_plan_input(const std::string& path, const ConfigOptions& options) {
+  auto framework = config_framework(path, options);
+  if (!framework) {
+    print_error(framework.message());
+    return std::nullopt;
+  }
+  if (*framework == "plan") {
+    if (!options.model.empty() || !options.facts.empty()) {
+      print_error(path + ": --model applies to framework configs, as do --seq-len, --micro-batch, --global-batch, "
+                         "--gpu, --set and --script-args; a planck plan states its own (edit it there)");
+      return std::nullopt;
+    }
+    return load_plan_input(path);
+  }
+  auto io = import_options(options);
+  auto r = io ? import::import_file(*framework, path, *io) : core::Result<import::ImportResult>(io.status());
+  if (r) {
+    if (auto st = finish_import(*r, options); !st) r = core::Result<import::ImportResult>(st);
+  }
+  if (!r) {
+    print_error(r.message());
+    return std::nullopt;
+  }
+  if (r->world_assumed) {
+    print_error(path + ": the config does not state the cluster size; pass --nodes N --gpus-per-node G");
+    return std::nullopt;
+  }
+  for (const std::string& w : r->warnings) print_error("warning: " + w);
+  if (!r->unfollowed.empty()) {
+    core::Diagnostics diags;
+    for (const import::Unfollowed& u : r->unfollowed) diags.add(config_unfollowed(u, ""));
+    print_load_failure(path, diags);
+    return std::nullopt;
+  }
+  return plan_input_of(core::load_plan_text(r->plan.dump(2), path), path);
+}
+
+}  // namespace planck::cli

@@ -1,0 +1,458 @@
+"""The Python evaluator behind planck's readers of Python configs (python/planck_torchtitan_registry.py):
+evaluates a config function with Python's `ast` without running any of it.
+
+Evaluated: constructor calls with keyword arguments (`XConfig(...)`, `X.Config(...)`, `**` of a
+config it followed), constants, integer arithmetic and comparisons, local names, `if` on values it
+knows, `with` bodies, calls of functions (in the file, or imported: `from a.b import f` /
+`import a.b as m` / `from . import f` are looked up as Python would, in the config's directory and
+each parent, then in each extra path) with their arguments and defaults, and field edits
+(`config.parallelism.x = v`), also made by a helper the config is passed to. Nothing of the user's
+code is executed: no import, exec or eval. What it cannot follow is recorded with its file, line
+and the config fields it may touch (Run.unfollowed); the caller decides which of those matter.
+Embedded into planck before the registry reader (import/CMakeLists.txt), or imported from beside
+it when that script runs from the source tree.
+"""
+
+import ast
+import copy
+import os
+import sys
+
+if "Loader" not in globals():  # run from the source tree, not embedded after the value module
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from planck_pyvalues import (  # noqa: E402
+        ARITH, COMPARE, MAX_CALL_DEPTH, MAX_STEPS, NUMBER, READ_ONLY_BUILTINS, FuncRef, Loader, ModRef, Module, Obj,
+        Opaque, Spec, Val, at, listed)
+
+# Builtins that read their arguments and change nothing (a config passed to them stays as it was).
+class Function:
+    """One call of a function: its local names, and what it reports."""
+
+    def __init__(self, run, module):
+        self.run_, self.module, self.env, self.local_imports = run, module, {}, {}
+
+    @property
+    def file(self):
+        return self.module.path
+
+    def note(self, line, text):
+        self.run_.notes.append({"file": self.file, "line": line, "text": text})
+
+    def unfollowed(self, line, construct, why, touches):
+        """`touches`: (the config object a path starts from, or None when unknown; the path)."""
+        self.run_.unfollowed.append({"file": self.file, "line": line, "construct": construct, "why": why,
+                                     "touches": touches})
+
+    def block(self, body):
+        """Runs statements; returns ("return", value) when one returns, else None."""
+        for st in body:
+            self.run_.steps += 1
+            if self.run_.steps > MAX_STEPS:
+                self.unfollowed(st.lineno, "the registry", "too many statements to follow", [(None, "")])
+                return ("return", Opaque("...", st.lineno, self.file, "too many statements"))
+            if isinstance(st, ast.Return):
+                return ("return", self.expr(st.value) if st.value is not None else Val(None, st.lineno, self.file))
+            done = self.statement(st)
+            if done is not None:
+                return done
+        return None
+
+    def statement(self, st):
+        if isinstance(st, ast.Assign):
+            value = self.expr(st.value)
+            for target in st.targets:
+                self.assign(target, value, st.lineno)
+        elif isinstance(st, ast.AnnAssign) and st.value is not None:
+            self.assign(st.target, self.expr(st.value), st.lineno)
+        elif isinstance(st, ast.AugAssign):
+            value = self.binop(st.op, self.expr(st.target), self.expr(st.value), st.lineno, ast.unparse(st))
+            self.assign(st.target, value, st.lineno)
+        elif isinstance(st, ast.Expr):
+            self.expr(st.value)
+        elif isinstance(st, (ast.Import, ast.ImportFrom)):
+            self.module.add_import(st, self.local_imports)
+        elif isinstance(st, ast.If):
+            test = self.truth(st.test)
+            if test is None:
+                return self.unknown(st, f"`if {ast.unparse(st.test)}` depends on a value planck does not know")
+            return self.block(st.body if test else st.orelse)
+        elif isinstance(st, (ast.With, ast.AsyncWith)):
+            return self.block(st.body)  # the body runs; a context manager sets no config field
+        elif isinstance(st, ast.Try):  # the body as written (no exception); a handler is another path
+            done = self.block(st.body)
+            for handler in st.handlers:
+                touches, returns = self.touched(handler)
+                if touches or returns:
+                    self.unknown(handler, "an `except` branch runs only if the `try` body fails")
+            if done is None:
+                done = self.block(st.orelse)
+            return done if done is not None else self.block(st.finalbody)
+        elif isinstance(st, (ast.Assert, ast.Pass, ast.FunctionDef, ast.Raise, ast.Global, ast.Nonlocal,
+                             ast.ClassDef)):
+            return None  # checks, nested helpers and errors set no field
+        else:
+            return self.unknown(st, f"`{type(st).__name__.lower()}` statement not followed")
+        return None
+
+    def unknown(self, st, why):
+        """A statement not followed: reported with the config fields its body may set."""
+        touches, returns = self.touched(st)
+        head = ast.unparse(st).split("\n")[0]
+        self.unfollowed(st.lineno, head, why, touches)
+        if returns:
+            return ("return", Opaque(head, st.lineno, self.file, why))
+        return None
+
+    def touched(self, st):
+        """Config fields assigned inside `st` (the path after the name they start from; "" for a
+        config rebound or passed to a call), and whether it returns."""
+        touches, returns = [], False
+        for node in ast.walk(st):
+            if isinstance(node, ast.Return):
+                returns = True
+            targets = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            for t in targets:
+                if isinstance(t, ast.Name):  # rebinding a name that holds a config
+                    if isinstance(self.env.get(t.id), Obj):
+                        touches.append((self.env[t.id], ""))
+                elif self.may_be_config(t):
+                    touches.append(self.root_and_path(t))
+            if isinstance(node, ast.Call) and ast.unparse(node.func) not in READ_ONLY_BUILTINS:
+                for a in list(node.args) + [k.value for k in node.keywords]:
+                    if isinstance(a, (ast.Name, ast.Attribute)) and self.may_be_config(a, strict=True):
+                        touches.append(self.root_and_path(a))
+                if isinstance(node.func, ast.Attribute) and self.may_be_config(node.func.value, strict=True):
+                    touches.append(self.root_and_path(node.func.value))
+        return touches, returns
+
+    def root_and_path(self, node):
+        """(the object the chain's root name holds, or None; the chain's path after the name)."""
+        path = chain_path(node)
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        root = self.env.get(node.id) if isinstance(node, ast.Name) else None
+        return (root if isinstance(root, (Obj, Spec)) else None, path)
+
+    def may_be_config(self, node, strict=False):
+        """Whether `node` (a name, a.b chain or subscript) may denote a config object: its root name
+        holds one, or (unless strict) is not a local name at all."""
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return False
+        if node.id not in self.env:
+            return not strict and node.id not in self.module.constants
+        return isinstance(self.env[node.id], (Obj, Spec))
+
+    def lookup_chain(self, node):
+        if isinstance(node, ast.Name):
+            return self.env.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.lookup_chain(node.value)
+            return base.fields.get(node.attr) if isinstance(base, Obj) else None
+        return None
+
+    def assign(self, target, value, line):
+        if isinstance(target, ast.Name):
+            self.env[target.id] = value
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):  # a, b = f(): unpacked when f returned a tuple
+            if isinstance(value, tuple) and len(value) == len(target.elts):
+                for t, v in zip(target.elts, value):
+                    self.assign(t, v, line)
+                return
+            for t in target.elts:
+                self.assign(t, Opaque(ast.unparse(target), line, self.file, "not an unpackable value"), line)
+            return
+        if isinstance(target, ast.Attribute):
+            owner = self.owner(target.value, line)
+            if owner is not None:
+                owner.fields[target.attr] = at(value, line, self.file)
+                return
+        if self.may_be_config(target, strict=True):
+            self.unfollowed(line, ast.unparse(target) + " = ...", "assignment target not followed",
+                            [self.root_and_path(target)])
+        else:  # a local list or dict, or an object already not followed
+            self.note(line, f"assignment to `{ast.unparse(target)}` not followed")
+
+    def owner(self, node, line):
+        """The Obj that `node` (a name or a.b.c chain) denotes, creating unset sub-configs."""
+        if isinstance(node, ast.Name):
+            got = self.env.get(node.id)
+            return got if isinstance(got, Obj) else None
+        if isinstance(node, ast.Attribute):
+            parent = self.owner(node.value, line)
+            if parent is None:
+                return None
+            child = parent.fields.get(node.attr)
+            if child is None or isinstance(child, Val) and child.value is None:
+                child = Obj(node.attr, line, self.file)  # a field left at its default: an object of defaults
+                parent.fields[node.attr] = child
+            return child if isinstance(child, Obj) else None
+        return None
+
+    def binop(self, op, a, b, line, text):
+        f = ARITH.get(type(op))
+        if f and isinstance(a, Val) and isinstance(b, Val):
+            if isinstance(a.value, NUMBER) and isinstance(b.value, NUMBER) and not isinstance(a.value, bool):
+                try:
+                    out = f(a.value, b.value)
+                except ZeroDivisionError:
+                    out = None
+                if out is not None:
+                    return Val(out, line, self.file)
+        return Opaque(text, line, self.file)
+
+    def truth(self, node):
+        """True/False when the test is decided by values this reader knows, else None."""
+        v = self.expr(node)
+        if isinstance(v, Val):
+            return bool(v.value)
+        if isinstance(v, (Obj, Spec)):
+            return True
+        return None
+
+    def expr(self, node):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Constant):
+            return Val(node.value, line, self.file)
+        if isinstance(node, ast.UnaryOp):
+            inner = self.expr(node.operand)
+            if isinstance(inner, Val):
+                if isinstance(node.op, ast.USub) and isinstance(inner.value, NUMBER):
+                    return Val(-inner.value, line, self.file)
+                if isinstance(node.op, ast.Not):
+                    return Val(not inner.value, line, self.file)
+        if isinstance(node, ast.BinOp):
+            return self.binop(node.op, self.expr(node.left), self.expr(node.right), line, ast.unparse(node))
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in COMPARE:
+            a, b = self.expr(node.left), self.expr(node.comparators[0])
+            if isinstance(a, Val) and isinstance(b, Val):
+                try:
+                    return Val(COMPARE[type(node.ops[0])](a.value, b.value), line, self.file)
+                except TypeError:
+                    pass
+        if isinstance(node, ast.BoolOp):
+            values = [self.truth(v) for v in node.values]
+            want = isinstance(node.op, ast.Or)
+            if want in values:
+                return Val(want, line, self.file)
+            if None not in values:
+                return Val(not want, line, self.file)
+        if isinstance(node, ast.Name):
+            return self.name(node.id, line)
+        if isinstance(node, ast.Attribute):
+            base = self.expr(node.value)
+            if isinstance(base, Obj) and node.attr in base.fields:
+                return base.fields[node.attr]
+            if isinstance(base, Spec) and node.attr == "flavor":
+                return Val(base.flavor, line, self.file)
+            if isinstance(base, ModRef) and node.attr in base.module.functions:
+                return FuncRef(base.module, node.attr)
+        if isinstance(node, ast.Call):
+            return self.call(node, line)
+        if isinstance(node, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            return tuple(self.expr(e) for e in node.elts)
+        if isinstance(node, ast.List) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            items = [self.expr(e) for e in node.elts]
+            if all(isinstance(i, (Val, Obj)) for i in items):  # converters=[Float8LinearConverter.Config(...)]
+                return Val([listed(i) for i in items], line, self.file)
+        return Opaque(ast.unparse(node), line, self.file)
+
+    def name(self, name, line):
+        if name in self.env:
+            return self.env[name]
+        if name in self.module.functions:
+            return FuncRef(self.module, name)
+        if name in self.module.constants:
+            return self.module.constants[name]
+        got = self.module.resolve(name, self.local_imports)
+        return got if got is not None else Opaque(name, line, self.file)
+
+    def call(self, node, line):
+        text = ast.unparse(node.func)
+        callee = self.expr(node.func) if not text.endswith("Config") else None
+        if text.endswith("model_registry") or isinstance(callee, FuncRef) and callee.name == "model_registry":
+            return self.model_registry(node, line, callee)
+        if text.endswith("Config"):
+            return self.construct(node, text, line)
+        hf = self.hf_model(node, line)
+        if hf is not None:
+            return hf
+        if text in READ_ONLY_BUILTINS and callee is not None and not isinstance(callee, (FuncRef, ModRef)):
+            return self.builtin(node, text, line)
+        if not isinstance(callee, (FuncRef, ModRef)) and text.split(".")[-1][:1].isupper():
+            return self.construct(node, text, line)  # a class (a config dataclass): its keyword fields
+        if isinstance(callee, FuncRef):
+            args = [self.expr(a) for a in node.args if not isinstance(a, ast.Starred)]
+            kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg}
+            if len(args) != len(node.args) or len(kwargs) != len(node.keywords):
+                return self.opaque_call(node, line, "`*args` / `**kwargs` in a call are not followed")
+            return self.run_.call(callee, args, kwargs, node, self)
+        why = callee.why if isinstance(callee, Opaque) and callee.why else f"`{text}` is not a function planck follows"
+        return self.opaque_call(node, line, why)
+
+    def builtin(self, node, name, line):
+        """Builtins that read a config without changing it: getattr of a field set, else unknown."""
+        args = [self.expr(a) for a in node.args]
+        if name == "isinstance" and len(args) == 2 and ast.unparse(node.args[1]) == "str":
+            if isinstance(args[0], (Obj, Spec)) or isinstance(args[0], Val):
+                return Val(isinstance(args[0], Val) and isinstance(args[0].value, str), line, self.file)
+        if name == "getattr" and len(args) >= 2 and isinstance(args[0], Obj) and isinstance(args[1], Val):
+            if args[1].value in args[0].fields:
+                return args[0].fields[args[1].value]
+        return Opaque(ast.unparse(node), line, self.file, f"`{name}` of a value planck does not know")
+
+    def hf_model(self, node, line):
+        """Megatron-Bridge's `AutoBridge.from_hf_pretrained("org/name").get_model_config()` (or
+        `.to_megatron_provider()`): a model config named by its Hugging Face id, edited afterwards."""
+        f = node.func
+        if not (isinstance(f, ast.Attribute) and f.attr in ("get_model_config", "to_megatron_provider")):
+            return None
+        inner = f.value
+        if not (isinstance(inner, ast.Call) and ast.unparse(inner.func).endswith("from_hf_pretrained") and inner.args):
+            return None
+        model_id = self.expr(inner.args[0])
+        if not (isinstance(model_id, Val) and isinstance(model_id.value, str)):
+            return None
+        obj = Obj(ast.unparse(node), line, self.file)
+        obj.fields["hf_model_id"] = Val(model_id.value, line, self.file)
+        return obj
+
+    def opaque_call(self, node, line, why):
+        """A call not followed: a config passed to it may be edited by it."""
+        touches = []
+        for a in list(node.args) + [k.value for k in node.keywords]:
+            v = self.expr(a.value if isinstance(a, ast.Starred) else a)
+            if isinstance(v, Obj):
+                touches.append((v, ""))
+        if isinstance(node.func, ast.Attribute) and isinstance(self.lookup_chain(node.func.value), Obj):
+            touches.append((self.lookup_chain(node.func.value), ""))
+        if touches:
+            self.unfollowed(line, ast.unparse(node), why + "; a config is passed to it", touches)
+        return Opaque(ast.unparse(node), line, self.file, why)
+
+    def construct(self, node, text, line):
+        obj = Obj(text, line, self.file)
+        if node.args:
+            return Opaque(ast.unparse(node), line, self.file, f"positional arguments of `{text}` are not followed")
+        for k in node.keywords:
+            if k.arg:
+                obj.fields[k.arg] = at(self.expr(k.value), k.value.lineno, self.file)
+                continue
+            spread = self.expr(k.value)
+            if not isinstance(spread, Obj):
+                return Opaque(ast.unparse(node), line, self.file,
+                              f"`**{ast.unparse(k.value)}` is not a config planck can follow")
+            obj.fields.update(copy.deepcopy(spread.fields))
+        return obj
+
+    def model_registry(self, node, line, callee):
+        if not node.args:
+            return Opaque(ast.unparse(node), line, self.file, "model_registry() without a flavour")
+        flavor = self.expr(node.args[0])
+        options = {k.arg: self.expr(k.value) for k in node.keywords if k.arg}
+        module = callee.module if isinstance(callee, FuncRef) else self.module
+        init = module.path if module.path.endswith("__init__.py") else \
+            os.path.join(os.path.dirname(module.path), "__init__.py")
+        if isinstance(flavor, Val) and isinstance(flavor.value, str):
+            return Spec(flavor.value, options, line, self.file, init)
+        return Opaque(ast.unparse(node), line, self.file, f"model flavour `{ast.unparse(node.args[0])}` is not known")
+
+
+def chain_path(node):
+    """`config.parallelism.tensor_parallel_degree` -> "parallelism.tensor_parallel_degree"."""
+    parts = []
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+        node = node.value
+    return ".".join(reversed(parts))
+
+
+class Run:
+    """One registry function, followed through every call it makes."""
+
+    def __init__(self, loader):
+        self.loader, self.notes, self.unfollowed, self.steps, self.stack = loader, [], [], 0, []
+
+    def call(self, ref, args, kwargs, node, caller):
+        fn = ref.module.functions[ref.name]
+        line = node.lineno
+        if len(self.stack) >= MAX_CALL_DEPTH or (ref.module.path, ref.name) in self.stack:
+            return caller.opaque_call(node, line, f"`{ref.name}` calls itself or nests too deep")
+        f = Function(self, ref.module)
+        a = fn.args
+        positional = a.posonlyargs + a.args
+        defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+        if len(args) > len(positional) and a.vararg is None:
+            return caller.opaque_call(node, line, f"too many arguments for `{ref.name}`")
+        for i, p in enumerate(positional):
+            if i < len(args):
+                f.env[p.arg] = args[i]
+            elif p.arg in kwargs:
+                f.env[p.arg] = kwargs.pop(p.arg)
+            elif defaults[i] is not None:
+                f.env[p.arg] = f.expr(defaults[i])
+            else:
+                return caller.opaque_call(node, line, f"argument `{p.arg}` of `{ref.name}` is not given")
+        for p, d in zip(a.kwonlyargs, a.kw_defaults):
+            if p.arg in kwargs:
+                f.env[p.arg] = kwargs.pop(p.arg)
+            elif d is not None:
+                f.env[p.arg] = f.expr(d)
+            else:
+                return caller.opaque_call(node, line, f"argument `{p.arg}` of `{ref.name}` is not given")
+        if kwargs and a.kwarg is None:
+            return caller.opaque_call(node, line, f"`{ref.name}` takes no argument {', '.join(kwargs)}")
+        if a.kwarg is not None:
+            f.env[a.kwarg.arg] = Opaque("**" + a.kwarg.arg, line, ref.module.path)
+        self.stack.append((ref.module.path, ref.name))
+        done = f.block(fn.body)
+        self.stack.pop()
+        result = done[1] if done else Val(None, line, ref.module.path)
+        if isinstance(result, Opaque):  # said at the call, with where inside it went opaque
+            why = result.why
+            if not getattr(result, "located", False):
+                why = f"{rel(result.file)}:{result.line}: `{result.text}`" + (f": {why}" if why else "")
+            out = Opaque(ast.unparse(node), line, caller.file, why)
+            out.located = True
+            return out
+        return result
+
+
+def find(tree, target, prefix=""):
+    """The dotted path of object `target` inside config `tree` ("" for the root), or None."""
+    if tree is target:
+        return prefix.rstrip(".")
+    if isinstance(tree, Obj):
+        for key, v in tree.fields.items():
+            got = find(v, target, prefix + key + ".")
+            if got is not None:
+                return got
+    return None
+
+
+def resolve_touches(result, unfollowed):
+    """Paths relative to the returned config; an object that is not part of it cannot matter."""
+    for u in unfollowed:
+        paths = set()
+        for root, path in u["touches"]:
+            if root is None:
+                paths.add(path)
+                continue
+            base = find(result, root)
+            if base is not None:
+                paths.add(".".join(p for p in (base, path) if p))
+        u["touches"] = sorted(paths)
+
+
+def rel(path):
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path

@@ -1,0 +1,100 @@
+// Megatron-Bridge perf recipes (NVIDIA-NeMo/Megatron-Bridge@067f987d, src/megatron/bridge/
+// perf_recipes/*/h100/, with the recipes and training modules they import, verbatim:
+// tests/data/import/PROVENANCE.md). The degrees and batches asserted were read by hand off each
+// function's `cfg.model.*` / `cfg.train.*` lines (cited per case); the mesh follows Megatron-Core's
+// order tp-cp-ep-dp-pp (dp = world / (tp·pp·cp); EP over cp·tp·(part of dp) with etp 1:
+// mesh ep = ep / (cp·tp), docs/import.md "Megatron-LM").
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+
+#include "tests/import/import_test_util.h"
+
+namespace planck::import::test {
+namespace {
+
+std::string recipe(const std::string& rel) {
+  return data_path("megatron-bridge/067f987d/src/megatron/bridge/perf_recipes/" + rel);
+}
+
+ImportResult import_one(const std::string& spec, std::int64_t nodes) {
+  auto all = import_all("megatron-bridge", spec, world(nodes, 8));
+  REQUIRE_MESSAGE(all.is_ok(), (all.is_ok() ? std::string() : all.message()));
+  REQUIRE(all->size() == 1);
+  return std::move(all->front().result);
+}
+
+TEST_CASE("bridge_perf_recipes_llama3_8b_70b_and_llama31_405b") {
+  // llama/h100/llama3.py llama3_8b_pretrain_8gpu_h100_bf16_config: tp 1, pp 1, cp 2, gbs 128, mbs 1.
+  const ImportResult l8 = import_one(recipe("llama/h100/llama3.py:llama3_8b_pretrain_8gpu_h100_bf16_config"), 1);
+  CHECK(l8.unfollowed.empty());
+  CHECK(l8.plan["model"] == "llama3-8b");  // AutoBridge.from_hf_pretrained("meta-llama/Meta-Llama-3-8B")
+  CHECK(shape_of(l8) == Shape{1, 8 / 2, 2, 1});
+  CHECK(l8.plan["training"]["global_batch"] == 128);
+  CHECK(l8.plan["training"]["micro_batch"] == 1);
+  CHECK(l8.plan["training"]["param_dtype"] == "bf16");  // _perf_precision("bf16")
+  // llama3_70b_pretrain_64gpu_h100_bf16_config: "TP=4 PP=4 CP=2, GBS=256", VPP 5.
+  const ImportResult l70 = import_one(recipe("llama/h100/llama3.py:llama3_70b_pretrain_64gpu_h100_bf16_config"), 8);
+  CHECK(l70.unfollowed.empty());
+  CHECK(l70.plan["model"] == "llama3-70b");
+  CHECK(shape_of(l70) == Shape{4, 64 / (4 * 4 * 2), 2, 4});
+  CHECK(l70.plan["parallelism"]["virtual_stages"] == 5);
+  CHECK(l70.plan["training"]["global_batch"] == 256);
+  // llama/h100/llama31.py llama31_405b_pretrain_512gpu_h100_bf16_config: the 1024-GPU recipe
+  // (TP 8, PP 8, CP 2, VPP 8) with _with_global_batch_size(..., 768).
+  const ImportResult l405 =
+      import_one(recipe("llama/h100/llama31.py:llama31_405b_pretrain_512gpu_h100_bf16_config"), 64);
+  CHECK(l405.unfollowed.empty());
+  CHECK(l405.plan["model"] == "llama3-405b");
+  CHECK(shape_of(l405) == Shape{8, 512 / (8 * 8 * 2), 2, 8});
+  CHECK(l405.plan["parallelism"]["virtual_stages"] == 8);
+  CHECK(l405.plan["training"]["global_batch"] == 768);
+  // perf_recipes/_common.py sets ddp.grad_reduce_in_fp32 = False: gradients kept and reduced in bf16.
+  CHECK(l405.plan["training"]["reduce_dtype"] == "bf16");
+  // Each finding points where the recipe set the value: tp in perf_recipes/llama/h100/llama3.py.
+  CHECK(l70.position_files.count("/mesh/shape/3") == 0);
+  CHECK(l70.positions.at("/mesh/shape/3") > 0);
+}
+
+TEST_CASE("bridge_perf_recipes_deepseek_v3_and_qwen3_moe") {
+  // deepseek/h100/deepseek_v3.py deepseek_v3_pretrain_1024gpu_h100_bf16_config: tp 2, pp 8, vpp 4,
+  // cp 1, ep 64 (etp 1 from the base recipe), gbs 16384, on 1024 GPUs: dp 1024 / 16 = 64, mesh ep
+  // 64 / 2 = 32 and dp 64 / 32 = 2.
+  const ImportResult ds =
+      import_one(recipe("deepseek/h100/deepseek_v3.py:deepseek_v3_pretrain_1024gpu_h100_bf16_config"), 128);
+  CHECK(ds.unfollowed.empty());
+  CHECK(ds.plan["model"] == "deepseek-v3");
+  CHECK(shape_of(ds) == Shape{8, 2, 32, 1, 2});
+  CHECK(ds.plan["parallelism"]["virtual_stages"] == 4);
+  CHECK(ds.plan["training"]["global_batch"] == 16384);
+  // Its pipeline_model_parallel_layout is said, not silently replaced by an even split.
+  CHECK(any_contains(ds.warnings, "pipeline_model_parallel_layout"));
+  // qwen/h100/qwen3_moe.py qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config -> recipes/qwen/h100/
+  // qwen3_moe.py: tp 1, pp 1, cp 1, ep 16, etp 1, gbs 1024, mbs 1, seq 4096.
+  const ImportResult qw = import_one(recipe("qwen/h100/qwen3_moe.py:qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config"), 2);
+  CHECK(qw.unfollowed.empty());
+  CHECK(qw.plan["model"] == "qwen3-30b-a3b");
+  CHECK(shape_of(qw) == Shape{1, 1, 16, 1, 1});
+  CHECK(qw.plan["training"]["global_batch"] == 1024);
+  CHECK(qw.plan["training"]["seq_len"] == 4096);
+}
+
+TEST_CASE("bridge_set_overrides_a_recipe_field") {
+  // --set model.tensor_model_parallel_size=8 (the a.b=c override a Bridge launch would pass).
+  ImportOptions o = world(8, 8);
+  o.sets = {{"model.tensor_model_parallel_size", "8"}};
+  auto all = import_all("megatron-bridge", recipe("llama/h100/llama3.py:llama3_70b_pretrain_64gpu_h100_bf16_config"), o);
+  REQUIRE(all.is_ok());
+  CHECK(shape_of(all->front().result) == Shape{4, 64 / (8 * 4 * 2), 2, 8});
+}
+
+TEST_CASE("bridge_detected_from_the_recipe_text") {
+  CHECK(detect_framework("r.py", "from megatron.bridge.training.config import ConfigContainer\n") ==
+        "megatron-bridge");
+  CHECK(detect_framework("config_registry.py", "def f() -> Trainer.Config: ...\n") == "torchtitan");
+}
+
+}  // namespace
+}  // namespace planck::import::test
