@@ -139,3 +139,16 @@ TEST_CASE("diff: an unreadable plan is exit 2 naming the file") {
   CHECK(r.code == 2);
   CHECK(r.out.find("/nonexistent/plan.json") != std::string::npos);
 }
+
+// Issue 31: FSDP32 with one micro-batch of 4 sequences against pp 2 x FSDP16 with 8 micro-batches
+// of 1, not resharded after forward (torchtitan's default policy under PP). torch's pipelining
+// keeps each unit gathered from its first forward to REDUCE_GRAD (stage.py; quoted in
+// tests/sim/sim_bytes_test.cc), so B gathers half the model once where A gathers all of it twice:
+// fewer bytes across nodes, not the regression planck reported when it gathered per micro-batch.
+TEST_CASE("diff: FSDP under a pipeline gathers once per step, so moving to pp 2 is no cross-node regression") {
+  const std::string dir = std::string(PLANCK_TEST_DATA_DIR) + "/fsdp_pipeline/";
+  const auto j = diff_json(dir + "fsdp32.json", dir + "pp2-fsdp16.json");
+  const auto& cross = j.at("metrics").at("cross_node_bytes_per_step");
+  CHECK(cross.at("b").get<double>() < cross.at("a").get<double>());
+  for (const auto& key : j.at("regressions")) CHECK(key != "cross_node_bytes_per_step");
+}
