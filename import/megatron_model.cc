@@ -307,6 +307,7 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
     t["activation_checkpointing"] = "selective_attention";
   else
     t["activation_checkpointing"] = "none";
+  t["stack"] = "megatron";  // Megatron's fused kernels (docs/simulator.md "Software stack")
   b.plan()["training"] = t;
   return core::Status::ok();
 }
