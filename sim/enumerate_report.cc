@@ -85,6 +85,8 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
                       {"grad_accumulation", l.micro_batches},
                       {"grad_sync", core::to_string(l.grad_sync)}}},
                     {"step_time_s", l.step_time_s},
+                    {"step_time_low_s", l.step_time_low_s},
+                    {"step_time_high_s", l.step_time_high_s},
                     {"compute_time_s", l.compute_time_s},
                     {"exposed_comm_time_s", l.exposed_comm_time_s},
                     {"memory_peak", l.memory_peak},
@@ -140,7 +142,7 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
        "mfu,"
        "bubble_fraction,gemm_s,attention_s,memory_bound_s,recompute_s,tokens_per_step,tokens_per_s,pareto,"
        "pipeline_schedule,virtual_stages,tight,ep_overlap,async_tp,micro_batch,grad_sync,recompute_every,"
-       "recompute_num_layers"
+       "recompute_num_layers,step_time_low_s,step_time_high_s"
     << (r.checked ? ",rejected,warnings,unchecked" : "") << "\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
@@ -158,7 +160,8 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
       << number(l.tokens_per_step) << "," << number(l.tokens_per_s) << "," << (l.pareto ? "true" : "false") << ","
       << core::to_string(l.pipeline_schedule) << "," << l.virtual_stages << "," << (l.tight ? "true" : "false") << ","
       << (l.ep_overlap ? "true" : "false") << "," << (l.async_tp ? "true" : "false") << "," << l.micro_batch << ","
-      << core::to_string(l.grad_sync) << "," << l.recompute_every << "," << l.recompute_num_layers;
+      << core::to_string(l.grad_sync) << "," << l.recompute_every << "," << l.recompute_num_layers << ","
+      << number(l.step_time_low_s) << "," << number(l.step_time_high_s);
     if (r.checked) o << "," << joined(l.rejected, ";") << "," << joined(l.warnings, ";") << "," << joined(l.unchecked, ";");
     o << "\n";
   }

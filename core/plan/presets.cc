@@ -18,7 +18,8 @@ namespace {
 // measures "NVLink ... 160 GB/s" and "IB (50 GB/s)" on its H800 cluster.
 //
 // Compute curves (docs/simulator.md "Compute model"): gemm_max and gemm_half_dim are fitted by
-// scripts/fit_compute.py to the fit half of tests/data/published/runs.csv (A100 rows for
+// scripts/fit_compute.py to the fit half of tests/data/published/runs.csv as it was on 2026-11-23
+// (validation is leave-one-source-out since issue 31 and refits per fold; A100 rows for
 // a100-80g, H100 rows for the Hopper parts); attention_max / attention_half_seq come from the
 // FlashAttention-2 forward+backward causal head-dim-128 benchmark charts (Dao-AILab/flash-attention
 // README, A100 99..189 and H100 163..328 TFLOP/s at seq 512..16k); hbm_efficiency is an assumed

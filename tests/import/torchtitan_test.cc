@@ -255,9 +255,6 @@ TEST_CASE("import_torchtitan_expert_parallel_follows_paralleldims") {
   CHECK(any_contains(ok.notes, "expert parallel ep=4"));
 }
 
-}  // namespace
-}  // namespace planck::import::test
-
 // Issue 31: the stack follows torch.compile. The shipped config has [compile] enable=false
 // (torchtitan/models/llama3/train_configs/llama3_8b.toml, tests/data/import/torchtitan/), the
 // 2024-12 one [training] compile = false; switched on, Inductor fuses the memory-bound ops.
@@ -273,3 +270,6 @@ TEST_CASE("import_torchtitan_stack_follows_torch_compile") {
   REQUIRE(legacy_on != legacy);
   CHECK(import_ok(&import_torchtitan, legacy_on, world(2, 8)).plan["training"]["stack"] == "torchtitan_compile");
 }
+
+}  // namespace
+}  // namespace planck::import::test
