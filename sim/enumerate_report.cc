@@ -192,6 +192,14 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
         << "`): " << joined(r.unchecked, ", ") << "\n";
     }
   }
+  if (!r.layouts.empty() && r.layouts.front().step_time_s > 0) {
+    // Every layout shares the plan's stack, so one band (sim/uncertainty.h); JSON / CSV give each
+    // layout's step_time_low_s / step_time_high_s.
+    const Layout& f = r.layouts.front();
+    o << "step times likely x" << number(std::round(f.step_time_low_s / f.step_time_s * 100) / 100) << "-x"
+      << number(std::round(f.step_time_high_s / f.step_time_s * 100) / 100)
+      << " of the figure shown (published / predicted on held-out published runs, docs/simulator.md)\n";
+  }
   o << "\n";
   o << pad("#", 5) << pad("mesh", 52) << pad("strategy", 26) << pad("pipeline", 20) << pad("ckpt", 10) << pad("mb x k", 9)
     << pad("step", 11) << pad("exposed", 11)
