@@ -84,7 +84,7 @@ FP8_ROWS = {
 # AutoModel trains Hugging Face models under FSDP2 in eager mode.
 STACK_OF_SOURCE = {"torchtitan_docs": "torchtitan_eager", "torchao": "torchtitan_compile","narayanan21": "megatron", "korthikanti22": "megatron", "mcore080_h100_weak": "megatron",
                    "nemo2407": "megatron", "mbridge": "megatron", "automodel": "fsdp2", "llmfoundry": "fsdp1",
-                   "nanotron": "nanotron"}
+                   "nanotron": "nanotron", "mlperf": "megatron"}
 
 
 def num(s):
@@ -201,8 +201,9 @@ def new_case(r):
     row (torchtitan with torch.compile). Left out: OLMo-core (its table gives tokens/s per GPU but
     not the GPU count); IBM fms-fsdp (the share of blocks its selective checkpointing recomputes is
     not stated); Megatron-DeepSpeed and BLOOM (V100 rows without a preset; long-sequence rows whose
-    model and batch its README does not name); MLPerf (mostly Blackwell and AMD parts without a
-    preset; the H100 rows need their configs read, not done yet); the Megatron-Bridge Blackwell rows
+    model and batch its README does not name); MLPerf's Blackwell and AMD rows (no preset) and its
+    GPT-3 rows (their steps come from block timing, not a logged step time) -- its H100 Llama 3.1
+    rows with a measured step are taken by mlperf_case(); the Megatron-Bridge Blackwell rows
     (no GB200/GB300 preset; FP4/MXFP8 recipes) and its H100 rows of releases not in runs.csv (their
     recipe settings are not read yet); torchtune (single consumer GPUs without a preset); MaxText
     (JAX, no stack of planck's); Colossal-AI (its table contradicts itself); FP8 rows (their recipe
@@ -269,6 +270,41 @@ def new_case(r):
     return c
 
 
+def mlperf_case(r):
+    """MLPerf Training Llama 3.1 405B (v5.0) and 8B (v5.1) on H100 SXM with a measured step time
+    (the median train_step_time of the audited MLLOG logs; SOURCES_new.md #8): NVIDIA's NeMo /
+    Megatron-Core implementation with FP8 linears (config_common FP8=True, per-tensor scaling),
+    TP comm overlap where tp > 1, sequence parallel with tp, the distributed optimizer with
+    overlapped gradient reduce and parameter gather, no recompute, gradients reduced in bf16."""
+    rid = r["id"]
+    if not (rid.startswith("mlperfv50_llama31_405b") or rid.startswith("mlperfv51_llama31_8b")):
+        return None
+    if "H100" not in r["gpu"] or not r["measured_step_time_s"]:
+        return None
+    big = "405b" in rid
+    vpp = r["vpp"].strip()
+    c = {"id": rid, "source": "mlperf", "gpu": "h100-sxm", "layers": num(r["layers"]), "hidden": num(r["hidden"]),
+         "ffn_hidden": num(r["ffn_hidden"]), "heads": num(r["heads"]), "kv_heads": num(r["kv_heads"]),
+         # Megatron pads the vocabulary to a multiple of 128 x tp (129024 for 405B at tp 8).
+         "vocab": 129024 if big else 128256, "seq_len": num(r["seq_len"]), "gpus": num(r["gpus_total"]),
+         "gpus_per_node": num(r["gpus_per_node"]) if r["gpus_per_node"].strip() else 8,
+         "tp": num(r["tp"]), "pp": num(r["pp"]), "dp": num(r["dp"]), "cp": num(r["cp"]) if r["cp"].strip() else 1,
+         "vpp": num(vpp) if vpp[:1].isdigit() else 1, "mbs": num(r["mbs"]), "gbs": num(r["gbs_seqs"]),
+         "gated_mlp": 1, "biases": 0, "layer_norm": 0, "tied": 0, "position_embeddings": 0,
+         "recompute": "none", "recompute_every": 0, "attention": "flash", "attention_kernel": "fa2",
+         "dtype": "bf16", "fp8": "tensorwise", "reduce_dtype": "bf16", "data_parallel": "zero1",
+         "grad_sync": "last_microbatch", "overlap_param_gather": 1, "stack": "megatron",
+         "step_s": float(r["measured_step_time_s"]), "peak_memory_gb": "", "peak_memory_kind": ""}
+    c["sequence_parallel"] = 1 if c["tp"] > 1 else 0
+    c["async_tp"] = 1 if c["tp"] > 1 else 0
+    c["dp_bucket_params"] = max(40000000, 1000000 * c["dp"])
+    c["assumed"] = "FP8 per-tensor, bf16 gradient reduce, no recompute (MLPerf NeMo configs); layout " + \
+        r["confidence"][:60]
+    if c["tp"] * c["pp"] * c["dp"] * c["cp"] != c["gpus"]:
+        return None
+    return c
+
+
 def main():
     rows = list(csv.DictReader(open(os.path.join(DATA, "runs.csv"))))
     cases = []
@@ -285,7 +321,7 @@ def main():
         c.setdefault("gpus_per_node", 8)
         cases.append(c)
     for r in csv.DictReader(open(os.path.join(DATA, "runs_new.csv"))):
-        c = new_case(r)
+        c = new_case(r) or mlperf_case(r)
         if c is not None:
             cases.append(c)
     with open(os.path.join(DATA, "validation.csv"), "w", newline="") as f:
