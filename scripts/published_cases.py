@@ -272,14 +272,17 @@ def new_case(r):
 
 def mlperf_case(r):
     """MLPerf Training Llama 3.1 405B (v5.0) and 8B (v5.1) on H100 SXM with a measured step time
-    (the median train_step_time of the audited MLLOG logs; SOURCES_new.md #8): NVIDIA's NeMo /
+    (the median train_step_time of the audited MLLOG logs; SOURCES_new.md #8), and GPT-3 175B
+    (v4.0, v4.1) timed by blocks: NVIDIA's NeMo /
     Megatron-Core implementation with FP8 linears (config_common FP8=True, per-tensor scaling),
     TP comm overlap where tp > 1, sequence parallel with tp, the distributed optimizer with
     overlapped gradient reduce and parameter gather, no recompute, gradients reduced in bf16."""
     rid = r["id"]
-    if not (rid.startswith("mlperfv50_llama31_405b") or rid.startswith("mlperfv51_llama31_8b")):
+    gpt3 = rid.startswith("mlperfv4") and "_gpt3_" in rid and r["vpp"].strip()[:1].isdigit()
+    if not (rid.startswith("mlperfv50_llama31_405b") or rid.startswith("mlperfv51_llama31_8b") or gpt3):
         return None
-    if "H100" not in r["gpu"] or not r["measured_step_time_s"]:
+    step = r["measured_step_time_s"] or (r["step_time_s_derived"] if gpt3 else "")
+    if "H100" not in r["gpu"] or not step:
         return None
     big = "405b" in rid
     vpp = r["vpp"].strip()
@@ -294,7 +297,13 @@ def mlperf_case(r):
          "recompute": "none", "recompute_every": 0, "attention": "flash", "attention_kernel": "fa2",
          "dtype": "bf16", "fp8": "tensorwise", "reduce_dtype": "bf16", "data_parallel": "zero1",
          "grad_sync": "last_microbatch", "overlap_param_gather": 1, "stack": "megatron",
-         "step_s": float(r["measured_step_time_s"]), "peak_memory_gb": "", "peak_memory_kind": ""}
+         "step_s": float(step), "peak_memory_gb": "", "peak_memory_kind": ""}
+    if gpt3:
+        # GPT-3 175B: GELU MLP, biases and LayerNorm, learned positions, tied embeddings, vocab
+        # 50257 padded to a multiple of 128 x tp (50688 at tp 4); the step is the median block
+        # time over its steps (eval excluded), v4.0 / v4.1 rows whose config names the
+        # interleaving (v3.1's and Supermicro's leave it unstated).
+        c.update(gated_mlp=0, biases=1, layer_norm=1, tied=1, position_embeddings=c["seq_len"], vocab=50688)
     c["sequence_parallel"] = 1 if c["tp"] > 1 else 0
     c["async_tp"] = 1 if c["tp"] > 1 else 0
     c["dp_bucket_params"] = max(40000000, 1000000 * c["dp"])

@@ -36,11 +36,11 @@ namespace {
 // Refit of 2026-11-25 (issue 31): gemm_max and fp8_gemm_max fitted on every published source of
 // tests/data/published/validation.csv, each source weighted equally (sim_published_step_times
 // prints "fitted on every source"; the same fit without each source is its leave-one-source-out
-// score): A100 0.780, H100 0.630, FP8 0.603. They were 0.811 / 0.709 / 0.572 when only Megatron
+// score): A100 0.780, H100 0.630, FP8 0.608. They were 0.811 / 0.709 / 0.572 when only Megatron
 // and NeMo rows were fitted; the PyTorch-native stacks' runs pull the shared ceiling down.
 constexpr ComputeCurve kAmpere{0.780, 128, 0.624, 500, 0.8, 0.780};
-constexpr ComputeCurve kHopper{0.630, 128, 0.343, 550, 0.8, 0.603};
-constexpr ComputeCurve kBlackwell{0.630 * 77.6 / 80.3, 128, 0.343, 550, 0.8, 0.603 * 77.6 / 80.3};
+constexpr ComputeCurve kHopper{0.630, 128, 0.343, 550, 0.8, 0.608};
+constexpr ComputeCurve kBlackwell{0.630 * 77.6 / 80.3, 128, 0.343, 550, 0.8, 0.608 * 77.6 / 80.3};
 const GpuSpec kGpus[] = {
     {"h100-sxm", 81559LL * 1024 * 1024, 989.0, 450.0, 50.0, 1979.0, 3350.0, kHopper},
     // torchtitan's benchmark part: H100 with 96 GB HBM2e at "2.4 TB/sec peak", capped at 500 W
