@@ -1,7 +1,9 @@
 // planck groups PLAN [--dim NAME[,NAME...]]... [--format text|json]
 
+#include <algorithm>
 #include <charconv>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +44,41 @@ std::int64_t output_bytes_bound(const core::Mesh& mesh, const std::vector<std::v
   return total;
 }
 
+// From this many ranks listed in all, the sets are formatted on several threads.
+constexpr std::int64_t kParallelRanks = std::int64_t{1} << 18;
+
+// One set's text: JSON `"KEY": [[r, ...], ...]`, or text lines `KEY: r r ...`.
+std::string set_text(const core::Mesh& mesh, const std::vector<std::string>& set, bool json) {
+  const core::GroupSet gs = mesh.groups(set);
+  std::string key = gs.key().empty() ? "world" : gs.key();
+  if (set.empty()) key = "(none)";
+  std::string out = json ? nlohmann::json(key).dump() + ": [" : "";
+  // Every group is group 0 shifted by its first member (GroupSet::member is fixed offset +
+  // varied offset), so the varied offsets are computed once. The ranks are written through a
+  // pointer into space sized from the bound (a std::string append per number costs more than
+  // the number).
+  const std::vector<std::int64_t> shape = gs.members(0);
+  const std::string open = json ? "[" : key + ":";
+  const std::string sep = json ? ", " : " ";
+  const std::size_t start = out.size();
+  out.resize(start + static_cast<std::size_t>(output_bytes_bound(mesh, {set})));
+  char* p = out.data() + start;
+  auto put = [&p](const std::string& text) { p = std::copy(text.begin(), text.end(), p); };
+  for (std::int64_t g = 0; g < gs.num_groups(); ++g) {
+    const std::int64_t base = gs.member(g, 0);
+    if (json && g) put(sep);
+    put(open);
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (i || !json) put(sep);
+      p = std::to_chars(p, p + 24, base + shape[i]).ptr;
+    }
+    *p++ = json ? ']' : '\n';
+  }
+  out.resize(static_cast<std::size_t>(p - out.data()));
+  if (json) out += "]";
+  return out;
+}
+
 int run_groups(const GroupsOptions& o) {
   auto input = load_plan_input(o.plan);
   if (!input) return kExitCannotRun;
@@ -70,40 +107,36 @@ int run_groups(const GroupsOptions& o) {
                 "(verify checks any size)");
     return kExitCannotRun;
   }
+  // Each set is formatted on its own (on up to as many threads as cores: the 131,072-rank
+  // listing of docs/performance.md is six sets of 131,072 ranks), then joined in order.
+  const bool json = o.format == "json";
+  std::vector<std::string> parts(sets.size());
+  const std::size_t threads = std::min<std::size_t>(sets.size(), std::max(1u, std::thread::hardware_concurrency()));
+  auto format_from = [&](std::size_t first) {
+    for (std::size_t s = first; s < sets.size(); s += threads) parts[s] = set_text(*mesh, sets[s], json);
+  };
+  if (threads > 1 && mesh->world() * static_cast<std::int64_t>(sets.size()) >= kParallelRanks) {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(format_from, t);
+    format_from(0);
+    for (auto& t : pool) t.join();
+  } else {
+    for (std::size_t s = 0; s < sets.size(); ++s) parts[s] = set_text(*mesh, sets[s], json);
+  }
   std::string out;
-  if (o.format == "json") {
+  std::size_t total = 256;
+  for (const auto& part : parts) total += part.size() + 4;
+  out.reserve(total);
+  if (json) {
     // Built as text: a 2^20-rank mesh has millions of entries and a json tree of them is slow.
     out = "{\"format\": \"planck-groups/1\", \"plan\": " + nlohmann::json(o.plan).dump() +
           ", \"mesh\": " + nlohmann::json(mesh->to_string()).dump() + ", \"world\": ";
     append_int(out, mesh->world());
     out += ", \"groups\": {";
   }
-  for (std::size_t s = 0; s < sets.size(); ++s) {
-    core::GroupSet gs = mesh->groups(sets[s]);
-    std::string key = gs.key().empty() ? "world" : gs.key();
-    if (sets[s].empty()) key = "(none)";
-    if (o.format == "json") {
-      out += (s ? ", " : "") + nlohmann::json(key).dump() + ": [";
-      for (std::int64_t g = 0; g < gs.num_groups(); ++g) {
-        out += g ? ", [" : "[";
-        for (std::int64_t i = 0; i < gs.group_size(); ++i) {
-          if (i) out += ", ";
-          append_int(out, gs.member(g, i));
-        }
-        out += "]";
-      }
-      out += "]";
-    } else {
-      for (std::int64_t g = 0; g < gs.num_groups(); ++g) {
-        out += key;
-        out += ':';
-        for (std::int64_t i = 0; i < gs.group_size(); ++i) {
-          out += ' ';
-          append_int(out, gs.member(g, i));
-        }
-        out += '\n';
-      }
-    }
+  for (std::size_t s = 0; s < parts.size(); ++s) {
+    if (json && s) out += ", ";
+    out += parts[s];
   }
   if (o.format == "json") out += "}}\n";
   return write_output(o.output, out) ? kExitOk : kExitCannotRun;

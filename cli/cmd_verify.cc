@@ -118,6 +118,7 @@ core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, co
     }
   } else {
     report.rules_ran.insert(report.rules_ran.begin(), config_unreadable_rule());
+    for (const core::RuleInfo& rule : import_rules()) report.rules_ran.push_back(rule);
     core::Result<core::Diagnostics> found =
         framework ? verify_config(arg, *framework, config, check) : core::Result<core::Diagnostics>(framework.status());
     if (found) {

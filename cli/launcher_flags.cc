@@ -61,7 +61,7 @@ void warn_if_slow(bool root, std::int64_t max_bytes, int calls_per_op) {
 }
 
 void add_launcher_flags(CLI::App& app, LauncherFlags& flags) {
-  app.add_option("--backend", flags.backend, "nccl or mpi (default: nccl when built and a GPU is visible, else mpi)")
+  app.add_option("--backend", flags.backend, "nccl or mpi (default: nccl when the GPU plugin libplanck_gpu.so loads and sees a GPU, else mpi)")
       ->check(CLI::IsMember({"nccl", "mpi"}));
   char timeout_default[32];
   std::snprintf(timeout_default, sizeof timeout_default, "%g", flags.timeout_s);

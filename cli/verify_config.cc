@@ -48,6 +48,15 @@ core::RuleInfo config_unreadable_rule() {
           "the framework config cannot be recognised or imported, or does not state the cluster size"};
 }
 
+std::vector<core::RuleInfo> import_rules() {
+  return {{"setting-unmodelled", core::Severity::kWarning,
+           "a config setting that changes memory, time, traffic or the mesh which planck does not price; the "
+           "message says what it assumed instead"},
+          {"unknown-key", core::Severity::kWarning, "a key the framework itself does not know (ignored)"},
+          {"model-unmodelled-layers", core::Severity::kWarning,
+           "layers of the model (linear attention, state-space) priced as ordinary attention"}};
+}
+
 core::Diagnostic config_unreadable(const std::string& spec, const std::string& message) {
   core::Diagnostic d;
   d.rule = config_unreadable_rule().id;
@@ -83,6 +92,18 @@ core::Result<core::Diagnostics> verify_config(const std::string& spec, const std
                                  "for the cluster it will run on");
     }
     const std::string prefix = n.name.empty() ? "" : "[" + n.name + "] ";
+    for (const import::ImportFinding& f : r.findings) {
+      core::Diagnostic d;
+      d.rule = f.rule;
+      d.severity = core::Severity::kWarning;
+      d.file = f.file;
+      d.line = f.line;
+      d.column = f.line > 0 ? 1 : 0;
+      d.message = prefix + f.message;
+      d.hint = f.rule == "unknown-key" ? "check the spelling against the framework's config reference"
+                                       : "docs/import.md lists what planck reads, prices and warns about";
+      out.add(std::move(d));
+    }
     core::LoadedPlan loaded = core::load_plan_text(r.plan.dump(2), r.source_path);
     core::Diagnostics found = loaded.plan ? check(*loaded.plan) : loaded.diagnostics;
     for (core::Diagnostic d : found.items()) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/base/diagnostics.h"
 #include "core/base/status.h"
@@ -33,6 +34,9 @@ core::Result<std::string> config_framework(const std::string& spec, const Config
 // cluster size (exit 2, a JUnit <error>); `message` is the importer's, naming file and line.
 core::RuleInfo config_unreadable_rule();
 core::Diagnostic config_unreadable(const std::string& spec, const std::string& message);
+// The importers' own warning rules (import/importer.h ImportFinding): setting-unmodelled,
+// unknown-key, model-unmodelled-layers.
+std::vector<core::RuleInfo> import_rules();
 
 core::Result<core::Diagnostics> verify_config(const std::string& spec, const std::string& framework,
                                               const ConfigOptions& options,

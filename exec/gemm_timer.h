@@ -1,8 +1,8 @@
 #pragma once
 // Timing GEMMs on this host's GPU for `planck calibrate --compute` (docs/simulator.md, "Compute
-// profile"): cuBLAS BF16 inputs, FP32 accumulation, one process, GPU 0. Built with cuBLAS when
-// CUDA is found (PLANCK_HAVE_CUBLAS); otherwise, and on a host without a GPU, it returns an error
-// saying so.
+// profile"): cuBLAS BF16 inputs, FP32 accumulation, one process, GPU 0. The cuBLAS code is in
+// the GPU plugin (exec/gpu_plugin.h); without the plugin, its libraries or a GPU this returns an
+// error saying which.
 
 #include <string>
 #include <vector>

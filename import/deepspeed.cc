@@ -17,129 +17,14 @@
 
 #include "core/plan/json_doc.h"
 #include "import/importer.h"
+#include "import/deepspeed_keys.h"
 #include "import/plan_builder.h"
 
 namespace planck::import {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"train_batch_size",
-                                           "train_micro_batch_size_per_gpu",
-                                           "gradient_accumulation_steps",
-                                           "steps_per_print",
-                                           "wall_clock_breakdown",
-                                           "dump_state",
-                                           "optimizer",
-                                           "scheduler",
-                                           "fp16",
-                                           "bf16",
-                                           "bfloat16",
-                                           "amp",
-                                           "torch_autocast",
-                                           "zero_optimization",
-                                           "zero_allow_untested_optimizer",
-                                           "zero_force_ds_cpu_optimizer",
-                                           "gradient_clipping",
-                                           "prescale_gradients",
-                                           "gradient_predivide_factor",
-                                           "sparse_gradients",
-                                           "communication_data_type",
-                                           "seq_parallel_communication_data_type",
-                                           "data_types",
-                                           "activation_checkpointing",
-                                           "flops_profiler",
-                                           "tensorboard",
-                                           "wandb",
-                                           "csv_monitor",
-                                           "comet",
-                                           "comms_logger",
-                                           "aio",
-                                           "elasticity",
-                                           "autotuning",
-                                           "checkpoint",
-                                           "data_efficiency",
-                                           "curriculum_learning",
-                                           "compression_training",
-                                           "tensor_parallel",
-                                           "expert_parallel",
-                                           "pipeline",
-                                           "sequence_parallel_size",
-                                           "memory_breakdown",
-                                           "disable_allgather",
-                                           "graph_harvesting",
-                                           "use_data_before_expert_parallelism",
-                                           "compile",
-                                           "nebula",
-                                           "weight_quantization",
-                                           "hybrid_engine",
-                                           "load_universal_checkpoint",
-                                           "use_node_local_storage",
-                                           "dataloader_drop_last",
-                                           "timers",
-                                           "eigenvalue",
-                                           "progressive_layer_drop",
-                                           "quantize_training",
-                                           "sparse_attention",
-                                           "monitor_config"};
-const std::vector<std::string> kZeroKeys = {"stage",
-                                            "contiguous_gradients",
-                                            "reduce_scatter",
-                                            "reduce_bucket_size",
-                                            "use_multi_rank_bucket_allreduce",
-                                            "allgather_partitions",
-                                            "allgather_bucket_size",
-                                            "overlap_comm",
-                                            "load_from_fp32_weights",
-                                            "elastic_checkpoint",
-                                            "offload_param",
-                                            "offload_optimizer",
-                                            "sub_group_size",
-                                            "cpu_offload",
-                                            "cpu_offload_params",
-                                            "cpu_offload_use_pin_memory",
-                                            "prefetch_bucket_size",
-                                            "stage3_prefetch_bucket_size",
-                                            "param_persistence_threshold",
-                                            "stage3_param_persistence_threshold",
-                                            "model_persistence_threshold",
-                                            "stage3_model_persistence_threshold",
-                                            "max_live_parameters",
-                                            "stage3_max_live_parameters",
-                                            "max_reuse_distance",
-                                            "stage3_max_reuse_distance",
-                                            "gather_16bit_weights_on_model_save",
-                                            "stage3_gather_16bit_weights_on_model_save",
-                                            "stage3_gather_fp16_weights_on_model_save",
-                                            "module_granularity_threshold",
-                                            "stage3_module_granularity_threshold",
-                                            "use_all_reduce_for_fetch_params",
-                                            "stage3_use_all_reduce_for_fetch_params",
-                                            "ignore_unused_parameters",
-                                            "legacy_stage1",
-                                            "round_robin_gradients",
-                                            "zero_hpz_partition_size",
-                                            "zero_quantized_weights",
-                                            "zero_quantized_nontrainable_weights",
-                                            "zero_quantized_gradients",
-                                            "zeropp_loco_param",
-                                            "mics_shard_size",
-                                            "mics_hierarchical_params_gather",
-                                            "memory_efficient_linear",
-                                            "pipeline_loading_checkpoint",
-                                            "override_module_apply",
-                                            "log_trace_cache_warnings",
-                                            "leaf_module"};
-const std::vector<std::string> kTpKeys = {"autotp_size",
-                                          "tp_size",
-                                          "tp",
-                                          "tp_grain_size",
-                                          "partition_config",
-                                          "mpu",
-                                          "tp_overlap_comm",
-                                          "keep_module_on_host",
-                                          "injection_policy_tuple",
-                                          "dtype",
-                                          "enabled"};
+using namespace deepspeed_keys;
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
@@ -186,9 +71,13 @@ class DsReader {
     for (const auto& [key, value] : obj->items()) {
       if (std::find(known.begin(), known.end(), key) == known.end()) {
         const std::string p = ptr + "/" + core::json_pointer_escape(key);
-        b_.warn(b_.path() + ":" + str(doc_.key_position(p).line) + ": unknown key " + p + " (ignored)");
+        b_.unknown_key(p, doc_.key_position(p).line, known);
       }
     }
+  }
+  bool flag(const std::string& ptr) const {
+    const nlohmann::json* v = at(ptr);
+    return v && v->is_boolean() && v->get<bool>();
   }
 
  private:
@@ -203,7 +92,8 @@ core::Status read_batch(DsReader& r, PlanBuilder& b, std::int64_t dp, nlohmann::
   PLANCK_IMPORT_TRY(gas, r.integer("/gradient_accumulation_steps"));
   if (mb.is_auto) {
     mb.value = 8;
-    b.warn("train_micro_batch_size_per_gpu is \"auto\": assumed 8, Hugging Face's per_device_train_batch_size default");
+    b.unmodelled("train_micro_batch_size_per_gpu \"auto\"", r.line("/train_micro_batch_size_per_gpu"),
+                 "the trainer fills it; 8 assumed, Hugging Face's per_device_train_batch_size default");
   }
   if (gas.is_auto) {
     gas.value = 1;
@@ -259,11 +149,130 @@ std::string enabled_dtype(DsReader& r, PlanBuilder& b) {
     const std::string name = std::string(key) == "fp16" ? "fp16" : "bf16";
     if (e->is_boolean() && e->get<bool>()) return name;
     if (e->is_string() && e->get<std::string>() == "auto") {
-      b.warn(std::string(key) + ".enabled is \"auto\" (the trainer sets it from --" + name + "): assumed " + name);
+      b.unmodelled(std::string(key) + ".enabled \"auto\"", r.line(std::string("/") + key + "/enabled"),
+                   "the trainer sets it from --" + name + "; " + name + " assumed");
       return name;
     }
   }
   return "fp32";
+}
+
+// optimizer.type (runtime/config.py: adam, adamw, lamb, onebitadam, zerooneadam, onebitlamb,
+// lion, muon, adagrad, muadam, muadamw, musgd; matched without case) -> training.optimizer, and
+// the bf16 section's optimizer precision (precision_config.py DeepSpeedBF16Config).
+void read_optimizer(DsReader& r, PlanBuilder& b, nlohmann::ordered_json& t) {
+  if (const nlohmann::json* o = r.at("/optimizer/type"); o && o->is_string()) {
+    std::string name = o->get<std::string>();
+    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    // DeepSpeed's Adam defaults to adam_w_mode (decoupled weight decay).
+    static const std::pair<const char*, const char*> kMap[] = {
+        {"adam", "adamw"},        {"adamw", "adamw"},      {"fusedadam", "adamw"}, {"cpuadam", "adamw"},
+        {"muadam", "adamw"},      {"muadamw", "adamw"},    {"lamb", "lamb"},       {"onebitadam", "onebit_adam"},
+        {"zerooneadam", "onebit_adam"}, {"onebitlamb", "onebit_adam"}, {"lion", "lion"}, {"muon", "muon"},
+        {"musgd", "sgd"},         {"sgd", "sgd"},          {"adagrad", "sgd"}};
+    std::string mapped;
+    for (const auto& [from, to] : kMap) {
+      if (name == from) mapped = to;
+    }
+    if (mapped.empty()) {
+      b.unmodelled("optimizer.type " + o->get<std::string>(), r.line("/optimizer/type"),
+                   "not an optimizer planck prices; AdamW's states assumed (12 bytes a parameter)");
+    } else {
+      t["optimizer"] = mapped;
+      if (name == "adagrad") b.note("optimizer Adagrad keeps one state a parameter: priced as sgd (momentum)");
+      if (name == "onebitlamb") b.note("optimizer OneBitLamb: priced as 1-bit Adam (m, v and the error feedback)");
+      if (mapped == "onebit_adam")
+        b.note("optimizer " + o->get<std::string>() + ": the compressed all-reduce after freeze_step is priced as an "
+               "uncompressed one (conservative)");
+    }
+  }
+  const std::string bf16 = r.at("/bf16") ? "/bf16" : "/bfloat16";
+  if (r.flag(bf16 + "/bf16_master_weights_and_grads")) {
+    t["master_dtype"] = "bf16";
+    b.note("bf16_master_weights_and_grads: the optimizer's master weights are bf16 (2 bytes a parameter)");
+  }
+  if (r.flag(bf16 + "/bf16_optimizer_states")) {
+    t["optimizer_state_dtype"] = "bf16";
+    b.note("bf16_optimizer_states: optimizer states in bf16");
+  }
+}
+
+// zero_optimization.offload_optimizer / offload_param {"device": "cpu" | "nvme" | "none"}
+// (offload_config.py); the older cpu_offload / cpu_offload_param booleans mean device cpu.
+core::Status read_offload(DsReader& r, PlanBuilder& b, std::int64_t stage, nlohmann::ordered_json& t) {
+  auto device = [&](const std::string& section, const char* legacy) -> core::Result<std::string> {
+    if (const nlohmann::json* d = r.at("/zero_optimization/" + section + "/device")) {
+      if (!d->is_string()) return b.error(r.line("/zero_optimization/" + section + "/device"),
+                                          section + ".device must be \"cpu\", \"nvme\" or \"none\"");
+      const std::string v = d->get<std::string>();
+      if (v != "cpu" && v != "nvme" && v != "none") {
+        return b.error(r.line("/zero_optimization/" + section + "/device"),
+                       section + ".device \"" + v + "\" is not cpu, nvme or none (offload_config.py OffloadDeviceEnum)");
+      }
+      return v;
+    }
+    return std::string(r.flag(std::string("/zero_optimization/") + legacy) ? "cpu" : "none");
+  };
+  PLANCK_IMPORT_TRY(opt, device("offload_optimizer", "cpu_offload"));
+  PLANCK_IMPORT_TRY(par, device("offload_param", "cpu_offload_param"));
+  const int opt_line = r.line("/zero_optimization/offload_optimizer");
+  if (opt != "none") {
+    if (stage == 0) {
+      b.warn("offload_optimizer needs ZeRO stage 1, 2 or 3 (DeepSpeed refuses it at stage 0); not applied");
+    } else {
+      t["offload_optimizer"] = opt;
+      b.locate("/training/offload_optimizer", opt_line);
+      b.note("offload_optimizer " + opt + ": master weights, optimizer states and the gradient partition live in " +
+             "host memory; the step runs on the host (ZeRO-Offload)");
+      if (opt == "nvme")
+        b.unmodelled("offload_optimizer.device nvme", r.line("/zero_optimization/offload_optimizer/device"),
+                     "priced as cpu offload: the host link is priced, the NVMe reads and writes are not");
+      if (const nlohmann::json* ratio = r.at("/zero_optimization/offload_optimizer/ratio");
+          ratio && ratio->is_number() && ratio->get<double>() < 1.0) {
+        b.unmodelled("offload_optimizer.ratio " + ratio->dump(), r.line("/zero_optimization/offload_optimizer/ratio"),
+                     "the whole optimizer assumed offloaded (a partial Twin-Flow split is not modelled)");
+      }
+      if (r.flag("/zero_optimization/offload_optimizer/super_offload")) {
+        b.unmodelled("offload_optimizer.super_offload", r.line("/zero_optimization/offload_optimizer/super_offload"),
+                     "priced as plain ZeRO-Offload (SuperOffload's GH200 speculation is not modelled)");
+      }
+    }
+  }
+  if (par != "none") {
+    const int line = r.line("/zero_optimization/offload_param");
+    if (stage != 3) {
+      b.warn("offload_param only applies to ZeRO stage 3 (stage is " + str(stage) + "); not applied");
+    } else {
+      t["offload_params"] = par;
+      b.locate("/training/offload_params", line);
+      b.note("offload_param " + par + ": parameter partitions live in host memory and are copied in for every "
+             "forward and backward (ZeRO-Infinity)");
+      if (par == "nvme")
+        b.unmodelled("offload_param.device nvme", r.line("/zero_optimization/offload_param/device"),
+                     "priced as cpu offload: the host link is priced, the NVMe reads are not");
+    }
+  }
+  if (r.at("/zero_optimization/zenflow")) {
+    b.unmodelled("zero_optimization.zenflow", r.line("/zero_optimization/zenflow"),
+                 "ZenFlow's split of important gradients between GPU and host is not modelled; priced as the "
+                 "offload settings alone say");
+  }
+  // DeepSpeed's own activation checkpointing (runtime/activation_checkpointing/config.py) acts only
+  // where the model calls deepspeed.checkpointing; its memory options are not priced.
+  for (const char* a : {"partition_activations", "cpu_checkpointing", "contiguous_memory_optimization"}) {
+    if (r.flag(std::string("/activation_checkpointing/") + a)) {
+      b.unmodelled(std::string("activation_checkpointing.") + a, r.line(std::string("/activation_checkpointing/") + a),
+                   "checkpointed activations priced whole on the GPU (set training.activation_checkpointing in the "
+                   "plan for the model's own checkpointing)");
+    }
+  }
+  for (const char* q : {"zero_quantized_weights", "zero_quantized_gradients", "zero_quantized_nontrainable_weights"}) {
+    if (r.flag(std::string("/zero_optimization/") + q)) {
+      b.unmodelled(std::string("zero_optimization.") + q, r.line(std::string("/zero_optimization/") + q),
+                   "ZeRO++ quantized communication priced at the unquantized volume");
+    }
+  }
+  return core::Status::ok();
 }
 
 }  // namespace
@@ -311,6 +320,11 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   r.warn_unknown("", kTopKeys);
   r.warn_unknown("/zero_optimization", kZeroKeys);
   r.warn_unknown("/tensor_parallel", kTpKeys);
+  r.warn_unknown("/zero_optimization/offload_param", kOffloadParamKeys);
+  r.warn_unknown("/zero_optimization/offload_optimizer", kOffloadOptimizerKeys);
+  r.warn_unknown("/bf16", kBf16Keys);
+  r.warn_unknown("/bfloat16", kBf16Keys);
+  r.warn_unknown("/fp16", kFp16Keys);
 
   PLANCK_IMPORT_TRY(world, b.resolve_world(options, {}));
   b.set_cluster(world);
@@ -335,7 +349,9 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
     return b.error(r.line("/zero_optimization/mics_shard_size"),
                    "mics_shard_size " + str(mics) + " must be -1 (off) or >= 1");
   if (sp_v.value && *sp_v.value > 1)
-    b.warn("sequence_parallel_size " + str(*sp_v.value) + " (Ulysses) is not modelled by planck");
+    b.unmodelled("sequence_parallel_size " + str(*sp_v.value), r.line("/sequence_parallel_size"),
+                 "Ulysses sequence parallelism's all-to-alls are not priced and the sequence is not split "
+                 "(each rank priced with the whole sequence)");
 
   const std::int64_t dp = world.size % tp == 0 ? world.size / tp : -1;
   PLANCK_IMPORT_TRY(ep, read_autoep(r, b));
@@ -428,15 +444,8 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
            ": DeepSpeed communicates gradients in the training dtype unless communication_data_type is set");
   }
   t["reduce_dtype"] = reduce;
-  if (const nlohmann::json* o = r.at("/optimizer/type"); o && o->is_string()) {
-    std::string name = o->get<std::string>();
-    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    // DeepSpeed's Adam defaults to adam_w_mode (decoupled weight decay).
-    if (name == "adamw" || name == "adam" || name == "fusedadam")
-      t["optimizer"] = "adamw";
-    else
-      b.note("optimizer " + o->get<std::string>() + " is not one planck models; left at its default");
-  }
+  read_optimizer(r, b, t);
+  if (auto st = read_offload(r, b, stage, t); !st) return st;
   b.plan()["training"] = t;
   return b.finish();
 }

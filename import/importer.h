@@ -31,10 +31,24 @@ struct ImportOptions {
   LinguaFormula lingua_formula = LinguaFormula::kAfterFix;
 };
 
+// A warning with a rule of its own (docs/verify.md "Framework configs"), which `planck verify
+// CONFIG` reports as a diagnostic at `line` of `file` (and --strict fails on):
+//   setting-unmodelled: a setting the framework reads that changes the mesh, memory, time or
+//     traffic, which planck neither follows nor prices; the message says what it assumed instead.
+//   unknown-key: a key the framework itself does not know (a typo, a key of another version).
+//   model-unmodelled-layers: layers of the model planck prices as something else.
+struct ImportFinding {
+  std::string rule;
+  std::string message;  // without the file:line prefix
+  std::string file;     // the config or the script the setting is written in
+  int line = 0;
+};
+
 struct ImportResult {
   nlohmann::ordered_json plan;        // docs/plan-format.md plan, keys in the order docs/plan-format.md lists them
   std::vector<std::string> notes;     // inferences (also in plan["notes"])
   std::vector<std::string> warnings;  // unknown keys, assumptions worth a look (also in notes)
+  std::vector<ImportFinding> findings;  // the warnings that have a rule (also in warnings)
   std::vector<std::string> hints;     // --explain only: e.g. commented-out flags in a script
   // Where the plan's fields came from: JSON pointer into `plan` ("/mesh/shape/4") -> 1-based line
   // of `source_path` (the config, or the script a Megatron flag was written in). `planck verify

@@ -10,6 +10,8 @@
 // megatron/core/pipeline_parallel/schedules.py (no_sync until the last micro-batch).
 
 #include <cstdlib>
+#include <iterator>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include "core/plan/plan.h"
 #include "import/importer.h"
 #include "import/megatron_args.h"
+#include "import/megatron_flags.h"
 #include "import/plan_builder.h"
 #include "import/shell_script.h"
 
@@ -75,6 +78,16 @@ const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
                                                "recompute-method",
                                                "recompute-num-layers",
                                                "recompute-activations",
+                                               "recompute-modules",
+                                               "checkpoint-activations",
+                                               "activations-checkpoint-method",
+                                               "activations-checkpoint-num-layers",
+                                               "decoder-seq-length",
+                                               "freeze-LM",
+                                               "freeze-ViT",
+                                               "freeze-all-layers",
+                                               "optimizer-cpu-offload",
+                                               "use-precision-aware-optimizer",
                                                "optimizer"};
 // Flags whose names look parallel but change no group, size or strategy planck models.
 const std::vector<std::string> kBenignParallel = {"overlap-grad-reduce",
@@ -382,12 +395,21 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
     }
     b.hint(h);
   }
+  // Flags Megatron-LM never defined (import/megatron_flags.h, the union of its generations) are
+  // unknown-key; known flags that look parallel and that planck does not interpret are warned.
+  static const std::vector<std::string> known(std::begin(kMegatronFlags), std::end(kMegatronFlags));
+  static const std::set<std::string> known_set(known.begin(), known.end());
   for (const auto& [name, flag] : f.all()) {
     if (contains(kInterpreted, name) || contains(kBenignParallel, name)) continue;
+    if (!known_set.count(name)) {
+      b.unknown_key("--" + name, flag.line, known);
+      continue;
+    }
     for (const std::string& w : kParallelWords) {
       if (name.find(w) != std::string::npos) {
-        b.warn(path + ":" + str(flag.line) + ": --" + name +
-               " looks parallelism-related but planck does not interpret it");
+        b.unmodelled("--" + name, flag.line,
+                     "it looks parallelism-related but planck does not interpret it; the layout is what the other "
+                     "flags say");
         break;
       }
     }

@@ -42,6 +42,17 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
   PLANCK_IMPORT_TRY(topk, f.positive("moe-router-topk", 2));
   PLANCK_IMPORT_TRY(moe_ffn, f.integer("moe-ffn-hidden-size"));
   *layers_out = layers;
+  // Megatron's hybrid models (--hybrid-layer-pattern, earlier --hybrid-override-pattern, "M-M*-"
+  // with M = Mamba, * = attention, - = MLP): planck prices every layer as attention + MLP.
+  for (const char* flag :
+       {"hybrid-layer-pattern", "hybrid-override-pattern", "hybrid-attention-ratio", "is-hybrid-model"}) {
+    if (!f.has(flag)) continue;
+    b.finding("model-unmodelled-layers", f.line(flag),
+              "--" + std::string(flag) + (f.string(flag) ? " " + *f.string(flag) : std::string()) +
+                  (layers && hidden && heads ? ": Mamba (state-space) layers are priced as attention layers"
+                                             : ": Mamba (state-space) layers are not modelled; the model is left out"));
+    break;
+  }
   if (!layers || !hidden || !heads) {
     b.warn("--num-layers, --hidden-size and --num-attention-heads are needed for a model; model left out");
     return core::Status::ok();
@@ -133,8 +144,14 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
       return core::Status::ok();
     }
     vocab = preset->vocab;
-    b.note("no --vocab-size: vocab " + str(*vocab) + " of preset " + preset->name +
-           ", which has the same layers, hidden size and heads");
+    // A guess: the tokenizer may differ (Mistral-7B's 32000 would become Llama-3's 128256).
+    const char* tok_flag = f.has("tokenizer-model") ? "tokenizer-model" : "tokenizer-type";
+    b.unmodelled(f.has(tok_flag) ? "--" + std::string(tok_flag) + " " + f.string(tok_flag).value_or("")
+                                 : std::string("the tokenizer (no --vocab-size)"),
+                 f.line(tok_flag),
+                 "no --vocab-size: vocab " + str(*vocab) + " guessed from preset " + preset->name +
+                     ", which has the same layers, hidden size and heads (the tokenizer's own size is not read; "
+                     "pass --vocab-size or --model)");
   }
   auto multiple = checked_mul(divisible, d.tp);
   if (!multiple) return b.error(f.line("make-vocab-size-divisible-by"), "vocab padding multiple overflows");
@@ -178,6 +195,138 @@ core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b
   return vpp;
 }
 
+// --optimizer (arguments.py: adam, sgd, muon, dist_muon, lion, soap, adaptive_muon) and the
+// precision-aware optimizer's dtypes; --optimizer-cpu-offload.
+void read_optimizer(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
+  const std::string opt = f.string("optimizer").value_or("adam");
+  if (opt == "adam") {
+    t["optimizer"] = "adamw";  // Megatron's adam applies decoupled weight decay (AdamW)
+  } else if (opt == "sgd" || opt == "lion") {
+    t["optimizer"] = opt;
+  } else if (opt == "muon" || opt == "dist_muon" || opt == "adaptive_muon") {
+    t["optimizer"] = "muon";
+    b.note("--optimizer " + opt + ": one momentum state for the layers' matrices, AdamW's two for embedding and "
+           "output layer; the Newton-Schulz iterations' FLOPs are not priced");
+  } else {
+    b.unmodelled("--optimizer " + opt, f.line("optimizer"), "AdamW's states assumed (12 bytes a parameter)");
+  }
+  if (f.has("use-precision-aware-optimizer")) {
+    const std::string avg = f.string("exp-avg-dtype").value_or("fp32"), sq = f.string("exp-avg-sq-dtype").value_or("fp32");
+    if (avg == "bf16" && sq == "bf16") {
+      t["optimizer_state_dtype"] = "bf16";
+    } else if (avg != "fp32" || sq != "fp32") {
+      b.unmodelled("--exp-avg-dtype " + avg + " --exp-avg-sq-dtype " + sq, f.line("exp-avg-dtype"),
+                   "optimizer states priced in fp32");
+    }
+    if (f.string("main-params-dtype").value_or("fp32") == "fp16") {
+      b.unmodelled("--main-params-dtype fp16", f.line("main-params-dtype"), "master weights priced in fp32");
+    }
+  }
+  if (f.has("optimizer-cpu-offload")) {
+    t["offload_optimizer"] = "cpu";
+    b.note("--optimizer-cpu-offload: optimizer states and master weights in host memory (HybridDeviceOptimizer)");
+    if (f.has("optimizer-offload-fraction")) {
+      b.unmodelled("--optimizer-offload-fraction", f.line("optimizer-offload-fraction"),
+                   "the whole optimizer assumed offloaded");
+    }
+  }
+}
+
+// Activation recompute of every Megatron-LM generation (megatron/arguments.py history):
+//   until 2021-08: --checkpoint-activations, every layer's input kept (full, uniform 1);
+//   2021-08 (c1e0689) to 2022-04: --activations-checkpoint-method uniform|block with
+//     --activations-checkpoint-num-layers (default 1); --checkpoint-activations = uniform;
+//   since 2022-04 (cfd2e21): --recompute-granularity full|selective, --recompute-method,
+//     --recompute-num-layers, --recompute-activations (= selective); --checkpoint-activations
+//     makes today's Megatron exit; --recompute-modules (selective) picks what is recomputed.
+// Megatron's selective granularity recomputes the attention core (QK^T, softmax, dropout, AV;
+// Korthikanti et al. 2022 §4.2): planck's selective_attention.
+void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
+  std::optional<std::string> granularity = f.string("recompute-granularity");
+  std::optional<std::string> method = f.string("recompute-method");
+  std::string num_flag = "recompute-num-layers";
+  if (!granularity && f.has("activations-checkpoint-method")) {
+    granularity = "full";
+    method = f.string("activations-checkpoint-method");
+    num_flag = "activations-checkpoint-num-layers";
+    b.locate("/training/activation_checkpointing", f.line("activations-checkpoint-method"));
+    b.note("--activations-checkpoint-method " + method.value_or("") +
+           " (Megatron-LM 2021-08 to 2022-04): full recompute, --recompute-method " + method.value_or(""));
+  } else if (!granularity && f.has("checkpoint-activations")) {
+    granularity = "full";
+    method = "uniform";
+    num_flag = "checkpoint-num-layers";
+    b.locate("/training/activation_checkpointing", f.line("checkpoint-activations"));
+    b.note("--checkpoint-activations (Megatron-LM before 2022-05): full recompute of every layer; today's "
+           "Megatron exits on this flag (use --recompute-granularity full)");
+  } else if (granularity) {
+    b.locate("/training/activation_checkpointing", f.line("recompute-granularity"));
+  }
+  if (granularity == "full") {
+    t["activation_checkpointing"] = "full";
+    // block recomputes the first N layers of each pipeline chunk and keeps the rest; uniform
+    // recomputes every layer, checkpointing the input of each group of N (transformer_block.py
+    // _checkpointed_forward).
+    std::optional<std::int64_t> n;
+    if (auto v = f.string(num_flag)) {
+      try {
+        std::size_t used = 0;
+        n = std::stoll(*v, &used);
+        if (used != v->size()) n.reset();
+      } catch (const std::exception&) {
+        n.reset();
+      }
+      if (!n) b.warn("--" + num_flag + " " + *v + " is not an integer; every layer recomputed");
+    }
+    if (method == "block" && n && *n > 0) {
+      t["recompute_num_layers"] = *n;
+    } else if (method == "block") {
+      t["recompute_num_layers"] = 1;  // the flag's default
+      b.note("--recompute-method block without a layer count: Megatron's default 1 layer per chunk");
+    } else if (n && *n > 1) {
+      const std::string method_flag = num_flag == "recompute-num-layers" ? "--recompute-method" : "--activations-checkpoint-method";
+      b.note(method_flag + " uniform --" + num_flag + " " + str(*n) + ": every layer recomputed; planck keeps each " +
+             "layer's input, not one per group of " + str(*n));
+    }
+  } else if (granularity == "selective" || f.has("recompute-activations")) {
+    t["activation_checkpointing"] = "selective_attention";
+    if (f.has("recompute-activations")) b.locate("/training/activation_checkpointing", f.line("recompute-activations"));
+    if (auto modules = f.string("recompute-modules"); modules && *modules != "core_attn") {
+      b.unmodelled("--recompute-modules " + *modules, f.line("recompute-modules"),
+                   "selective recompute priced as the attention core's alone (core_attn)");
+    }
+  } else {
+    t["activation_checkpointing"] = "none";
+  }
+  // Activation memory savings planck does not price.
+  for (const char* flag : {"distribute-saved-activations", "distribute-checkpointed-activations"}) {
+    if (f.has(flag))
+      b.unmodelled(std::string("--") + flag, f.line(flag),
+                   "each recomputed layer's input priced whole on every tensor-parallel rank");
+  }
+  if (f.has("cpu-offloading"))
+    b.unmodelled("--cpu-offloading", f.line("cpu-offloading"),
+                 "activations (and weights) offloaded by Transformer Engine are priced on the GPU");
+}
+
+// Frozen weights: --freeze-all-layers (Megatron-LM), --freeze-LM / --freeze-ViT
+// (examples/multimodal/multimodal_args.py). The plan's model is the language model; a vision
+// encoder is not in it.
+void read_frozen(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
+  if (f.has("freeze-all-layers") || f.has("freeze-LM")) {
+    t["frozen"] = true;
+    const std::string flag = f.has("freeze-LM") ? "freeze-LM" : "freeze-all-layers";
+    b.locate("/training/frozen", f.line(flag));
+    b.note("--" + flag + ": the language model's weights take no gradient, optimizer state or gradient reduction" +
+           (f.has("freeze-LM") ? std::string(" (the vision projection, which trains, is not in the model)") : ""));
+  }
+  if (auto vision = f.string("vision-model-type")) {
+    b.unmodelled("--vision-model-type " + *vision, f.line("vision-model-type"),
+                 std::string("the vision encoder's weights") + (f.has("freeze-ViT") ? "" : ", gradients, optimizer state") +
+                     " and activations are not in the model (only the language model is priced)");
+  }
+}
+
 }  // namespace
 
 core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d) {
@@ -217,7 +366,8 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   if (gb && *gb < 1) return b.error(f.line("global-batch-size"), "--global-batch-size " + str(*gb) + " must be >= 1");
   if (seq && *seq < 1) return b.error(f.line("seq-length"), "--seq-length " + str(*seq) + " must be >= 1");
   if (f.has("rampup-batch-size"))
-    b.note("--rampup-batch-size: the batch ramps up; the plan uses the final global batch");
+    b.unmodelled("--rampup-batch-size", f.line("rampup-batch-size"),
+                 "the batch ramps up; the final global batch is priced");
   std::optional<std::int64_t> global = gb;
   if (d.dp > 0) {
     auto per_step = checked_mul(mb, d.dp);
@@ -242,7 +392,21 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
     if (global) t["global_batch"] = *global;
     t["micro_batch"] = mb;
   }
-  if (seq) t["seq_len"] = *seq;
+  PLANCK_IMPORT_TRY(decoder_seq, f.integer("decoder-seq-length"));
+  if (decoder_seq && *decoder_seq < 1)
+    return b.error(f.line("decoder-seq-length"), "--decoder-seq-length must be >= 1");
+  // Multimodal models (examples/multimodal, --language-model-type / --vision-model-type):
+  // --seq-length is the vision encoder's (image tokens), the language model runs
+  // --decoder-seq-length tokens. T5 (encoder-decoder) has no planck model; its --seq-length stays.
+  const bool multimodal = f.has("language-model-type") || f.has("vision-model-type");
+  if (decoder_seq && multimodal) {
+    t["seq_len"] = *decoder_seq;
+    b.locate("/training/seq_len", f.line("decoder-seq-length"));
+    b.note("seq_len = --decoder-seq-length " + str(*decoder_seq) + " (the language model's length; --seq-length" +
+           (seq ? " " + str(*seq) : std::string()) + " is the encoder's)");
+  } else if (seq) {
+    t["seq_len"] = *seq;
+  }
   // schedules.py wraps all but the last micro-batch in no_sync. Megatron-FSDP with sharded
   // gradients (optim_grads, optim_grads_params) keeps only each rank's gradient shard in its
   // ParamAndGradBuffer, so every micro-batch's gradients are reduce-scattered into it: no_sync
@@ -278,35 +442,13 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
     b.note("--fp8-format " + *fp8 + " --fp8-recipe " + recipe + ": training.fp8 = " + mapped +
            " (FP8 linears; parameters stay " + param + ")");
     if (f.has("fp8-param-gather"))
-      b.note("--fp8-param-gather: the distributed optimizer all-gathers FP8 weights; planck prices them in " + param +
-             " (twice the bytes)");
+      b.unmodelled("--fp8-param-gather", f.line("fp8-param-gather"),
+                   "the distributed optimizer all-gathers FP8 weights; planck prices them in " + param +
+                       " (twice the bytes)");
   }
-  auto opt = f.string("optimizer").value_or("adam");
-  if (opt == "adam")
-    t["optimizer"] = "adamw";  // Megatron's adam applies decoupled weight decay (AdamW)
-  else
-    b.note("--optimizer " + opt + " is not one planck models; left at its default");
-  // Megatron's selective granularity recomputes the attention core (QK^T, softmax, dropout,
-  // AV; Korthikanti et al. 2022 §4.2), which planck calls selective_attention; its "selective"
-  // is torchtitan's op-level policy. --recompute-activations is the older spelling of selective.
-  auto recompute = f.string("recompute-granularity");
-  if (recompute == "full") {
-    t["activation_checkpointing"] = "full";
-    // --recompute-method block recomputes the first --recompute-num-layers layers of each
-    // pipeline chunk and keeps the rest; uniform recomputes every layer, checkpointing the input
-    // of each group of that many (transformer_block.py _checkpointed_forward).
-    PLANCK_IMPORT_TRY(n, f.integer("recompute-num-layers"));
-    const auto method = f.string("recompute-method");
-    if (method == "block" && n && *n > 0) {
-      t["recompute_num_layers"] = *n;
-    } else if (method == "uniform" && n && *n > 1) {
-      b.note("--recompute-method uniform --recompute-num-layers " + std::to_string(*n) +
-             ": every layer recomputed; planck keeps each layer's input, not one per group of " + std::to_string(*n));
-    }
-  } else if (recompute == "selective" || f.has("recompute-activations"))
-    t["activation_checkpointing"] = "selective_attention";
-  else
-    t["activation_checkpointing"] = "none";
+  read_optimizer(f, b, t);
+  read_recompute(f, b, t);
+  read_frozen(f, b, t);
   t["stack"] = "megatron";  // Megatron's fused kernels (docs/simulator.md "Software stack")
   b.plan()["training"] = t;
   return core::Status::ok();

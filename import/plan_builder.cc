@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/plan/presets.h"
+#include "core/base/format.h"
 #include "core/base/str_cat.h"
 
 namespace planck::import {
@@ -47,6 +48,27 @@ void PlanBuilder::warn(std::string text) {
 }
 
 void PlanBuilder::hint(std::string text) { result_.hints.push_back(std::move(text)); }
+
+void PlanBuilder::finding(const std::string& rule, int line, const std::string& message) {
+  const std::string where = line > 0 ? core::str_cat(path_, ":", std::to_string(line), ": ") : path_ + ": ";
+  warn(where + rule + ": " + message);
+  result_.findings.push_back({rule, message, path_, line});
+}
+
+void PlanBuilder::unmodelled(const std::string& setting, int line, const std::string& assumed) {
+  finding("setting-unmodelled", line, setting + " is not modelled by planck: " + assumed);
+}
+
+void PlanBuilder::unknown_key(const std::string& key, int line, const std::vector<std::string>& known) {
+  // The key's own name: after the last '/' (JSON pointer) or ' ' ("[section] key"), brackets off.
+  const std::size_t cut = key.find_last_of("/ ");
+  std::string last = cut == std::string::npos ? key : key.substr(cut + 1);
+  std::erase_if(last, [](char c) { return c == '[' || c == ']'; });
+  last.erase(0, last.find_first_not_of('-'));  // "--flag" compares as "flag"
+  const std::string guess = core::did_you_mean(last, known);
+  finding("unknown-key", line,
+          key + " is not a key the framework knows (ignored)" + (guess.empty() ? std::string() : "; " + guess));
+}
 
 void PlanBuilder::locate(const std::string& pointer, int line) {
   if (line > 0) result_.positions[pointer] = line;

@@ -37,6 +37,14 @@ class PlanBuilder {
   void note(std::string text);  // an inference: plan notes and --explain
   void warn(std::string text);  // stderr and plan notes
   void hint(std::string text);  // --explain only
+  // setting-unmodelled (importer.h ImportFinding): `setting` as written in the config, at `line`
+  // (0 = unknown), and what planck assumed instead.
+  void unmodelled(const std::string& setting, int line, const std::string& assumed);
+  // unknown-key: `key` (its full name, e.g. "/zero_optimization/offload_optimzer") is not one of
+  // `known`, the framework's own keys at that level; the message offers the closest.
+  void unknown_key(const std::string& key, int line, const std::vector<std::string>& known);
+  // A warning with its own rule (model-unmodelled-layers, ...).
+  void finding(const std::string& rule, int line, const std::string& message);
   // The plan field at `pointer` was set from line `line` of the config (0 = unknown, ignored).
   void locate(const std::string& pointer, int line);
 

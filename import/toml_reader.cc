@@ -49,8 +49,9 @@ void TomlReader::warn_unknown(const KnownKeys& known, const std::vector<std::str
     auto it = std::find_if(known.begin(), known.end(), [&](const auto& k) { return k.first == section; });
     if (it == known.end()) {
       if (std::find(other_sections.begin(), other_sections.end(), section) == other_sections.end()) {
-        builder_.warn(builder_.path() + ":" + std::to_string(node_line(node)) + ": unknown section or key '" + section +
-                      "' (ignored)");
+        std::vector<std::string> sections = other_sections;
+        for (const auto& k : known) sections.push_back(k.first);
+        builder_.unknown_key("[" + section + "]", node_line(node), sections);
       }
       continue;
     }
@@ -59,8 +60,7 @@ void TomlReader::warn_unknown(const KnownKeys& known, const std::vector<std::str
     for (const auto& [key, value] : *table) {
       const std::string k(key.str());
       if (std::find(it->second.begin(), it->second.end(), k) == it->second.end()) {
-        builder_.warn(builder_.path() + ":" + std::to_string(node_line(value)) + ": unknown key [" + section + "] " + k +
-                      " (ignored)");
+        builder_.unknown_key("[" + section + "] " + k, node_line(value), it->second);
       }
     }
   }

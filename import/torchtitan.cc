@@ -147,6 +147,11 @@ std::optional<std::string> preset_for(const std::string& name, const std::string
   if (name == "llama4" && (flavor == "17bx128e" || flavor == "17bx128e_irope")) candidate = "llama4-maverick";
   if (name == "qwen3" && flavor == "30B-A3B") candidate = "qwen3-30b-a3b";
   if (name == "qwen3" && flavor == "235B-A22B") candidate = "qwen3-235b-a22b";
+  // torchtitan/models/gpt_oss/__init__.py _20b / _120b (24 / 36 layers, dim 2880, 32 / 128
+  // experts top-4, vocab 201088) are OpenAI's gpt-oss-20b / -120b; kimi_k2_7's _kimi_k2_5 text
+  // tower (61 layers, dim 7168, 384 experts top-8, 1 shared, vocab 163840) is Kimi K2's shape.
+  if (name == "gpt_oss" && (flavor == "20b" || flavor == "120b")) candidate = "gpt-oss-" + flavor;
+  if (name.rfind("kimi_k2", 0) == 0 && flavor.rfind("Kimi-K2", 0) == 0) candidate = "kimi-k2";
   candidate = lower(candidate);
   if (!candidate.empty() && core::model_preset(candidate)) return candidate;
   return std::nullopt;
@@ -379,6 +384,10 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
   if (auto preset = preset_for(model_name, model_flavor)) {
     b.plan()["model"] = *preset;
     b.note("model " + model_name + " flavor " + model_flavor + " -> preset " + *preset);
+    if (*preset == "kimi-k2") {
+      b.unmodelled("model " + model_name + " flavor " + model_flavor, flavor->has_value() ? (*flavor)->line : 0,
+                   "the text tower is priced as preset kimi-k2; the vision encoder (MoonViT) is not in the model");
+    }
   } else if (!input.model_args || !registry_model(*input.model_args, model_name + " flavor " + model_flavor, b)) {
     b.warn("model " + model_name + " flavor " + model_flavor +
            " has no planck preset; model left out (add a \"model\" object for the divisibility and memory checks)");

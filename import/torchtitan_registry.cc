@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/format.h"
 #include "import/importer.h"
 #include "import/plan_builder.h"
 #include "import/python_script.h"
@@ -50,6 +51,7 @@ constexpr const char* kCopied[] = {
     "training.seq_len",
     "training.mixed_precision_param",
     "training.mixed_precision_reduce",
+    "training.enable_cpu_offload",
     "activation_checkpoint.mode",
     "activation_checkpoint.selective_ac_option",
 };
@@ -62,13 +64,33 @@ class Table {
 
   void set(const std::string& dotted, const json& value, int line) {
     const std::size_t dot = dotted.find('.');
-    const std::string section = dotted.substr(0, dot), key = dotted.substr(dot + 1);
-    if (!root_.contains(section)) root_.insert(section, toml::table{});
-    toml::table& t = *root_[section].as_table();
-    if (value.is_boolean()) t.insert_or_assign(key, value.get<bool>());
-    else if (value.is_number_integer()) t.insert_or_assign(key, value.get<std::int64_t>());
-    else if (value.is_number()) t.insert_or_assign(key, value.get<double>());
-    else if (value.is_string()) t.insert_or_assign(key, value.get<std::string>());
+    set_in(dotted.substr(0, dot), dotted.substr(dot + 1), value, line);
+  }
+  // `section` may be dotted ("quantize.linear.float8"): a path of nested tables, as TOML writes it.
+  void set_in(const std::string& section, const std::string& key, const json& value, int line) {
+    toml::table* t = &root_;
+    for (std::size_t start = 0; start <= section.size();) {
+      const std::size_t end = std::min(section.find('.', start), section.size());
+      const std::string part = section.substr(start, end - start);
+      if (!t->contains(part)) t->insert(part, toml::table{});
+      t = (*t)[part].as_table();
+      if (!t) return;
+      start = end + 1;
+    }
+    const std::string dotted = section + "." + key;
+    if (value.is_array()) {
+      toml::array a;
+      for (const json& e : value) {
+        if (e.is_string()) a.push_back(e.get<std::string>());
+      }
+      t->insert_or_assign(key, std::move(a));
+      lines_[dotted] = line;
+      return;
+    }
+    if (value.is_boolean()) t->insert_or_assign(key, value.get<bool>());
+    else if (value.is_number_integer()) t->insert_or_assign(key, value.get<std::int64_t>());
+    else if (value.is_number()) t->insert_or_assign(key, value.get<double>());
+    else if (value.is_string()) t->insert_or_assign(key, value.get<std::string>());
     else return;
     lines_[dotted] = line;
   }
@@ -161,6 +183,53 @@ void read_checkpointing(const json& s, Table& t, PlanBuilder& b) {
            " is not a policy planck knows; checkpointing left at planck's default");
 }
 
+// model_registry(flavor, converters=[Float8LinearConverter.Config(...), ...]): the converters as
+// the TOML path reads them ([model] converters, [quantize.linear.float8] recipe_name), from
+// torchtitan/components/quantization/{float8,mx}.py's classes.
+void read_converters(const json& spec, Table& t, PlanBuilder& b) {
+  auto opts = spec.find("options");
+  if (opts == spec.end() || !opts->contains("converters") || !(*opts)["converters"].is_array()) return;
+  const int line = spec.value("line", 0);
+  json names = json::array();
+  for (const json& c : (*opts)["converters"]) {
+    const std::string cls = c.is_object() ? c.value("class", "") : "";
+    const json fields = c.is_object() ? c.value("fields", json::object()) : json::object();
+    static const std::pair<const char*, const char*> kConverters[] = {
+        {"Float8LinearConverter.Config", "quantize.linear.float8"},
+        {"MXFP8LinearConverter.Config", "quantize.linear.mx"},
+        {"Float8GroupedExpertsConverter.Config", "quantize.grouped_mm.float8"},
+        {"MXFP8GroupedExpertsConverter.Config", "quantize.grouped_mm.mx"}};
+    std::string name = cls;
+    for (const auto& [from, to] : kConverters) {
+      if (cls == from) name = to;
+    }
+    if (cls == "LoRAConverter.Config") {
+      // torchtitan/components/lora.py: LoRA adapters of `rank` (default 8) beside frozen weights,
+      // on every Linear unless target_modules names some (planck: every linear of each layer).
+      t.set_in("lora", "rank", fields.value("rank", json(8)), line);
+      if (fields.contains("target_modules")) {
+        b.unmodelled("LoRAConverter target_modules " + fields["target_modules"].dump(), line,
+                     "adapters priced on every linear of each transformer layer");
+      }
+      continue;
+    }
+    const bool emulate = fields.contains("emulate") && fields["emulate"].is_boolean() && fields["emulate"].get<bool>();
+    if (name == "quantize.linear.float8" && emulate) {
+      b.unmodelled("Float8LinearConverter emulate=True", line,
+                   "FP8 emulated in high precision: priced as bf16 linears (the emulation's own cost is not)");
+      continue;
+    }
+    names.push_back(name);
+    if (name == "quantize.linear.float8") {
+      for (const char* key : {"recipe_name", "enable_fsdp_float8_all_gather"}) {
+        if (fields.contains(key)) t.set_in("quantize.linear.float8", key, fields[key], line);
+      }
+    }
+  }
+  t.set_in("model", "converters", names, line);
+  b.note("model_registry converters: " + names.dump());
+}
+
 // model_spec = model_registry(flavor, ...): the package's name is the registry's directory.
 void read_model(const json& s, const std::string& path, Table& t, PlanBuilder& b, const json** args) {
   auto it = s.find("model_spec");
@@ -174,6 +243,7 @@ void read_model(const json& s, const std::string& path, Table& t, PlanBuilder& b
   const std::string flavor = (*it)["flavor"];
   t.set("model.name", package, it->value("line", 0));
   t.set("model.flavor", flavor, it->value("line", 0));
+  read_converters(*it, t, b);
   if (it->contains("flavor_line")) {
     b.note("model_registry(\"" + flavor + "\") is the flavour at " + it->value("init", "") + ":" +
            std::to_string(it->value("flavor_line", 0)));
@@ -181,6 +251,27 @@ void read_model(const json& s, const std::string& path, Table& t, PlanBuilder& b
   } else {
     b.note("model_registry(\"" + flavor + "\"): no such flavour found in " + it->value("init", "__init__.py"));
   }
+}
+
+// optimizer = OptimizersContainer.Config(name=...) or a helper of the registry whose body names
+// its optimizers (`optimizer_name="DistMuon"`, Kimi's _dist_muon_optimizer): Muon when any is.
+void read_optimizer(const json& s, Table& t, PlanBuilder& b) {
+  auto it = s.find("optimizer");
+  if (it == s.end()) return;
+  const int line = it->value("line", 0);
+  std::vector<std::string> names;
+  if (const json* n = t.value(s, "optimizer.name"); n && n->is_string()) names.push_back(n->get<std::string>());
+  for (const json& n : it->value("optimizer_names", json::array())) {
+    if (n.is_string()) names.push_back(n.get<std::string>());
+  }
+  if (names.empty()) return;
+  std::string chosen;
+  for (const std::string& n : names) {
+    if (lower(n).find("muon") != std::string::npos) chosen = n;
+  }
+  if (chosen.empty()) chosen = names.front();
+  t.set("optimizer.name", chosen, line);
+  if (names.size() > 1) b.note("optimizer names in the registry's helper: " + core::join(names, ", ") + "; priced as " + chosen);
 }
 
 core::Result<ImportResult> import_function(const json& fn, const std::string& path, const ImportOptions& options) {
@@ -197,6 +288,11 @@ core::Result<ImportResult> import_function(const json& fn, const std::string& pa
   }
   if (auto st = read_tokens(s, t, b); !st) return st;
   read_checkpointing(s, t, b);
+  // CompileConfig(enable_async_tensor_parallel=True): the TOML path's [parallelism] key.
+  if (const json* v = t.value(s, "compile.enable_async_tensor_parallel")) {
+    t.set("parallelism.enable_async_tensor_parallel", *v, line_of(s, "compile.enable_async_tensor_parallel"));
+  }
+  read_optimizer(s, t, b);
   const json* args = nullptr;
   read_model(s, path, t, b, &args);
   TorchtitanInput input;

@@ -33,7 +33,7 @@ core::Result<std::string> read_float8(TomlReader& r, PlanBuilder& b) {
       } else if (c.rfind("quantize.grouped_mm.", 0) == 0) {
         grouped = true;
       } else {
-        b.warn("model converter '" + c + "' is not one planck reads; the model is priced without it");
+        b.unmodelled("model converter '" + c + "'", (*conv)->line, "the model is priced without it");
         continue;
       }
       line = (*conv)->line;
@@ -73,7 +73,8 @@ core::Result<std::string> read_float8(TomlReader& r, PlanBuilder& b) {
     auto ag = r.bool_in(section, "enable_fsdp_float8_all_gather");
     if (!ag) return ag.status();
     if (ag->value_or(false)) {
-      b.note("enable_fsdp_float8_all_gather: FSDP all-gathers FP8 weights; planck prices them in bf16 (twice the bytes)");
+      b.unmodelled("enable_fsdp_float8_all_gather", 0,
+                   "FSDP all-gathers FP8 weights; planck prices them in bf16 (twice the bytes)");
       break;
     }
   }
@@ -205,14 +206,42 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
     if (v->value_or(false)) compiled = true;
   }
   t["stack"] = compiled ? "torchtitan_compile" : "torchtitan_eager";
+  // [training] enable_cpu_offload: FSDP2's CPUOffloadPolicy on every fully_shard
+  // (torchtitan/distributed/fsdp.py): parameter shards, gradients and optimizer states in host
+  // memory, the optimizer step on the CPU.
+  auto offload = r.bool_in("training", "enable_cpu_offload");
+  if (!offload) return offload.status();
+  if (offload->value_or(false)) {
+    t["offload_optimizer"] = "cpu";
+    t["offload_params"] = "cpu";
+    b.note("enable_cpu_offload: FSDP2 CPUOffloadPolicy, parameter shards, gradients and optimizer states in host "
+           "memory (the host link priced per step)");
+  }
+  // LoRA (a registry's LoRAConverter, torchtitan_registry.cc): adapters train, weights frozen.
+  auto lora = r.int_in("lora", "rank");
+  if (!lora) return lora.status();
+  if (lora->has_value() && (*lora)->value > 0) {
+    t["lora_rank"] = (*lora)->value;
+    b.note("LoRA rank " + std::to_string((*lora)->value) + ": base weights frozen, adapters trained");
+  }
   auto opt = r.string_in("optimizer", "name");
   if (!opt) return opt.status();
   if (opt->has_value()) {
     std::string o = lower((*opt)->value);
-    if (o == "adamw" || o == "adam")
+    if (o == "adamw" || o == "adam") {
       t["optimizer"] = o;
-    else
-      b.note("optimizer " + (*opt)->value + " is not one planck models; left at its default");
+    } else if (o == "muon" || o == "distmuon") {
+      // torchtitan's DistMuon: one momentum buffer for matrices, AdamW for the embedding, output
+      // layer and norms (Kimi's registry puts those in an AdamW group).
+      t["optimizer"] = "muon";
+      b.locate("/training/optimizer", (*opt)->line);
+      b.note("optimizer " + (*opt)->value + ": Muon's single momentum state (AdamW's two for embedding and output "
+             "layer); the Newton-Schulz iterations' FLOPs are not priced");
+    } else if (o == "sgd" || o == "lion" || o == "adafactor") {
+      t["optimizer"] = o;
+    } else {
+      b.unmodelled("optimizer " + (*opt)->value, (*opt)->line, "AdamW's states assumed (12 bytes a parameter)");
+    }
   }
   auto ac = r.string_in("activation_checkpoint", "mode");
   if (!ac) return ac.status();
@@ -247,7 +276,8 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
                "' is neither \"op\" nor a whole number (torchtitan raises ValueError); treated as none");
       }
     } else {
-      b.warn("activation_checkpoint.mode '" + (*ac)->value + "' has no planck equivalent; treated as none");
+      b.unmodelled("activation_checkpoint.mode '" + (*ac)->value + "'", (*ac)->line,
+                   "no planck equivalent; priced as no checkpointing");
     }
   }
   return t;

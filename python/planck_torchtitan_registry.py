@@ -43,6 +43,23 @@ class Spec:  # model_registry(flavor, **options)
         self.flavor, self.options, self.line = flavor, options, line
 
 
+def jsonable(value):
+    """True for what json.dump writes as planck reads it: scalars, None, and lists of them."""
+    if isinstance(value, list):
+        return all(jsonable(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and jsonable(v) for k, v in value.items())
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def listed(item):
+    """A list element as JSON: a constant, or a config object's class and its literal fields."""
+    if isinstance(item, Val):
+        return item.value if jsonable(item.value) else None
+    return {"class": item.cls,
+            "fields": {k: v.value for k, v in item.fields.items() if isinstance(v, Val) and jsonable(v.value)}}
+
+
 def at_line(value, line):
     """A constant set from a local name is located where the setting is written, not where the name was bound."""
     return Val(value.value, line) if isinstance(value, Val) else value
@@ -71,6 +88,15 @@ class Registry:
                     self.constants[node.targets[0].id] = Val(node.value.value, node.lineno)
         self.cache = {}
         self.active = set()
+
+    def optimizer_names(self, name):
+        """The optimizer names a helper writes (`optimizer_name="DistMuon"`), without running it."""
+        names = []
+        for node in ast.walk(self.functions[name]):
+            if isinstance(node, ast.keyword) and node.arg in ("optimizer_name", "name"):
+                if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                    names.append(node.value.value)
+        return names
 
     def is_config_function(self, fn):
         a = fn.args
@@ -187,6 +213,10 @@ class Function:
                 return base.fields[node.attr]
         if isinstance(node, ast.Call):
             return self.call(node, line)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = [self.expr(e) for e in node.elts]
+            if all(isinstance(i, (Val, Obj)) for i in items):  # converters=[Float8LinearConverter.Config(...)]
+                return Val([listed(i) for i in items], line)
         return Opaque(ast.unparse(node), line)
 
     def call(self, node, line):
@@ -202,6 +232,10 @@ class Function:
                 return Spec(flavor.value, options, line)
             self.note(line, f"model flavour `{ast.unparse(node.args[0])}` is not a string literal")
             return Opaque(ast.unparse(node), line)
+        if name in self.reg.functions:  # a helper of the registry (`_dist_muon_optimizer(...)`): not run
+            got = Opaque(ast.unparse(node), line)
+            got.optimizer_names = self.reg.optimizer_names(name)
+            return got
         if name.endswith("Config"):
             obj = Obj(name, line)
             for k in node.keywords:
@@ -215,16 +249,18 @@ def flatten(obj, prefix, out):
     for key, v in obj.fields.items():
         path = prefix + key
         if isinstance(v, Val):
-            if isinstance(v.value, (str, int, float, bool)) or v.value is None:
+            if jsonable(v.value):
                 out[path] = {"value": v.value, "line": v.line}
         elif isinstance(v, Obj):
             out[path] = {"class": v.cls, "line": v.line}
             flatten(v, path + ".", out)
         elif isinstance(v, Spec):
-            options = {k: o.value for k, o in v.options.items() if isinstance(o, Val)}
+            options = {k: o.value for k, o in v.options.items() if isinstance(o, Val) and jsonable(o.value)}
             out[path] = {"flavor": v.flavor, "line": v.line, "options": options}
         elif isinstance(v, Opaque):
             out[path] = {"unknown": v.text, "line": v.line}
+            if getattr(v, "optimizer_names", None):
+                out[path]["optimizer_names"] = v.optimizer_names
 
 
 def model_args(init_path, flavor):

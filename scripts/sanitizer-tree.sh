@@ -6,7 +6,7 @@
 #   configure_sanitizer_tree SOURCE_DIR BUILD_DIR
 configure_sanitizer_tree() {
   if ! command -v clang++-14 >/dev/null; then
-    echo "$(basename "$0"): clang++-14 not found; install it with scripts/setup.sh (Debian package clang-14)" >&2
+    echo "$(basename "$0"): clang++-14 not found; install it with scripts/setup.sh --test (Debian package clang-14)" >&2
     exit 2
   fi
   # -fsanitize=fuzzer-no-link instruments everything for coverage (the fuzz targets add the

@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages planck builds and tests with. Idempotent: packages already
-# present are not touched and nothing is printed for them. Run as root (or with sudo available).
+# Installs the Debian 12 packages planck builds and runs with (scripts/demo.sh); with --test, also
+# what only the tests need (scripts/test.sh). Idempotent: packages already present are not
+# touched and nothing is printed for them. Run as root (or with sudo available).
+#   bash scripts/setup.sh          build and run planck
+#   bash scripts/setup.sh --test   build and run planck, its tests, benchmarks, sanitizers, packages
 set -euo pipefail
 
-# Required to build and test.
+# Required to build and run planck (exec runs under mpirun; python3 reads torchtitan registries).
 pkgs=(cmake g++ make pkg-config nlohmann-json3-dev libgraphviz-dev graphviz fonts-dejavu-core
-      doctest-dev libbenchmark-dev libopenmpi-dev openmpi-bin libcli11-dev
-      libtomlplusplus-dev libyaml-cpp-dev clang-14 libclang-rt-14-dev python3
-      chromium)  # headless: the report_chromium_dom test opens planck report's page (skips without it)
-# Optional: a real torch.distributed run for the live process-group helper; the SARIF / JUnit
-# schema validators of `planck verify` output (tests skip with a message without them).
-optional=(python3-torch python3-jsonschema python3-lxml)
+      libopenmpi-dev openmpi-bin libcli11-dev libtomlplusplus-dev libyaml-cpp-dev python3)
+optional=()
+if [[ "${1:-}" == --test ]]; then
+  # Required by the tests: doctest, Google Benchmark, clang-14 for the sanitizer and fuzz trees,
+  # dpkg-dev and file for the .deb packages (cpack), chromium for the report_chromium_dom test
+  # (headless; it skips without it).
+  pkgs+=(doctest-dev libbenchmark-dev clang-14 libclang-rt-14-dev dpkg-dev file chromium)
+  # Optional: a real torch.distributed run for the live process-group helper; the SARIF / JUnit
+  # schema validators of `planck verify` output (tests skip with a message without them).
+  optional=(python3-torch python3-jsonschema python3-lxml)
+fi
 
 want_optional=1
-[[ "${PLANCK_SKIP_OPTIONAL:-0}" == 1 ]] && want_optional=0
+[[ "${PLANCK_SKIP_OPTIONAL:-0}" == 1 || ${#optional[@]} == 0 ]] && want_optional=0
 
 missing() {
   local out=()

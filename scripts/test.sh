@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each phase's wall time goes to stderr, so a slow CI run says where its minutes went.
 phase() { echo "test.sh: $1 done at $((SECONDS / 60)) min $((SECONDS % 60)) s" >&2; }
-bash scripts/setup.sh
+bash scripts/setup.sh --test
 phase setup
 jobs=$(nproc 2>/dev/null || echo 2)
 build=${PLANCK_BUILD_DIR:-build}

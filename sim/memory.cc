@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/mesh/roles.h"
+#include "core/plan/trainable.h"
 #include "sim/step_pipeline.h"
 
 namespace planck::sim {
@@ -65,21 +66,46 @@ HeldLayers held_layers(const core::Plan& plan, const core::Schedule& s, std::int
 
 }  // namespace
 
+OptimizerBytes optimizer_bytes(const core::Training& t, bool matrix) {
+  OptimizerBytes b;
+  const int bp = core::dtype_bytes(t.param_dtype);
+  if (bp < 4) b.master = t.master_dtype ? core::dtype_bytes(*t.master_dtype) : 4;
+  const double s = core::dtype_bytes(t.optimizer_state_dtype);
+  const std::string& o = (t.optimizer == "muon" && !matrix) ? std::string("adamw") : t.optimizer;
+  if (o == "sgd" || o == "lion" || o == "muon")
+    b.states = s;
+  else if (o == "adafactor")
+    b.states = 0;
+  else if (o == "adam8bit")
+    b.states = 2;
+  else if (o == "onebit_adam")
+    b.states = 3 * s;
+  else
+    b.states = 2 * s;  // adam, adamw, lamb
+  return b;
+}
+
 double optimizer_bytes_per_param(const std::string& optimizer, int param_bytes) {
-  double states = 8;  // adam, adamw and anything unknown: exp_avg + exp_avg_sq in fp32
-  if (optimizer == "sgd" || optimizer == "lion") states = 4;
-  if (optimizer == "adafactor") states = 0;
-  return states + (param_bytes < 4 ? 4 : 0);
+  core::Training t;
+  t.optimizer = optimizer;
+  t.param_dtype = param_bytes >= 4 ? core::DType::kFp32 : core::DType::kBf16;
+  return optimizer_bytes(t).total();
+}
+
+ModelStates model_states(double params, double trainable, core::DataParallel dp, std::int64_t shard, int param_bytes,
+                         int grad_bytes, double optimizer_bytes) {
+  const double d = static_cast<double>(std::max<std::int64_t>(1, shard));
+  ModelStates m;
+  m.params = params * param_bytes / (shards_params(dp) ? d : 1.0);
+  m.grads = trainable * grad_bytes / (shards_grads(dp) ? d : 1.0);
+  m.optimizer = trainable * optimizer_bytes / (shards_optimizer(dp) ? d : 1.0);
+  return m;
 }
 
 ModelStates model_states(double params, core::DataParallel dp, std::int64_t shard, int param_bytes, int grad_bytes,
                          const std::string& optimizer) {
-  const double d = static_cast<double>(std::max<std::int64_t>(1, shard));
-  ModelStates m;
-  m.params = params * param_bytes / (shards_params(dp) ? d : 1.0);
-  m.grads = params * grad_bytes / (shards_grads(dp) ? d : 1.0);
-  m.optimizer = params * optimizer_bytes_per_param(optimizer, param_bytes) / (shards_optimizer(dp) ? d : 1.0);
-  return m;
+  return model_states(params, params, dp, shard, param_bytes, grad_bytes,
+                      optimizer_bytes_per_param(optimizer, param_bytes));
 }
 
 double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, const ComputeShape& shape, int act_bytes) {
@@ -158,10 +184,53 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   const char* shard_role = (dp == core::DataParallel::kNone || dp == core::DataParallel::kDdp) ? "dp" : "fsdp";
   const std::int64_t d_dense = mesh.groups(core::param_sync_dims(plan, mesh, shard_role, true)).group_size();
   const std::int64_t d_exp = mesh.groups(core::param_sync_dims(plan, mesh, shard_role, false)).group_size();
-  const ModelStates dense = model_states(rp.dense_total(), dp, d_dense, bp, bg, tr.optimizer);
-  const ModelStates exp = model_states(rp.expert_total(), dp, d_exp, bp, bg, tr.optimizer);
-  double params = dense.params + exp.params, grads = dense.grads + exp.grads;
-  const double optimizer = dense.optimizer + exp.optimizer;
+  // Frozen weights keep no gradient or optimizer state; LoRA adapters (whole per layer, split
+  // over tp like the layer) train beside them. Muon leaves the root (embedding, head) to AdamW.
+  const bool frozen = core::base_frozen(tr);
+  const double k = optimizer_bytes(tr).total(), k_root = optimizer_bytes(tr, false).total();
+  const double dense_total = rp.dense_total();
+  const double k_dense = dense_total > 0 ? ((dense_total - rp.root) * k + rp.root * k_root) / dense_total : k;
+  const ModelStates dense =
+      model_states(dense_total, frozen ? 0.0 : dense_total, dp, d_dense, bp, bg, k_dense);
+  const ModelStates exp =
+      model_states(rp.expert_total(), frozen ? 0.0 : rp.expert_total(), dp, d_exp, bp, bg, k);
+  double lora_params = 0;
+  if (tr.lora_rank > 0) {
+    lora_params = (static_cast<double>(rp.dense_layers) * core::lora_layer_params(m, false, tr.lora_rank) +
+                   static_cast<double>(rp.moe_layers) * core::lora_layer_params(m, true, tr.lora_rank)) /
+                  static_cast<double>(std::max<std::int64_t>(1, d.tp));
+  }
+  const ModelStates lora = model_states(lora_params, lora_params, dp, d_dense, bp, bg, k);
+  double params = dense.params + exp.params + lora.params, grads = dense.grads + exp.grads + lora.grads;
+  double optimizer = dense.optimizer + exp.optimizer + lora.optimizer;
+  // Offload (docs/simulator.md "Offload, optimizers and frozen weights"): the optimizer's master weights and states, with the
+  // gradient partition they update when gradients are sharded, live in host memory; the GPU
+  // sends that partition's gradients and receives its updated parameters every step. Offloaded
+  // parameters (ZeRO-3 offload_param, FSDP2 CPUOffloadPolicy) are copied in for each forward and
+  // backward of every micro-batch; only the gathered working set stays on the GPU.
+  double offloaded = 0, host = 0;
+  // Parameters of this rank's optimizer shard: dense ones over the dense group, routed experts
+  // over their expert-data-parallel group.
+  auto over = [&](std::int64_t group) {
+    return static_cast<double>(shards_optimizer(dp) ? std::max<std::int64_t>(1, group) : 1);
+  };
+  const double opt_shard_params = (frozen ? 0.0 : dense_total) / over(d_dense) +
+                                  (frozen ? 0.0 : rp.expert_total()) / over(d_exp) + lora_params / over(d_dense);
+  if (tr.offload_optimizer != core::OffloadDevice::kNone) {
+    offloaded += optimizer;
+    optimizer = 0;
+    if (shards_grads(dp)) {
+      offloaded += grads;
+      grads = 0;
+    }
+    host += opt_shard_params * (bg + bp);
+  }
+  if (tr.offload_params != core::OffloadDevice::kNone && shards_params(dp)) {
+    offloaded += params;
+    const double passes = plan.parallelism.reshard_after_forward ? 2.0 : 1.0;
+    host += params * passes * static_cast<double>(std::max<std::int64_t>(1, s.micro_batches));
+    params = 0;
+  }
 
   if (shards_params(dp) && d_dense * d_exp > 1) {
     // FSDP working set: the root stays unsharded (FSDP2 reshard_after_forward=None for the root);
@@ -176,10 +245,10 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
     const bool two_blocks = plan.parallelism.reshard_after_forward && d.pp <= 1;
     const double blocks = two_blocks ? 2 * block : rp.total() - rp.root;
     params += (rp.root + blocks) * bp;
-    grads += block * bg;
+    if (!frozen) grads += block * bg;
     // set_requires_gradient_sync(False) accumulates unsharded gradients across micro-batches
     // (FSDP2 unsharded_accumulated_grad, in reduce dtype) until the last one's reduce-scatter.
-    if (s.micro_batches > 1 && s.grad_sync == core::GradSync::kLastMicrobatch) grads += rp.total() * bg;
+    if (!frozen && s.micro_batches > 1 && s.grad_sync == core::GradSync::kLastMicrobatch) grads += rp.total() * bg;
   }
 
   // Activations on the busiest rank (held_layers), or on the rank of the last stage with its
@@ -220,6 +289,8 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   out.params = clamp_bytes(params);
   out.grads = clamp_bytes(grads);
   out.optimizer = clamp_bytes(optimizer);
+  out.offloaded = clamp_bytes(offloaded);
+  out.host_traffic = clamp_bytes(host);
   out.activations = clamp_bytes(activations);
   out.peak = clamp_bytes(params + grads + optimizer + activations);
   out.capacity = plan.cluster.gpu.memory_bytes;

@@ -19,16 +19,30 @@ struct ModelStates {
   double total() const { return params + grads + optimizer; }
 };
 
-// Optimizer state bytes per parameter: adam/adamw 8 (m, v in fp32), sgd 4 (momentum), lion 4,
-// adafactor 0 (factored second moment, negligible); plus a 4-byte fp32 master copy when the
-// parameters are kept in 16 bits (ZeRO §3.1: K = 12 for mixed-precision Adam).
+// Bytes per trainable parameter the optimizer keeps (docs/simulator.md "Optimizers"): the
+// master copy (4 when param_dtype is 16-bit, 2 with master_dtype bf16, 0 for fp32 parameters:
+// ZeRO §3.1's K = 12 for mixed-precision Adam) and its states, s bytes each (s = 4, or 2 under
+// optimizer_state_dtype bf16): adam/adamw/lamb 2s (m, v), sgd (momentum), lion and muon s,
+// adafactor 0 (factored second moment, no first moment: Shazeer & Stern 2018), adam8bit 2 (two
+// 8-bit states, bitsandbytes), onebit_adam 3s (m, v and the compression error feedback,
+// DeepSpeed onebit/adam.py worker_error). `matrix` false: a parameter Muon leaves to AdamW
+// (embedding, output layer, norms).
+struct OptimizerBytes {
+  double master = 0, states = 0;
+  double total() const { return master + states; }
+};
+OptimizerBytes optimizer_bytes(const core::Training& t, bool matrix = true);
+// optimizer_bytes().total() for an optimizer name with fp32 states (the older signature).
 double optimizer_bytes_per_param(const std::string& optimizer, int param_bytes);
 
-// ZeRO §3.1 / Fig. 1 and Megatron's theoretical_memory_usage.py, per GPU for `params` parameters:
+// ZeRO §3.1 / Fig. 1 and Megatron's theoretical_memory_usage.py, per GPU for `params` parameters
+// of which `trainable` take gradients and optimizer state (K = optimizer bytes per parameter):
 //   none/ddp:        b_p + b_g + K                 (16 with fp16 grads, Megatron's 18 with fp32)
 //   zero1:           b_p + b_g + K/d               (Megatron distributed optimizer: 6 + 12/d)
 //   zero2:           b_p + (b_g + K)/d
 //   zero3/fsdp/hsdp: (b_p + b_g + K)/d             (hsdp: d = the shard group, not r x s)
+ModelStates model_states(double params, double trainable, core::DataParallel dp, std::int64_t shard, int param_bytes,
+                         int grad_bytes, double optimizer_bytes);
 ModelStates model_states(double params, core::DataParallel dp, std::int64_t shard, int param_bytes,
                          int grad_bytes, const std::string& optimizer);
 
@@ -41,6 +55,10 @@ struct Memory {
   std::int64_t grads = 0;        // gradient shards + unsharded accumulated gradients
   std::int64_t optimizer = 0;    // fp32 master weights + optimizer states
   std::int64_t activations = 0;  // saved activations of the in-flight micro-batches + logits
+  // Bytes of this rank's states held off the GPU (training.offload_*), and what crosses the
+  // host link per step for them (docs/simulator.md "Offload, optimizers and frozen weights").
+  std::int64_t offloaded = 0;
+  std::int64_t host_traffic = 0;
   std::int64_t peak = 0;
   std::int64_t capacity = 0;
 };

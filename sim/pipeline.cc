@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
+#include <memory>
 #include <string>
+#include <tuple>
 
 namespace planck::sim {
 namespace {
@@ -213,6 +216,33 @@ Order rank_order(const PipelineInput& in, std::int64_t r) {
   return {};
 }
 
+// Every rank's order of one (schedule, pp, v, m): they depend on nothing else, and enumerate
+// asks for the same few shapes across thousands of layouts, so they are made once per thread
+// and kept (bounded: the cache is emptied past kMaxCachedActions actions).
+using Orders = std::vector<Order>;
+constexpr std::size_t kMaxCachedActions = std::size_t{1} << 21;
+
+std::shared_ptr<const Orders> rank_orders(const PipelineInput& in) {
+  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t>;
+  thread_local std::map<Key, std::shared_ptr<const Orders>> cache;
+  thread_local std::size_t cached_actions = 0;
+  const Key key{static_cast<int>(in.schedule), in.pp, in.virtual_stages, in.micro_batches};
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  auto orders = std::make_shared<Orders>();
+  std::size_t actions = 0;
+  for (std::int64_t r = 0; r < in.pp; ++r) {
+    orders->push_back(rank_order(in, r));
+    actions += orders->back().size();
+  }
+  if (cached_actions + actions > kMaxCachedActions) {
+    cache.clear();
+    cached_actions = 0;
+  }
+  cached_actions += actions;
+  cache.emplace(key, orders);
+  return orders;
+}
+
 }  // namespace
 
 core::Result<ActivationPeaks> activation_peaks(const PipelineInput& in) {
@@ -225,10 +255,11 @@ core::Result<ActivationPeaks> activation_peaks(const PipelineInput& in) {
   ActivationPeaks out;
   out.units.assign(static_cast<std::size_t>(p), 0.0);
   out.in_flight.assign(static_cast<std::size_t>(p), 0);
+  const auto orders = rank_orders(scan);
   for (std::int64_t r = 0; r < p; ++r) {
     double held = 0;
     std::int64_t held_n = 0;
-    for (const Action& a : rank_order(scan, r)) {
+    for (const Action& a : (*orders)[static_cast<std::size_t>(r)]) {
       const double u = in.stages[static_cast<std::size_t>(a.stage)].activation_units;
       if (a.op == Op::kF) {
         held += u;
@@ -243,12 +274,55 @@ core::Result<ActivationPeaks> activation_peaks(const PipelineInput& in) {
   return out;
 }
 
+namespace {
+
+// A makespan-only timeline is a pure function of its input, and enumerate prices the same
+// stages under several data-parallel strategies and gradient syncs: those repeat from here
+// (bounded per thread like the orders).
+struct TimelineKey {
+  int schedule;
+  std::int64_t pp, v, m;
+  double p2p;
+  std::vector<double> stages;  // f, b_input, b_weight per stage
+  bool operator<(const TimelineKey& o) const {
+    return std::tie(schedule, pp, v, m, p2p, stages) < std::tie(o.schedule, o.pp, o.v, o.m, o.p2p, o.stages);
+  }
+};
+constexpr std::size_t kMaxCachedTimelines = 1 << 14;
+
+TimelineKey timeline_key(const PipelineInput& in) {
+  TimelineKey k{static_cast<int>(in.schedule), in.pp, in.virtual_stages, in.micro_batches, in.p2p_s, {}};
+  k.stages.reserve(in.stages.size() * 3);
+  for (const StageTimes& st : in.stages) {
+    k.stages.insert(k.stages.end(), {st.forward_s, st.backward_input_s, st.backward_weight_s});
+  }
+  return k;
+}
+
+core::Result<PipelineTimeline> run_timeline(const PipelineInput& in);
+
+}  // namespace
+
 core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in) {
+  if (!in.makespan_only) return run_timeline(in);
+  thread_local std::map<TimelineKey, PipelineTimeline> cache;
+  TimelineKey key = timeline_key(in);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  auto tl = run_timeline(in);
+  if (!tl) return tl;
+  if (cache.size() >= kMaxCachedTimelines) cache.clear();
+  cache.emplace(std::move(key), *tl);
+  return tl;
+}
+
+namespace {
+
+core::Result<PipelineTimeline> run_timeline(const PipelineInput& in) {
   if (auto st = check_pipeline_shape(in); !st.is_ok()) return st;
   const std::int64_t p = in.pp, m = in.micro_batches, n_stages = p * in.virtual_stages;
   const bool split = splits_weight_grad(in.schedule);
-  std::vector<Order> orders;
-  for (std::int64_t r = 0; r < p; ++r) orders.push_back(rank_order(in, r));
+  const auto shared_orders = rank_orders(in);
+  const Orders& orders = *shared_orders;
   // finish[op][stage * m + mb]; < 0 until the action has run.
   std::vector<double> finish[3];
   for (auto& f : finish) f.assign(static_cast<std::size_t>(n_stages * m), -1.0);
@@ -295,7 +369,9 @@ core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in) {
         clock[r] = start + dur;
         finish[static_cast<int>(a.op)][a.stage * m + a.mb] = clock[r];
         tl.busy_s[r] += dur;
-        tl.actions.push_back({r, a.stage, a.mb, a.op == Op::kF ? 'F' : (a.op == Op::kW ? 'W' : 'B'), start, clock[r]});
+        if (!in.makespan_only) {
+          tl.actions.push_back({r, a.stage, a.mb, a.op == Op::kF ? 'F' : (a.op == Op::kW ? 'W' : 'B'), start, clock[r]});
+        }
       }
     }
     if (!progressed) {
@@ -303,10 +379,12 @@ core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in) {
                                  ": the schedule's per-rank orders wait on each other (internal error)");
     }
   }
-  auto peaks = activation_peaks(in);
-  if (!peaks) return peaks.status();
-  tl.peak_activation = std::move(peaks->units);
-  tl.peak_in_flight = std::move(peaks->in_flight);
+  if (!in.makespan_only) {
+    auto peaks = activation_peaks(in);
+    if (!peaks) return peaks.status();
+    tl.peak_activation = std::move(peaks->units);
+    tl.peak_in_flight = std::move(peaks->in_flight);
+  }
   for (std::int64_t r = 0; r < p; ++r) tl.makespan_s = std::max(tl.makespan_s, clock[r]);
   if (tl.makespan_s > 0) {
     double idle = 0;
@@ -315,6 +393,8 @@ core::Result<PipelineTimeline> simulate_pipeline(const PipelineInput& in) {
   }
   return tl;
 }
+
+}  // namespace
 
 double equal_stage_makespan(PipelineSchedule schedule, std::int64_t pp, std::int64_t v, std::int64_t m, double f,
                             double b, double w) {

@@ -32,6 +32,7 @@ struct PipelineInput {
   std::int64_t micro_batches = 1;
   std::vector<StageTimes> stages;   // pp x virtual_stages entries in model order (stage 0 = embedding)
   double p2p_s = 0;                 // one activation or gradient send between two ranks
+  bool makespan_only = false;       // true: no actions recorded, no activation peaks (pricing only)
 };
 
 // One action as it ran: for drawing the timeline (planck report).

@@ -65,6 +65,7 @@ std::string sim_to_json(const SimResult& r) {
                   {"memory_bound_s", seconds(c.memory_s)},
                   {"recompute_s", seconds(c.recompute_s)},
                   {"optimizer_s", seconds(c.optimizer_s)},
+                  {"host_s", seconds(c.host_s)},
                   {"bubble_s", seconds(c.bubble_s)},
                   {"rank_layers", c.rank_layers},
                   {"recomputed_layers", c.recomputed_layers},
@@ -78,7 +79,8 @@ std::string sim_to_json(const SimResult& r) {
   j["compute"]["linear_dtype"] = core::to_string(c.linear_dtype);
   j["memory"] = {{"params", r.memory.params},           {"grads", r.memory.grads},
                  {"optimizer", r.memory.optimizer},     {"activations", r.memory.activations},
-                 {"peak", r.memory.peak},               {"capacity", r.memory.capacity}};
+                 {"peak", r.memory.peak},               {"capacity", r.memory.capacity},
+                 {"offloaded", r.memory.offloaded},     {"host_traffic", r.memory.host_traffic}};
   j["data_parallel"] = core::to_string(r.schedule.data_parallel);
   j["notes"] = r.notes;
   return j.dump(2) + "\n";

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <limits>
 
+#include "core/base/format.h"
 #include "core/base/saturating.h"
 #include "core/mesh/roles.h"
 #include "sim/compute.h"
+#include "sim/format.h"
 #include "sim/ep_overlap.h"
 #include "sim/model.h"
 #include "sim/overlap.h"
@@ -49,9 +51,16 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   c.memory_s = m * (layers.forward.memory_s + layers.backward.memory_s + head.forward.memory_s + head.backward.memory_s);
   c.recompute_s = m * layers.recompute.total_s();
   // Optimizer step over this rank's parameter shard (the optimizer states memory already holds it).
-  const double opt_bytes = optimizer_bytes_per_param(tr.optimizer, core::dtype_bytes(tr.param_dtype));
-  c.optimizer_s = opt_bytes > 0 ? optimizer_times(gpu, static_cast<double>(mem.optimizer) / opt_bytes).memory_s : 0;
+  // It moves what an AdamW step over the same shard would, scaled by the optimizer's bytes
+  // (sim/memory.h optimizer_bytes; AdamW with fp32 master: 12 a parameter). An offloaded step
+  // runs on the host (its CPU time is not priced; simulate notes it).
+  const double opt_bytes = optimizer_bytes(tr).total();
+  if (opt_bytes > 0 && mem.optimizer > 0) {
+    const double shard = static_cast<double>(mem.optimizer) / opt_bytes;
+    c.optimizer_s = optimizer_times(gpu, shard * (4 + opt_bytes) / 16.0).memory_s;
+  }
   c.memory_s += c.optimizer_s;
+  if (gpu.host_gbps > 0) c.host_s = static_cast<double>(mem.host_traffic) / (gpu.host_gbps * 1e9);
   c.layers_forward_s = layers.forward.total_s();
   c.layers_backward_s = layers.backward.total_s() + layers.recompute.total_s();
   c.head_forward_s = head.forward.total_s();
@@ -198,7 +207,7 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   compute_only.last_b = c.head_backward_s;
   const double work = m * busiest_rank_per_micro_batch(pipeline_input(compute_only));
   r.step.compute_time_s = work + ps.bubble_s + c.optimizer_s;
-  r.step.step_time_s = ps.makespan_s + c.optimizer_s + ex.step_s;
+  r.step.step_time_s = ps.makespan_s + c.optimizer_s + c.host_s + ex.step_s;
   r.step.exposed_comm_time_s = std::max(0.0, r.step.step_time_s - r.step.compute_time_s);
   const StepInterval band = step_interval(plan.training.value_or(core::Training{}), r.step.step_time_s);
   r.step.step_time_low_s = band.low_s;
@@ -210,6 +219,14 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
     r.mfu = peak > 0 ? r.tflops_per_gpu * 1e12 / peak : 0;
   }
   r.notes.insert(r.notes.begin(), schedule.notes.begin(), schedule.notes.end());
+  if (r.memory.host_traffic > 0) {
+    r.notes.push_back(gpu.host_gbps > 0
+                          ? "offload: " + core::format_bytes(r.memory.host_traffic) + " a step over the host link at " +
+                                std::to_string(static_cast<int>(gpu.host_gbps)) + " GB/s (" + human_seconds(c.host_s) +
+                                ", not overlapped); the host's optimizer step and any NVMe traffic are not priced"
+                          : "offload: " + core::format_bytes(r.memory.host_traffic) +
+                                " a step over the host link, not priced (the GPU gives no host_gbps)");
+  }
   if (plan.training && plan.training->param_dtype == core::DType::kFp8 && plan.training->fp8 == core::Fp8Recipe::kNone) {
     r.notes.push_back("param_dtype fp8 stores every parameter, gradient bucket and activation in 1 byte, which no "
                       "framework's FP8 recipe does; FP8 training (bf16 weights, FP8 linears) is training.fp8");

@@ -59,6 +59,9 @@ struct StepTime {
 struct ComputeBreakdown {
   double gemm_s = 0, attention_s = 0, memory_s = 0, recompute_s = 0;
   double optimizer_s = 0;
+  // Offloaded states crossing the GPU's host link (memory.host_traffic at host_gbps), not
+  // overlapped with compute (docs/simulator.md "Offload, optimizers and frozen weights").
+  double host_s = 0;
   double bubble_s = 0;
   double layers_forward_s = 0, layers_backward_s = 0;
   double head_forward_s = 0, head_backward_s = 0;

@@ -98,7 +98,8 @@ double closed_form_makespan(const PipelineInput& in) {
 }
 
 core::Result<PipelineStep> pipeline_step(const StageCosts& c, bool use_timeline) {
-  const PipelineInput in = pipeline_input(c);
+  PipelineInput in = pipeline_input(c);
+  in.makespan_only = true;  // the step needs the makespan; memory has its own activation_peaks
   if (in.pp > 1) {
     if (auto st = check_pipeline_shape(in); !st.is_ok()) return st;
   }

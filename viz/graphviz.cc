@@ -1,9 +1,13 @@
-// Graphviz's C API with statically linked plugins (docs/sources/ecosystem.md §1.1):
+// Graphviz's C API with its plugins registered by us (docs/sources/ecosystem.md §1.1):
 // gvContextPlugins(builtins, 0) registers exactly the plugins listed here and never reads
-// config6a, so rendering works on a box where `dot -c` was never run.
+// config6a, so rendering works on a box where `dot -c` was never run. The plugins are opened
+// with dlopen from Graphviz's plugin directory when the first diagram is drawn (in the child
+// that draws it, render_dot), not linked: pango's plugin alone maps cairo, pango, fontconfig and
+// X11, some 35 libraries that every other planck command would load at start-up for nothing.
 
 #include "viz/graphviz.h"
 
+#include <dlfcn.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,26 +18,42 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 #include <graphviz/gvplugin.h>
 
-extern "C" {
-extern gvplugin_library_t gvplugin_dot_layout_LTX_library;
-extern gvplugin_library_t gvplugin_core_LTX_library;
-extern gvplugin_library_t gvplugin_pango_LTX_library;
-}
-
 namespace planck::viz {
 namespace {
 
 // dot_layout = the `dot` engine; core = svg/dot writers; pango = cairo (png) and text metrics.
-lt_symlist_t kBuiltins[] = {
-    {"gvplugin_dot_layout_LTX_library", &gvplugin_dot_layout_LTX_library},
-    {"gvplugin_core_LTX_library", &gvplugin_core_LTX_library},
-    {"gvplugin_pango_LTX_library", &gvplugin_pango_LTX_library},
-    {nullptr, nullptr}};
+constexpr const char* kPlugins[] = {"dot_layout", "core", "pango"};
+constexpr std::size_t kPluginCount = sizeof kPlugins / sizeof kPlugins[0];
+
+// The plugins' library tables, or an error naming the one that could not be opened.
+core::Result<std::vector<lt_symlist_t>> plugin_symbols() {
+  std::vector<lt_symlist_t> out;
+  for (const char* name : kPlugins) {
+    const std::string file = std::string(PLANCK_GV_PLUGIN_DIR) + "/libgvplugin_" + name + ".so.6";
+    void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char* why = dlerror();
+      return core::Status::error("graphviz plugin " + file + " could not be loaded (" + (why ? why : "?") +
+                                 "): apt-get install libgvc6");
+    }
+    const std::string symbol = std::string("gvplugin_") + name + "_LTX_library";
+    void* library = dlsym(handle, symbol.c_str());
+    if (!library) return core::Status::error("graphviz plugin " + file + " has no " + symbol);
+    // Graphviz keeps the names it is given: they live as long as the process (static storage).
+    static std::string names[kPluginCount];
+    names[out.size()] = symbol;
+    out.push_back({names[out.size()].c_str(), library});
+  }
+  out.push_back({nullptr, nullptr});
+  return out;
+}
 
 std::mutex& graphviz_mutex() {
   static std::mutex m;
@@ -57,9 +77,17 @@ struct GraphDeleter {
   void operator()(Agraph_t* g) const { agclose(g); }
 };
 
-GVC_t* context() {
-  // One context for the process: creating one costs plugin registration every time.
-  static std::unique_ptr<GVC_t, GvcDeleter> gvc(gvContextPlugins(kBuiltins, 0));
+// One context for the process: creating one costs plugin registration every time.
+core::Result<GVC_t*> context() {
+  static std::unique_ptr<GVC_t, GvcDeleter> gvc;
+  static std::vector<lt_symlist_t> builtins;
+  if (!gvc) {
+    auto symbols = plugin_symbols();
+    if (!symbols) return symbols.status();
+    builtins = std::move(*symbols);
+    gvc.reset(gvContextPlugins(builtins.data(), 0));
+  }
+  if (!gvc) return core::Status::error("graphviz: cannot create a rendering context");
   return gvc.get();
 }
 
@@ -78,8 +106,9 @@ core::Result<std::string> render_here(const std::string& dot, Format format) {
     ~Restore() { agseterrf(f); }
   } restore{previous};
 
-  GVC_t* gvc = context();
-  if (gvc == nullptr) return core::Status::error("graphviz: cannot create a rendering context");
+  auto made = context();
+  if (!made) return made.status();
+  GVC_t* gvc = *made;
   std::unique_ptr<Agraph_t, GraphDeleter> graph(agmemread(dot.c_str()));
   if (!graph) {
     return core::Status::error("graphviz could not parse the generated DOT: " + trimmed(graphviz_errors()));

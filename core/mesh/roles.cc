@@ -171,11 +171,23 @@ Degrees degrees(const Mesh& mesh) {
   return d;
 }
 
+namespace {
+
+// The size of one communicator over `dims` (distinct names, as the role functions return them),
+// without building the GroupSet: enumerate asks for it for every candidate layout.
+std::int64_t group_size_of(const Mesh& mesh, const std::vector<std::string>& dims) {
+  std::int64_t n = 1;
+  for (const auto& d : dims) n *= mesh.size(d);
+  return n;
+}
+
+}  // namespace
+
 ExpertDegrees expert_degrees(const Plan& plan, const Mesh& mesh) {
   ExpertDegrees e;
-  e.ep = mesh.groups(expert_parallel_dims(plan, mesh)).group_size();
+  e.ep = group_size_of(mesh, expert_parallel_dims(plan, mesh));
   e.etp = std::max<std::int64_t>(1, expert_tp(plan, mesh));
-  e.edp = mesh.groups(expert_data_parallel_dims(plan, mesh)).group_size();
+  e.edp = group_size_of(mesh, expert_data_parallel_dims(plan, mesh));
   return e;
 }
 

@@ -101,6 +101,28 @@ const std::vector<std::string>& fp8_recipe_names() {
   return names;
 }
 
+const char* to_string(OffloadDevice v) {
+  switch (v) {
+    case OffloadDevice::kNone: return "none";
+    case OffloadDevice::kCpu: return "cpu";
+    case OffloadDevice::kNvme: return "nvme";
+  }
+  return "none";
+}
+
+std::optional<OffloadDevice> parse_offload_device(std::string_view s) {
+  for (auto v : {OffloadDevice::kNone, OffloadDevice::kCpu, OffloadDevice::kNvme}) {
+    if (lower(s) == to_string(v)) return v;
+  }
+  return std::nullopt;
+}
+
+const std::vector<std::string>& optimizer_names() {
+  static const std::vector<std::string> names = {"adamw", "adam",  "adam8bit",   "adafactor", "lamb",
+                                                 "sgd",   "lion",  "muon",       "onebit_adam"};
+  return names;
+}
+
 std::optional<Attention> parse_attention(std::string_view s) {
   for (auto v : {Attention::kFlash, Attention::kStandard}) {
     if (s == to_string(v)) return v;

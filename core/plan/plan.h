@@ -44,6 +44,9 @@ enum class Stack { kMegatron, kTorchtitanEager, kTorchtitanCompile, kFsdp1, kFsd
 // flash backend, which is FA2), fa1 (FlashAttention-1 and the FA1-era Triton kernel MPT's
 // attn_impl "triton" runs), fa3 (FlashAttention-3, Hopper), cudnn (cuDNN fused attention).
 enum class AttentionKernel { kFa2, kFa1, kFa3, kCudnn, kSdpa };
+// Where states live when not on the GPU (DeepSpeed offload_optimizer / offload_param device,
+// FSDP2 CPUOffloadPolicy): none = on the GPU.
+enum class OffloadDevice { kNone, kCpu, kNvme };
 
 const char* to_string(DataParallel v);
 const char* to_string(PipelineSchedule v);
@@ -59,6 +62,7 @@ std::optional<AttentionKernel> parse_attention_kernel(std::string_view s);
 const std::vector<std::string>& stack_names();
 const std::vector<std::string>& attention_kernel_names();
 bool stack_fuses_memory_bound_ops(Stack v);
+const char* to_string(OffloadDevice v);
 int dtype_bytes(DType v);
 std::optional<DataParallel> parse_data_parallel(std::string_view s);
 std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view s);  // case-insensitive, torchtitan names too
@@ -68,6 +72,10 @@ std::optional<DType> parse_dtype(std::string_view s);  // fp32|float32, bf16|bfl
 std::optional<Attention> parse_attention(std::string_view s);
 std::optional<Fp8Recipe> parse_fp8_recipe(std::string_view s);  // case-insensitive
 const std::vector<std::string>& fp8_recipe_names();              // every recipe, "none" first
+std::optional<OffloadDevice> parse_offload_device(std::string_view s);  // none|cpu|nvme
+// Optimizers planck prices (training.optimizer), by per-parameter state bytes and step traffic
+// (sim/memory.h optimizer_state_bytes).
+const std::vector<std::string>& optimizer_names();
 
 // How fast kernels run on a GPU relative to its peaks (sim/compute.h, docs/simulator.md
 // "Compute model"). GEMM efficiency = gemm_max x f(M) f(N) f(K) with f(x) = x / (x + gemm_half_dim);
@@ -91,6 +99,7 @@ struct GpuSpec {
   double nic_gbps = 0;      // inter-node, per direction per GPU
   double fp8_tflops = 0;    // dense; 0 = no FP8 tensor cores (FP8 GEMMs run at the BF16 rate)
   double hbm_gbps = 0;      // HBM bandwidth, GB/s
+  double host_gbps = 0;     // GPU <-> host link (PCIe), per direction, GB/s; 0 = unknown (offload unpriced)
   ComputeCurve compute;
 };
 
@@ -182,7 +191,22 @@ struct Training {
   GradSync grad_sync = GradSync::kLastMicrobatch;
   DType param_dtype = DType::kBf16;
   DType reduce_dtype = DType::kFp32;
-  std::string optimizer = "adamw";
+  std::string optimizer = "adamw";  // one of optimizer_names()
+  // Optimizer states in this dtype (fp32; bf16: DeepSpeed bf16_optimizer_states).
+  DType optimizer_state_dtype = DType::kFp32;
+  // The optimizer's master copy of the weights: absent = fp32 when param_dtype is 16-bit (none
+  // when it is fp32); bf16 = DeepSpeed bf16_master_weights_and_grads.
+  std::optional<DType> master_dtype;
+  // Offloaded states leave GPU memory and cross the host link every step (docs/simulator.md
+  // "Offload"): optimizer = master weights + optimizer states (+ the step itself on the host);
+  // params = the parameter shards (ZeRO-3 offload_param, FSDP2 CPUOffloadPolicy).
+  OffloadDevice offload_optimizer = OffloadDevice::kNone;
+  OffloadDevice offload_params = OffloadDevice::kNone;
+  // Frozen base weights (Megatron --freeze-LM, a PEFT fine-tune): no gradients, optimizer states
+  // or gradient collectives for the model's weights. lora_rank > 0 adds LoRA adapters of that
+  // rank on every linear of each transformer layer, which train (and imply frozen).
+  bool frozen = false;
+  std::int64_t lora_rank = 0;
   Checkpointing activation_checkpointing = Checkpointing::kNone;
   // With activation_checkpointing full, only some transformer layers recompute (absent: all):
   // every N-th layer of a rank (torchtitan selective_ac_option = "N", layer SAC), or the first N

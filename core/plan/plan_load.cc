@@ -17,7 +17,7 @@ constexpr std::int64_t kMaxRank = kMaxWorld;
 const std::vector<std::string> kTopKeys = {"format", "name", "notes", "cluster", "mesh", "parallelism",
                                            "model", "training", "rank_program", "groups"};
 const std::vector<std::string> kGpuKeys = {"preset",   "name",       "memory_bytes", "bf16_tflops", "nvlink_gbps",
-                                           "nic_gbps", "fp8_tflops", "hbm_gbps",     "compute"};
+                                           "nic_gbps", "fp8_tflops", "hbm_gbps",     "host_gbps", "compute"};
 const std::vector<std::string> kModelIntKeys = {
     "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "head_dim", "experts", "experts_per_token",
     "moe_ffn_hidden", "shared_experts", "dense_layers", "position_embeddings", "q_lora_rank", "kv_lora_rank",
@@ -150,6 +150,9 @@ std::optional<GpuSpec> Loader::gpu(const nlohmann::json& v, const std::string& p
   }
   if (v.contains("hbm_gbps")) {
     if (auto x = r_.number(v["hbm_gbps"], ptr + "/hbm_gbps", 1e-6, 1e7)) g.hbm_gbps = *x;
+  }
+  if (v.contains("host_gbps")) {
+    if (auto x = r_.number(v["host_gbps"], ptr + "/host_gbps", 1e-6, 1e7)) g.host_gbps = *x;
   }
   if (v.contains("compute")) compute_curve(v["compute"], ptr + "/compute", g.compute);
   return g;

@@ -12,6 +12,10 @@ namespace {
 // 989 / 1979 / 3350; H200 989 / 1979 / 4800; B200 2250 / 4500 / 8000, 180 GB per GPU in a DGX
 // B200); NVLink per direction per GPU (NVLink3 300 GB/s, NVLink4 450, H800's cut-down NVLink 200,
 // NVLink5 900); NIC per GPU (400 Gb/s NDR = 50 GB/s; 200 Gb/s HDR per A100 = 25 GB/s).
+// Host link (host_gbps, GPU <-> CPU memory, per direction): PCIe Gen5 x16 128 GB/s both
+// directions = 64 per direction on H100 SXM, H200 and H800 (NVIDIA H100 and H200 datasheets,
+// "PCIe Gen5: 128GB/s"), PCIe Gen4 64 GB/s = 32 on A100 80GB SXM (A100 datasheet, "PCIe Gen4:
+// 64GB/s"); DGX B200's hosts (Xeon Platinum 8570) are PCIe Gen5, so 64 there too.
 // "cpu" describes an MPI run on one host: shared memory as the intra-node link, a 10 GbE NIC.
 // H800 (the export H100 SXM): H100's memory, dense BF16/FP8 and HBM, NVLink cut to 400 GB/s both
 // directions (200 per direction), one 400 Gb/s IB NIC per GPU; the DeepSeek-V3 report (§3.2.2)
@@ -42,20 +46,20 @@ constexpr ComputeCurve kAmpere{0.780, 128, 0.624, 500, 0.8, 0.780};
 constexpr ComputeCurve kHopper{0.630, 128, 0.343, 550, 0.8, 0.608};
 constexpr ComputeCurve kBlackwell{0.630 * 77.6 / 80.3, 128, 0.343, 550, 0.8, 0.608 * 77.6 / 80.3};
 const GpuSpec kGpus[] = {
-    {"h100-sxm", 81559LL * 1024 * 1024, 989.0, 450.0, 50.0, 1979.0, 3350.0, kHopper},
+    {"h100-sxm", 81559LL * 1024 * 1024, 989.0, 450.0, 50.0, 1979.0, 3350.0, 64.0, kHopper},
     // torchtitan's benchmark part: H100 with 96 GB HBM2e at "2.4 TB/sec peak", capped at 500 W
     // (pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md, "Grand Teton"). No clock
     // under the cap is published, so its tensor-core peak stays the SXM5's 989 TFLOP/s: what
-    // the cap costs is in its validation error (docs/simulator.md, "Validation").
-    {"h100-96g-500w", 96LL * 1024 * 1024 * 1024, 989.0, 450.0, 50.0, 1979.0, 2400.0, kHopper},
-    {"h200", 143771LL * 1024 * 1024, 989.0, 450.0, 50.0, 1979.0, 4800.0, kHopper},
-    {"h800", 81559LL * 1024 * 1024, 989.0, 200.0, 50.0, 1979.0, 3350.0, kHopper},
-    {"a100-80g", 81920LL * 1024 * 1024, 312.0, 300.0, 25.0, 0.0, 2039.0, kAmpere},
-    // A100 SXM4 40 GB: the 80 GB part's SMs and clocks with HBM2 at 1,555 GB/s (NVIDIA A100
-    // datasheet); llm-foundry's A100-40GB rows (tests/data/published/runs_new.csv).
-    {"a100-40g", 40LL * 1024 * 1024 * 1024, 312.0, 300.0, 25.0, 0.0, 1555.0, kAmpere},
-    {"b200", 180LL * 1000 * 1000 * 1000, 2250.0, 900.0, 50.0, 4500.0, 8000.0, kBlackwell},
-    {"cpu", 16LL * 1024 * 1024 * 1024, 1.0, 10.0, 1.25, 0.0, 20.0, ComputeCurve{}},
+    // the cap costs is in its validation error (docs/simulator.md, "Validation"). PCIe as the SXM5's.
+    {"h100-96g-500w", 96LL * 1024 * 1024 * 1024, 989.0, 450.0, 50.0, 1979.0, 2400.0, 64.0, kHopper},
+    {"h200", 143771LL * 1024 * 1024, 989.0, 450.0, 50.0, 1979.0, 4800.0, 64.0, kHopper},
+    {"h800", 81559LL * 1024 * 1024, 989.0, 200.0, 50.0, 1979.0, 3350.0, 64.0, kHopper},
+    {"a100-80g", 81920LL * 1024 * 1024, 312.0, 300.0, 25.0, 0.0, 2039.0, 32.0, kAmpere},
+    // A100 SXM4 40 GB: the 80 GB part's SMs, clocks and PCIe with HBM2 at 1,555 GB/s (NVIDIA
+    // A100 datasheet); llm-foundry's A100-40GB rows (tests/data/published/runs_new.csv).
+    {"a100-40g", 40LL * 1024 * 1024 * 1024, 312.0, 300.0, 25.0, 0.0, 1555.0, 32.0, kAmpere},
+    {"b200", 180LL * 1000 * 1000 * 1000, 2250.0, 900.0, 50.0, 4500.0, 8000.0, 64.0, kBlackwell},
+    {"cpu", 16LL * 1024 * 1024 * 1024, 1.0, 10.0, 1.25, 0.0, 20.0, 20.0, ComputeCurve{}},
 };
 
 // A decoder-only transformer's shape; every preset below starts from one.

@@ -11,7 +11,7 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
       v, "/training",
       {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
        "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8", "stack", "attention_kernel",
-       "mfu"});
+       "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
   if (v.contains("micro_batch")) {
@@ -36,7 +36,31 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
     }
   }
   if (v.contains("optimizer")) {
-    if (auto s = r_.choice(v["optimizer"], "/training/optimizer", {"adamw", "adam", "sgd"})) t.optimizer = *s;
+    if (auto s = r_.choice(v["optimizer"], "/training/optimizer", optimizer_names())) t.optimizer = *s;
+  }
+  // Optimizer precision: states and master weights in fp32 or bf16 (DeepSpeed bf16_optimizer_states,
+  // bf16_master_weights_and_grads).
+  if (v.contains("optimizer_state_dtype")) {
+    if (auto s = r_.choice(v["optimizer_state_dtype"], "/training/optimizer_state_dtype", {"fp32", "bf16"})) {
+      t.optimizer_state_dtype = *parse_dtype(*s);
+    }
+  }
+  if (v.contains("master_dtype")) {
+    if (auto s = r_.choice(v["master_dtype"], "/training/master_dtype", {"fp32", "bf16"})) {
+      t.master_dtype = *parse_dtype(*s);
+    }
+  }
+  for (auto [key, field] : {std::pair{"offload_optimizer", &t.offload_optimizer},
+                            std::pair{"offload_params", &t.offload_params}}) {
+    if (!v.contains(key)) continue;
+    const std::string p = std::string("/training/") + key;
+    if (auto s = r_.choice(v[key], p, {"none", "cpu", "nvme"})) *field = *parse_offload_device(*s);
+  }
+  if (v.contains("frozen")) {
+    if (auto b = r_.boolean(v["frozen"], "/training/frozen")) t.frozen = *b;
+  }
+  if (v.contains("lora_rank")) {
+    if (auto n = r_.integer(v["lora_rank"], "/training/lora_rank", 1, 1 << 20)) t.lora_rank = *n;
   }
   if (v.contains("activation_checkpointing")) {
     if (auto s = r_.choice(v["activation_checkpointing"], "/training/activation_checkpointing",

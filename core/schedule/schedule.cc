@@ -6,6 +6,7 @@
 
 #include "core/base/saturating.h"
 #include "core/plan/presets.h"
+#include "core/plan/trainable.h"
 #include "core/mesh/placement.h"
 #include "core/mesh/roles.h"
 
@@ -279,9 +280,13 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   // --- data-parallel family -------------------------------------------------------------
   const DataParallel dp = s.data_parallel;
   const std::optional<std::int64_t> bucket = plan.parallelism.dp_bucket_params;
+  // Frozen weights (training.frozen, LoRA's base) take no gradient: no gradient reduction and no
+  // updated-parameter gather for them; FSDP still gathers them to compute (core/plan/trainable.h).
+  const bool frozen = base_frozen(tr);
   for (const ParamClass* pc : {&dense, &experts}) {
     const bool is_dense = pc == &dense;
     if (pc->total() <= 0) continue;
+    if (frozen && dp != DataParallel::kFsdp && dp != DataParallel::kZero3 && dp != DataParallel::kHsdp) continue;
     auto dims_of = [&](const char* role) { return param_sync_dims(plan, mesh, role, is_dense); };
     const std::string tag = m.is_moe() ? std::string(" of ") + pc->label + " parameters" : std::string();
     if (dp == DataParallel::kNone || dp == DataParallel::kDdp) {
@@ -343,6 +348,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
           lo.add("fsdp", shard, CollOp::kAllGather, Phase::kBackward, to_bytes(u.params, bp), sat_mul(u.count, k), bp,
                  "parameter re-gather in backward, " + what);
         }
+        if (frozen) continue;
         const bool hsdp = dp == DataParallel::kHsdp;
         lo.repeats((hsdp ? rs_every : every) ? k : 1);
         lo.add("fsdp", shard, CollOp::kReduceScatter, Phase::kBackward, to_bytes(u.params, bg),
@@ -355,6 +361,21 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
         }
       }
     }
+  }
+
+  if (tr.lora_rank > 0 && dp != DataParallel::kNone) {
+    // LoRA adapters' gradients, all-reduced once a step over the data-parallel ranks (small
+    // enough that their sharding does not change the volume much).
+    std::vector<std::string> dims = param_sync_dims(plan, mesh, dp == DataParallel::kDdp ? "dp" : "fsdp", true);
+    for (const auto& r : param_sync_dims(plan, mesh, "replicate", true)) {
+      if (std::find(dims.begin(), dims.end(), r) == dims.end()) dims.push_back(r);
+    }
+    const double adapters = (static_cast<double>(rp.dense_layers) * lora_layer_params(m, false, tr.lora_rank) +
+                             static_cast<double>(rp.moe_layers) * lora_layer_params(m, true, tr.lora_rank)) /
+                            static_cast<double>(std::max<std::int64_t>(1, d.tp));
+    lo.repeats(1);
+    lo.add("dp", dims, CollOp::kAllReduce, Phase::kBackward, to_bytes(adapters, bg), 1, bg,
+           "LoRA adapter gradient all-reduce");
   }
 
   // --- tensor parallel (Megatron), per layer per micro-batch -----------------------------

@@ -1,6 +1,6 @@
-// cuBLAS implementation of exec/gemm_timer.h.
+// cuBLAS implementation of exec/gemm_timer.h, compiled into the GPU plugin (exec/gpu_plugin.h).
 
-#include "exec/gemm_timer.h"
+#include "exec/cuda/gemm_timer_cublas.h"
 
 #include <algorithm>
 
@@ -16,7 +16,7 @@ core::Status cuda_error(const char* what, cudaError_t e) {
 
 }  // namespace
 
-core::Result<GemmTimings> time_gemms(const std::vector<GemmShape>& shapes, int warmup, int iters) {
+core::Result<GemmTimings> cublas_time_gemms(const std::vector<GemmShape>& shapes, int warmup, int iters) {
   int devices = 0;
   if (cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0) {
     return core::Status::error(std::string("no CUDA GPU on this host (cudaGetDeviceCount: ") +

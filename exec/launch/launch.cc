@@ -8,9 +8,7 @@
 #include "exec/mpi/world.h"
 #include "exec/socket_traffic.h"
 #endif
-#if PLANCK_HAVE_NCCL
-#include "exec/nccl/world.h"
-#endif
+#include "exec/gpu_plugin.h"
 
 namespace planck::exec {
 
@@ -19,9 +17,7 @@ std::string built_backends() {
 #if PLANCK_HAVE_MPI
   s += "mpi";
 #endif
-#if PLANCK_HAVE_NCCL
-  s += ", nccl";
-#endif
+  if (!gpu_plugin_path().empty()) s += std::string(s.empty() ? "" : ", ") + "nccl (plugin " + gpu_plugin_path() + ")";
   return s.empty() ? "none" : s;
 }
 
@@ -43,18 +39,23 @@ bool under_launcher() { return launcher_rank_variable() != nullptr; }
 
 core::Result<Launch> launch(const LaunchOptions& o) {
   std::string backend = o.backend;
-#if PLANCK_HAVE_NCCL
-  if (backend.empty()) backend = nccl::visible_gpus() > 0 ? "nccl" : "mpi";
-#else
-  if (backend.empty()) backend = "mpi";
-#endif
-  if (backend != "mpi" && backend != "nccl") {
+  if (backend != "" && backend != "mpi" && backend != "nccl") {
     return core::Status::error("unknown backend '" + backend + "': use mpi or nccl");
   }
-  if (backend == "nccl" && !PLANCK_HAVE_NCCL) {
-    return core::Status::error("--backend nccl: this planck was built without NCCL (built backends: " +
-                               built_backends() + "); configure with CUDA and NCCL installed (-DPLANCK_WITH_NCCL=ON)");
+  // NCCL comes from the GPU plugin: asked for, it must load and see a GPU; by default it is used
+  // when it loads and sees one, and MPI otherwise (a CPU host never maps a CUDA library).
+  const GpuPlugin* gpu = nullptr;
+  if (backend != "mpi" && !gpu_plugin_path().empty()) {
+    auto p = load_gpu_plugin();
+    if (p && (*p)->visible_gpus() > 0) gpu = *p;
+    if (backend == "nccl" && !p) return core::Status::error("--backend nccl: " + p.message());
   }
+  if (backend == "nccl" && !gpu) {
+    if (gpu_plugin_path().empty()) return core::Status::error("--backend nccl: " + load_gpu_plugin().message());
+    return core::Status::error("--backend nccl: no CUDA device is visible on this host (no GPU, or no driver): "
+                               "run on GPU hosts, or use --backend mpi");
+  }
+  if (backend.empty()) backend = gpu ? "nccl" : "mpi";
 #if !PLANCK_HAVE_MPI
   (void)o;
   return core::Status::error("this planck was built without MPI, which every backend needs to start its ranks: "
@@ -98,8 +99,7 @@ core::Result<Launch> launch(const LaunchOptions& o) {
     L.world = std::move(*w);
     return L;
   }
-#if PLANCK_HAVE_NCCL
-  auto n = nccl::init(**w, local_rank, o.timeout);
+  auto n = gpu->nccl_init(**w, local_rank, o.timeout);
   if (!n) return n.status();
   L.world = std::move(*n);
   L.bootstrap = std::move(*w);
@@ -118,9 +118,6 @@ core::Result<Launch> launch(const LaunchOptions& o) {
     L.wire_unavailable = why;
   }
   return L;
-#else
-  return core::Status::error("NCCL backend not built");
-#endif
 #endif
 }
 

@@ -86,6 +86,38 @@ tp_line=$(grep -n -- '--tensor-model-parallel-size 8' "$gpt3" | cut -d: -f1)
 grep -q "train_gpt3_175b_distributed.sh:$tp_line:1: error\[mesh-world-mismatch\]" "$tmp/out" ||
   { echo "FAIL: gpt3 mesh-world-mismatch not at line $tp_line"; cat "$tmp/out"; fail=1; }
 expect 0 "verify sc21 script through its sourced files" -- "$planck" verify "$data/megatron-lm/sc21/run_figure_15.sh" --nodes 4 --gpus-per-node 8
+# Issue 30: what planck does not price is a warning at its line (exit 0), and --strict fails on it.
+nvlm=$data/megatron-lm/nvlm/pretrain_qwen20_72b_internvit_6b.sh
+expect 0 "verify nvlm 72b with frozen towers" -- "$planck" verify "$nvlm" --nodes 1 --gpus-per-node 8
+vis_line=$(grep -n -- '--vision-model-type' "$nvlm" | cut -d: -f1)
+grep -q "pretrain_qwen20_72b_internvit_6b.sh:$vis_line:1: warning\[setting-unmodelled\]" "$tmp/out" ||
+  { echo "FAIL: --vision-model-type not a setting-unmodelled warning at line $vis_line"; cat "$tmp/out"; fail=1; }
+expect 1 "verify nvlm --strict" -- "$planck" verify "$nvlm" --nodes 1 --gpus-per-node 8 --strict
+sed 's/"offload_param"/"offload_parm"/' "$data/deepspeed/llamafactory_ds_z3_offload_config.json" >"$tmp/typo.json"
+expect 0 "verify deepspeed typo" -- "$planck" verify "$tmp/typo.json" --nodes 1 --gpus-per-node 8
+grep -q "typo.json:24:1: warning\[unknown-key\].*did you mean 'offload_param'" "$tmp/out" ||
+  { echo "FAIL: misspelt DeepSpeed key not an unknown-key warning at line 24"; cat "$tmp/out"; fail=1; }
+# Offload is priced in time: LLaMA-Factory's ZeRO-3 offload with Llama-3-70B on 8 H100s moves
+# the bf16 parameter shard in twice (forward, backward), the gradient shard out and the updated
+# shard back: 8 bytes x 70.55e9 parameters / 8 ranks a step over PCIe Gen5 at 64 GB/s = 1.10 s.
+expect 0 "import deepspeed offload" -- "$planck" import deepspeed "$data/deepspeed/llamafactory_ds_z3_offload_config.json" --nodes 1 --gpus-per-node 8 --model llama3-70b -o "$tmp/offload.json"
+python3 - "$tmp/offload.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["training"].update({"seq_len": 2048, "micro_batch": 1, "global_batch": 8, "grad_accumulation": 1, "activation_checkpointing": "full"})
+json.dump(p, open(sys.argv[1], "w"))
+PY
+expect 0 "simulate deepspeed offload" -- "$planck" simulate "$tmp/offload.json" --format json
+python3 - "$tmp/out" <<'PY' || { echo "FAIL: offload host-link time is not the closed form"; fail=1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+layer = 2 * 8192 * 8192 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192
+params = 80 * layer + 2 * 128256 * 8192 + 8192
+assert r["memory"]["optimizer"] == 0, r["memory"]
+assert abs(r["memory"]["host_traffic"] - params * 8 / 8) < 1e-6 * params, r["memory"]
+assert abs(r["compute"]["host_s"] - params * 8 / 8 / 64e9) < 1e-3, r["compute"]
+assert any("offload:" in n for n in r["notes"]), r["notes"]
+PY
 printf 'hello\n' >"$tmp/what.txt"
 expect 2 "verify unrecognised input" -- "$planck" verify "$tmp/what.txt"
 grep -q -- "--framework" "$tmp/err" || { echo "FAIL: unrecognised input does not suggest --framework"; fail=1; }

@@ -219,3 +219,49 @@ TEST_CASE("pipeline_activation_peaks_match_the_full_timeline") {
     }
   }
 }
+
+// makespan_only (what enumerate and simulate's step price with) reuses the orders and the
+// timelines of inputs seen before: every answer equals the full timeline's for the same input,
+// including inputs that differ from a cached one only in one stage's times or the p2p time,
+// and the by-hand 1F1B case above (15 s; 16 s with a 0.5 s hop) in between.
+TEST_CASE("pipeline_makespan_only_equals_the_full_timeline_across_repeated_inputs") {
+  std::vector<PipelineInput> inputs;
+  for (auto s : {PipelineSchedule::k1F1B, PipelineSchedule::kInterleaved1F1B, PipelineSchedule::kInterleavedZb,
+                 PipelineSchedule::kZbv}) {
+    const std::int64_t v = s == PipelineSchedule::kZbv ? 2 : (s == PipelineSchedule::k1F1B ? 1 : 3);
+    for (std::int64_t m : {4, 8}) inputs.push_back(equal(s, 4, v, m, 1.0, 2.0, s == PipelineSchedule::k1F1B ? 0 : 0.5));
+  }
+  PipelineInput hand;
+  hand.schedule = PipelineSchedule::k1F1B;
+  hand.pp = 2;
+  hand.micro_batches = 2;
+  hand.stages = {StageTimes{1, 2, 0, 1}, StageTimes{2, 4, 0, 3}};
+  inputs.push_back(hand);
+  hand.p2p_s = 0.5;
+  inputs.push_back(hand);
+  PipelineInput slower_stage = inputs.front();
+  slower_stage.stages[2].forward_s = 3.0;
+  inputs.push_back(slower_stage);
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass answers from the caches
+    for (const PipelineInput& in : inputs) {
+      PipelineInput quick = in;
+      quick.makespan_only = true;
+      const PipelineTimeline full = run(in), fast = run(quick);
+      CAPTURE(planck::core::to_string(in.schedule));
+      CAPTURE(in.micro_batches);
+      CHECK(fast.makespan_s == doctest::Approx(full.makespan_s));
+      CHECK(fast.bubble_fraction == doctest::Approx(full.bubble_fraction));
+      CHECK(fast.actions.empty());
+      CHECK_FALSE(full.actions.empty());
+    }
+  }
+  PipelineInput quick = inputs[inputs.size() - 3];
+  quick.makespan_only = true;
+  CHECK(run(quick).makespan_s == doctest::Approx(15));
+  quick.p2p_s = 0.5;
+  CHECK(run(quick).makespan_s == doctest::Approx(16));
+  // A stage slowed from 1 s to 3 s forward is priced slower than the equal-stage pipeline.
+  PipelineInput base = inputs.front(), slow = inputs.back();
+  base.makespan_only = slow.makespan_only = true;
+  CHECK(run(slow).makespan_s > run(base).makespan_s);
+}
