@@ -19,6 +19,7 @@ struct DiffOptions {
   std::string format = "text";
   std::string fail_on = "never";
   double threshold_pct = 5;
+  bool threshold_given = false;  // --threshold on the command line (gates even inside the stated intervals)
   std::string topology;
   std::string output = "-";
 };
@@ -35,10 +36,12 @@ int run_diff(const DiffOptions& o) {
   auto b = load_plan_facts(o.b, opts, nullptr, &o.config);
   if (!b) return kExitCannotRun;
   const report::PlanDiff d = report::diff_plans(*a, *b);
-  const std::string out = o.format == "json" ? report::diff_to_json(d, o.threshold_pct)
-                                             : report::diff_to_text(d, o.threshold_pct);
+  const std::string out = o.format == "json" ? report::diff_to_json(d, o.threshold_pct, o.threshold_given)
+                                             : report::diff_to_text(d, o.threshold_pct, o.threshold_given);
   if (!write_output(o.output, out)) return kExitCannotRun;
-  if (o.fail_on == "regression" && !report::regressions(d, o.threshold_pct).empty()) return kExitFindings;
+  if (o.fail_on == "regression" && !report::regressions(d, o.threshold_pct, o.threshold_given).empty()) {
+    return kExitFindings;
+  }
   return kExitOk;
 }
 
@@ -61,12 +64,17 @@ void setup_diff(CLI::App& app, Action& action) {
                  "memory per GPU is worse than A's by more than --threshold percent (for CI on pull requests)")
       ->check(CLI::IsMember({"never", "regression"}))
       ->default_str("never");
-  app.add_option("--threshold", o->threshold_pct, "percent a gated figure may worsen before it is a regression")
-      ->check(finite_number(0, 1e6, "percent"))
-      ->default_str("5");
+  auto* threshold = app.add_option("--threshold", o->threshold_pct,
+                                   "percent a gated figure may worsen before it is a regression; given, it also "
+                                   "gates a step time that stays within both plans' stated intervals")
+                        ->check(finite_number(0, 1e6, "percent"))
+                        ->default_str("5");
   app.add_option("--topology", o->topology, "planck-topology/1 profile for both plans (as planck simulate)");
   app.add_option("-o,--output", o->output, "write here ('-' = stdout), atomically")->default_str("-");
-  action = [o] { return run_diff(*o); };
+  action = [o, threshold] {
+    o->threshold_given = threshold->count() > 0;
+    return run_diff(*o);
+  };
 }
 
 }  // namespace

@@ -453,6 +453,7 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   const std::int64_t batch_dp = use_mics ? world.size : dp;
   if (auto st = read_batch(r, b, batch_dp, t); !st) return st;
   t["grad_sync"] = stage >= 2 ? "every_microbatch" : "last_microbatch";
+  t["stack"] = "deepspeed";  // eager PyTorch ops under the DeepSpeed engine (docs/simulator.md "Software stack")
   if (stage >= 2) b.note("grad_sync = every_microbatch: ZeRO-2/3 reduce gradients in every backward (engine.py)");
   const std::string dtype = enabled_dtype(r, b);
   t["param_dtype"] = dtype;

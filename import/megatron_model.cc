@@ -449,6 +449,7 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   read_optimizer(f, b, t);
   read_recompute(f, b, t);
   read_frozen(f, b, t);
+  t["stack"] = "megatron";  // Megatron's fused kernels (docs/simulator.md "Software stack")
   b.plan()["training"] = t;
   return core::Status::ok();
 }

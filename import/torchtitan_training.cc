@@ -197,6 +197,15 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
   } else if (!fp8->empty()) {
     t["fp8"] = *fp8;
   }
+  // The stack: torch.compile fuses the memory-bound ops ([compile] enable = true in current
+  // torchtitan, [training] compile = true before the [compile] section existed); eager otherwise.
+  bool compiled = false;
+  for (auto [section, key] : {std::pair{"compile", "enable"}, std::pair{"training", "compile"}}) {
+    auto v = r.bool_in(section, key);
+    if (!v) return v.status();
+    if (v->value_or(false)) compiled = true;
+  }
+  t["stack"] = compiled ? "torchtitan_compile" : "torchtitan_eager";
   // [training] enable_cpu_offload: FSDP2's CPUOffloadPolicy on every fully_shard
   // (torchtitan/distributed/fsdp.py): parameter shards, gradients and optimizer states in host
   // memory, the optimizer step on the CPU.

@@ -89,6 +89,12 @@ std::vector<Metric> compare_metrics(const PlanFacts& a, const PlanFacts& b) {
     ms[i].before = va[i];
     ms[i].after = vb[i];
   }
+  Metric& step = ms[0];
+  step.has_band = true;
+  step.before_low = a.sim->step.step_time_low_s;
+  step.before_high = a.sim->step.step_time_high_s;
+  step.after_low = b.sim->step.step_time_low_s;
+  step.after_high = b.sim->step.step_time_high_s;
   return ms;
 }
 
@@ -131,10 +137,17 @@ PlanDiff diff_plans(const PlanFacts& a, const PlanFacts& b) {
   return d;
 }
 
-std::vector<const Metric*> regressions(const PlanDiff& d, double threshold_pct) {
+bool Metric::within_bands() const {
+  auto inside = [](double v, double lo, double hi) { return v >= lo && v <= hi; };
+  return has_band && inside(after, before_low, before_high) && inside(before, after_low, after_high);
+}
+
+std::vector<const Metric*> regressions(const PlanDiff& d, double threshold_pct, bool threshold_given) {
   std::vector<const Metric*> out;
   for (const auto& m : d.metrics) {
-    if (m.worse_by_more_than(threshold_pct)) out.push_back(&m);
+    if (!m.worse_by_more_than(threshold_pct)) continue;
+    if (!threshold_given && m.within_bands()) continue;
+    out.push_back(&m);
   }
   return out;
 }

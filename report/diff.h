@@ -30,6 +30,11 @@ struct Metric {
   bool gates = false;  // checked by --fail-on regression
   bool known = false;
   double before = 0, after = 0;
+  // Step time only: each plan's stated interval (sim/uncertainty.h).
+  bool has_band = false;
+  double before_low = 0, before_high = 0, after_low = 0, after_high = 0;
+  // Both values inside both intervals: the model cannot tell them apart.
+  bool within_bands() const;
   // (after - before) / before in percent; nullopt when before is 0 (and after is not).
   std::optional<double> change_pct() const;
   bool worse_by_more_than(double threshold_pct) const;
@@ -55,13 +60,15 @@ struct PlanDiff {
 
 PlanDiff diff_plans(const PlanFacts& a, const PlanFacts& b);
 
-// Gating metrics (step time, cross-node bytes, peak memory) worse by more than threshold_pct.
-std::vector<const Metric*> regressions(const PlanDiff& d, double threshold_pct);
+// Gating metrics (step time, cross-node bytes, peak memory) worse by more than threshold_pct. A
+// step time within both plans' stated intervals is no regression unless the threshold was given
+// explicitly (threshold_given: --threshold on the command line).
+std::vector<const Metric*> regressions(const PlanDiff& d, double threshold_pct, bool threshold_given = true);
 
 // "dp_shard: 2 groups of 8 ranks, inside one node" / "... spanning 2 nodes".
 std::string describe(const Communicator& c);
 
-std::string diff_to_text(const PlanDiff& d, double threshold_pct);
-std::string diff_to_json(const PlanDiff& d, double threshold_pct);
+std::string diff_to_text(const PlanDiff& d, double threshold_pct, bool threshold_given = true);
+std::string diff_to_json(const PlanDiff& d, double threshold_pct, bool threshold_given = true);
 
 }  // namespace planck::report

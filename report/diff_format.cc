@@ -45,7 +45,7 @@ std::string Metric::change_text() const {
   return buf;
 }
 
-std::string diff_to_text(const PlanDiff& d, double threshold_pct) {
+std::string diff_to_text(const PlanDiff& d, double threshold_pct, bool threshold_given) {
   std::string out = "planck diff: A = " + d.a_name + " (" + d.a_mesh + ")\n             B = " + d.b_name + " (" +
                     d.b_mesh + ")\n\ncommunicators (per role):\n";
   int changed = 0;
@@ -70,6 +70,11 @@ std::string diff_to_text(const PlanDiff& d, double threshold_pct) {
     std::snprintf(line, sizeof line, "  %-40s %10s -> %-10s %s\n", m.label.c_str(), m.value_text(m.before).c_str(),
                   m.value_text(m.after).c_str(), m.change_text().c_str());
     out += line;
+    if (m.has_band) {
+      out += "  " + std::string(40, ' ') + " likely " + m.value_text(m.before_low) + "-" + m.value_text(m.before_high) +
+             " -> " + m.value_text(m.after_low) + "-" + m.value_text(m.after_high) +
+             (m.within_bands() ? " (each inside the other's interval)" : "") + "\n";
+    }
     if (m.key == "cross_node_bytes_per_step" && m.after != m.before) {
       const auto delta = static_cast<std::int64_t>(std::llround(m.after - m.before));
       out += "  " + std::string(delta > 0 ? "extra" : "fewer") + " cross-node bytes per rank per step: " +
@@ -82,16 +87,22 @@ std::string diff_to_text(const PlanDiff& d, double threshold_pct) {
     out += std::string(c.gained ? "  + " : "  - ") + core::severity_name(c.diagnostic.severity) + " [" +
            c.diagnostic.rule + "] " + c.diagnostic.message + "\n";
   }
-  const auto worse = regressions(d, threshold_pct);
+  const auto worse = regressions(d, threshold_pct, threshold_given);
   char thr[32];
   std::snprintf(thr, sizeof thr, "%g%%", threshold_pct);
   out += "\n";
+  for (const auto& m : d.metrics) {
+    if (!threshold_given && m.within_bands() && m.worse_by_more_than(threshold_pct)) {
+      out += m.label + " " + m.change_text() + " is within both stated intervals: not called a regression (give "
+             "--threshold to gate on it)\n";
+    }
+  }
   if (worse.empty()) out += std::string("no regression above ") + thr + "\n";
   for (const Metric* m : worse) out += "regression: " + m->label + " " + m->change_text() + " (threshold " + thr + ")\n";
   return out;
 }
 
-std::string diff_to_json(const PlanDiff& d, double threshold_pct) {
+std::string diff_to_json(const PlanDiff& d, double threshold_pct, bool threshold_given) {
   nlohmann::json j;
   j["format"] = "planck-diff/1";
   j["a"] = {{"path", d.a_path}, {"name", d.a_name}, {"mesh", d.a_mesh}};
@@ -111,6 +122,13 @@ std::string diff_to_json(const PlanDiff& d, double threshold_pct) {
     const auto pct = m.change_pct();
     metrics[m.key] = {{"a", number(m, m.before)}, {"b", number(m, m.after)}, {"delta", number(m, m.after - m.before)},
                       {"change_pct", pct ? nlohmann::json(*pct) : nlohmann::json(nullptr)}};
+    if (m.has_band) {
+      metrics[m.key]["a_low"] = m.before_low;
+      metrics[m.key]["a_high"] = m.before_high;
+      metrics[m.key]["b_low"] = m.after_low;
+      metrics[m.key]["b_high"] = m.after_high;
+      metrics[m.key]["within_intervals"] = m.within_bands();
+    }
   }
   j["metrics"] = metrics;
   if (!d.why_not.empty()) j["not_simulated"] = d.why_not;
@@ -123,7 +141,7 @@ std::string diff_to_json(const PlanDiff& d, double threshold_pct) {
   j["diagnostics"] = {{"gained", gained}, {"lost", lost}};
   j["threshold_pct"] = threshold_pct;
   nlohmann::json reg = nlohmann::json::array();
-  for (const Metric* m : regressions(d, threshold_pct)) reg.push_back(m->key);
+  for (const Metric* m : regressions(d, threshold_pct, threshold_given)) reg.push_back(m->key);
   j["regressions"] = reg;
   return j.dump(2) + "\n";
 }

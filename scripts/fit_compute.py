@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
-"""Fit the GEMM efficiency curve of planck's GPU presets (gemm_max per GPU, gemm_half_dim shared)
-to the FIT rows of tests/data/published/validation.csv, by grid search minimising the mean absolute
-relative step-time error of `planck simulate` over those rows: gemm_max on the BF16/FP16 rows,
-then, with that curve, fp8_gemm_max on the rows that train with FP8 linears (training.fp8). Held-back rows are never read here
-(the split is made by scripts/published_cases.py before fitting). Prints the best parameters and
-the per-row errors; the chosen values are copied into core/plan/presets.cc by hand with a comment.
+"""Fit and validate the GEMM efficiency ceilings of planck's GPU presets on the published runs of
+tests/data/published/validation.csv (written by scripts/published_cases.py), leave-one-source-out.
 
-Run after building planck:  python3 scripts/fit_compute.py build/cli/planck [--eval | --fp8-only]
---eval: no search, evaluate the presets as they are on every row (fit and held).
---fp8-only: keep the presets' BF16 curves, fit fp8_gemm_max only."""
+The fitted constants: gemm_max per GPU generation ("a100": the a100 presets' rows, "h100": the
+Hopper parts' BF16/FP16 rows) and fp8_gemm_max ("h100-fp8": rows with FP8 linears, the preset's
+BF16 curve held). Each is the value minimising the mean over sources of each source's mean absolute
+relative step-time error. Leave-one-source-out (--loso, the default): each source's rows are
+predicted with the ceilings fitted on the other sources only; the score is the mean over runs, the
+mean over sources and the worst source. --all: fit on every source (the values the presets hold).
+The same computation runs in tests/sim/sim_published_loso.cc (sim_published_step_times).
+
+Step time is simulated once per row on a grid of the ceiling and interpolated linearly in
+1 / ceiling (compute time scales so), then the folds need no further simulation.
+
+Run after building planck:  python3 scripts/fit_compute.py build/cli/planck [--all]"""
 import csv
 import json
 import os
@@ -19,21 +24,27 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "..", "tests", "data", "published", "validation.csv")
+GRID = [round(0.35 + 0.025 * i, 3) for i in range(25)]
 
 
-def plan_of(c, curve):
-    gpus, gpn = int(c["gpus"]), min(8, int(c["gpus"]))
+def family(c):
+    if c["fp8"] != "none":
+        return "h100-fp8"
+    return "a100" if c["gpu"].startswith("a100") else "h100"
+
+
+def plan_of(c, ceiling):
+    gpus = int(c["gpus"])
+    gpn = min(int(c["gpus_per_node"]), gpus)
     vpp = int(c["vpp"])
     gpu = {"preset": c["gpu"]}
-    if curve:
-        gpu["compute"] = curve
-    dims = ["pp", "dp", "cp", "tp"]
-    shape = [int(c["pp"]), int(c["dp"]), int(c["cp"]), int(c["tp"])]
+    if ceiling:
+        gpu["compute"] = {"fp8_gemm_max" if family(c) == "h100-fp8" else "gemm_max": ceiling}
     dp = c["data_parallel"]
     return {
         "format": "planck/1", "name": c["id"],
         "cluster": {"nodes": gpus // gpn, "gpus_per_node": gpn, "gpu": gpu},
-        "mesh": {"dims": dims, "shape": shape},
+        "mesh": {"dims": ["pp", "dp", "cp", "tp"], "shape": [int(c["pp"]), int(c["dp"]), int(c["cp"]), int(c["tp"])]},
         "parallelism": {"data_parallel": "ddp" if dp == "none" else dp,
                         "sequence_parallel": c["sequence_parallel"] == "1",
                         "pipeline_schedule": "interleaved_1f1b" if vpp > 1 else "1f1b", "virtual_stages": vpp,
@@ -41,109 +52,84 @@ def plan_of(c, curve):
                         **({"dp_bucket_params": int(c["dp_bucket_params"])} if int(c["dp_bucket_params"]) else {})},
         "model": {"layers": int(c["layers"]), "hidden": int(c["hidden"]), "ffn_hidden": int(c["ffn_hidden"]),
                   "heads": int(c["heads"]), "kv_heads": int(c["kv_heads"]), "vocab": int(c["vocab"]),
-                  "gated_mlp": c["gated_mlp"] == "1", "biases": c["biases"] == "1", "tied_embeddings": c["tied"] == "1",
+                  "gated_mlp": c["gated_mlp"] == "1", "biases": c["biases"] == "1",
+                  "layer_norm": c["layer_norm"] == "1", "tied_embeddings": c["tied"] == "1",
                   "position_embeddings": int(c["position_embeddings"])},
         "training": {"global_batch": int(c["gbs"]), "micro_batch": int(c["mbs"]), "seq_len": int(c["seq_len"]),
                      "activation_checkpointing": c["recompute"], "attention": c["attention"],
-                     "param_dtype": c["dtype"], "reduce_dtype": c["reduce_dtype"], "fp8": c["fp8"]},
+                     "param_dtype": c["dtype"], "reduce_dtype": c["reduce_dtype"], "grad_sync": c["grad_sync"],
+                     "stack": c["stack"], "attention_kernel": c["attention_kernel"], "fp8": c["fp8"]},
     }
 
 
-def predict(planck, c, curve, tmp):
-    path = os.path.join(tmp, c["id"] + ".json")
+def predict(planck, c, ceiling, tmp):
+    plan = plan_of(c, ceiling)
+    if int(c["recompute_every"]):
+        plan["training"]["recompute_every"] = int(c["recompute_every"])
+    path = os.path.join(tmp, f"{c['id']}-{ceiling}.json")
     with open(path, "w") as f:
-        json.dump(plan_of(c, curve), f)
+        json.dump(plan, f)
     out = subprocess.run([planck, "simulate", path, "--format", "json"], capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"{c['id']}: planck simulate failed: {out.stderr}")
     return json.loads(out.stdout)["step"]["step_time_s"]
 
 
-def errors(planck, cases, curves, tmp):
-    def one(c):
-        p = predict(planck, c, curves.get(c["gpu"]), tmp)
-        return c, p, (p - float(c["step_s"])) / float(c["step_s"])
-    with ThreadPoolExecutor(4) as ex:
-        return list(ex.map(one, cases))
+def step_at(grid_s, x):
+    x = min(max(x, GRID[0]), GRID[-1])
+    i = 0
+    while i + 2 < len(GRID) and GRID[i + 1] < x:
+        i += 1
+    u = (1 / x - 1 / GRID[i]) / (1 / GRID[i + 1] - 1 / GRID[i])
+    return grid_s[i] + u * (grid_s[i + 1] - grid_s[i])
 
 
-def mean_abs(rows):
-    return sum(abs(e) for _, _, e in rows) / max(1, len(rows))
-
-
-HALF_DIMS = tuple(int(x) for x in os.environ.get("HALF_DIMS", "32,64,128,256").split(","))
+def fit(rows, held_out=None):
+    best = (float("inf"), None)
+    x = GRID[0]
+    while x <= GRID[-1] + 1e-9:
+        per = {}
+        for c in rows:
+            if c["source"] == held_out:
+                continue
+            per.setdefault(c["source"], []).append(abs(step_at(c["grid"], x) / float(c["step_s"]) - 1))
+        if not per:
+            return None
+        err = sum(sum(v) / len(v) for v in per.values()) / len(per)
+        best = min(best, (err, round(x, 3)))
+        x += 0.001
+    return best[1]
 
 
 def main():
     planck = sys.argv[1]
     cases = list(csv.DictReader(open(CASES)))
     tmp = tempfile.mkdtemp()
-    if "--eval" in sys.argv:
-        rows = errors(planck, cases, {}, tmp)
-        for c, p, e in rows:
-            print(f"{c['set']:5} {c['id']:45} published {float(c['step_s']):9.3f}  predicted {p:9.3f}  {100*e:+6.1f}%")
-        for s in ("fit", "held", "info"):
-            print(s, f"{100 * mean_abs([r for r in rows if r[0]['set'] == s]):.1f}%")
+    with ThreadPoolExecutor(4) as ex:
+        for c in cases:
+            c["grid"] = list(ex.map(lambda x, c=c: predict(planck, c, x, tmp), GRID))
+    fams = {}
+    for c in cases:
+        fams.setdefault(family(c), []).append(c)
+    if "--all" in sys.argv:
+        for f, rows in sorted(fams.items()):
+            print(f"{f}: ceiling {fit(rows)} over {len({c['source'] for c in rows})} sources, {len(rows)} rows")
         return
-    if "--fp8-only" in sys.argv:
-        fit_fp8(planck, cases, tmp, {})
-        return
-    fit = [c for c in cases if c["set"] == "fit" and c["fp8"] == "none"]
-    best = None
-    for half in HALF_DIMS:
-        curves = {}
-        for gpu in ("a100-80g", "h100-sxm"):
-            rows_gpu = [c for c in fit if c["gpu"] == gpu]
-            lo, hi = 0.3, 1.0
-            # Mean |error| is unimodal in gemm_max here: golden-section search.
-            g = 0.618
-            a, b = lo + (1 - g) * (hi - lo), lo + g * (hi - lo)
-            fa = mean_abs(errors(planck, rows_gpu, {gpu: {"gemm_max": a, "gemm_half_dim": half}}, tmp))
-            fb = mean_abs(errors(planck, rows_gpu, {gpu: {"gemm_max": b, "gemm_half_dim": half}}, tmp))
-            for _ in range(10):
-                if fa < fb:
-                    hi, b, fb = b, a, fa
-                    a = lo + (1 - g) * (hi - lo)
-                    fa = mean_abs(errors(planck, rows_gpu, {gpu: {"gemm_max": a, "gemm_half_dim": half}}, tmp))
-                else:
-                    lo, a, fa = a, b, fb
-                    b = lo + g * (hi - lo)
-                    fb = mean_abs(errors(planck, rows_gpu, {gpu: {"gemm_max": b, "gemm_half_dim": half}}, tmp))
-            curves[gpu] = {"gemm_max": round((a + b) / 2, 3), "gemm_half_dim": half}
-        err = mean_abs(errors(planck, fit, curves, tmp))
-        print(f"gemm_half_dim {half}: {curves}  fit-set mean |error| {100 * err:.1f}%", flush=True)
-        if best is None or err < best[0]:
-            best = (err, curves)
-    print("best:", json.dumps(best[1]), f"fit-set mean |error| {100 * best[0]:.1f}%")
-    for c, p, e in errors(planck, fit, best[1], tmp):
-        print(f"  {c['id']:45} published {float(c['step_s']):9.3f}  predicted {p:9.3f}  {100*e:+6.1f}%")
-    fit_fp8(planck, cases, tmp, best[1])
-
-
-def fit_fp8(planck, cases, tmp, curves):
-    """fp8_gemm_max of h100-sxm on the FP8 fit rows, the BF16 curve held at `curves` (the presets'
-    when empty): golden-section search of the mean |error|."""
-    rows = [c for c in cases if c["set"] == "fit" and c["fp8"] != "none" and c["gpu"] == "h100-sxm"]
-    base = dict(curves.get("h100-sxm", {}))
-
-    def err(x):
-        return mean_abs(errors(planck, rows, {"h100-sxm": {**base, "fp8_gemm_max": x}}, tmp))
-    lo, hi, g = 0.3, 1.0, 0.618
-    a, b = lo + (1 - g) * (hi - lo), lo + g * (hi - lo)
-    fa, fb = err(a), err(b)
-    for _ in range(12):
-        if fa < fb:
-            hi, b, fb = b, a, fa
-            a = lo + (1 - g) * (hi - lo)
-            fa = err(a)
-        else:
-            lo, a, fa = a, b, fb
-            b = lo + g * (hi - lo)
-            fb = err(b)
-    x = round((a + b) / 2, 3)
-    print(f"fp8_gemm_max (h100-sxm, {len(rows)} FP8 fit rows): {x}  fit-set mean |error| {100 * err(x):.1f}%")
-    for c, p, e in errors(planck, rows, {"h100-sxm": {**base, "fp8_gemm_max": x}}, tmp):
-        print(f"  {c['id']:45} published {float(c['step_s']):9.3f}  predicted {p:9.3f}  {100*e:+6.1f}%")
+    per_source, total = {}, []
+    for c in cases:
+        x = fit(fams[family(c)], c["source"])
+        p = step_at(c["grid"], x) if x else predict(planck, c, 0, tmp)
+        e = p / float(c["step_s"]) - 1
+        print(f"{c['source']:18} {c['id']:52} published {float(c['step_s']):9.3f}  predicted {p:9.3f}  {100*e:+6.1f}%  "
+              f"({family(c)} ceiling {x})")
+        per_source.setdefault(c["source"], []).append(abs(e))
+        total.append(abs(e))
+    means = {s: sum(v) / len(v) for s, v in per_source.items()}
+    for s, m in sorted(means.items()):
+        print(f"held-out {s:20} {100*m:5.1f}% ({len(per_source[s])} runs)")
+    worst = max(means, key=means.get)
+    print(f"LOSO: {len(total)} runs, {len(means)} sources; mean over runs {100*sum(total)/len(total):.1f}%, "
+          f"over sources {100*sum(means.values())/len(means):.1f}%; worst {worst} {100*means[worst]:.1f}%")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/stack_cost.h"
+
 namespace planck::sim {
 namespace {
 
@@ -49,7 +51,8 @@ PassTimes attention_times(const core::ModelSpec& m, const core::GpuSpec& gpu, co
     // TFLOP/s on that count (benchmarks/benchmark_flash_attention.py).
     const double fwd = 2.0 * b * heads * sq * skv * (qk + v) * 0.5;
     const core::ComputeCurve& c = gpu.compute;
-    const double eff = c.attention_max * sq / (sq + c.attention_half_seq) * s.gemm_scale;
+    const double eff = c.attention_max * sq / (sq + c.attention_half_seq) * s.gemm_scale *
+                       attention_kernel_speedup(gpu, s.attention_kernel, sq);
     const double rate = peak_flops(gpu, core::DType::kBf16) * std::min(1.0, eff);
     p.forward.attention_s = fwd / rate;
     p.backward.attention_s = 2.5 * fwd / rate;
@@ -189,6 +192,8 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
   s.linear_dtype = fp8 ? core::DType::kFp8 : tr.param_dtype;
   s.attention = tr.attention;
   s.checkpointing = tr.activation_checkpointing;
+  s.eager_ops = !core::stack_fuses_memory_bound_ops(tr.stack);
+  s.attention_kernel = tr.attention_kernel;
   return s;
 }
 
@@ -263,7 +268,8 @@ PassTimes layer_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const 
   const PassTimes attn = attention_times(m, gpu, s);
   p += attn;
   const double act = core::dtype_bytes(s.dtype == core::DType::kFp8 ? core::DType::kBf16 : s.dtype);
-  const double mem = memory_seconds(gpu, layer_memory_bytes(m, s, moe_layer, act));
+  const double eager = s.eager_ops ? eager_extra_layer_bytes(m, s, act) : 0;
+  const double mem = memory_seconds(gpu, layer_memory_bytes(m, s, moe_layer, act) + eager);
   p.forward.memory_s += mem;
   p.backward.memory_s += 2 * mem;  // gradients of each input plus the saved input read back
   if (s.linear_dtype == core::DType::kFp8 && s.dtype != core::DType::kFp8) {

@@ -62,6 +62,10 @@ struct ComputeShape {
   core::DType linear_dtype = core::DType::kBf16;
   core::Attention attention = core::Attention::kFlash;
   core::Checkpointing checkpointing = core::Checkpointing::kNone;
+  // training.stack runs the memory-bound ops as PyTorch's eager ops (sim/stack_cost.h), and the
+  // fused attention kernel of training.attention_kernel.
+  bool eager_ops = false;
+  core::AttentionKernel attention_kernel = core::AttentionKernel::kFa2;
   double gemm_scale = 1.0;
   double tokens() const;  // micro_batch x seq_len / cp
 };

@@ -385,6 +385,8 @@ class Search {
     l.micro_batch = plan_.training->micro_batch;
     l.grad_sync = plan_.training->grad_sync;
     l.step_time_s = r.step.step_time_s;
+    l.step_time_low_s = r.step.step_time_low_s;
+    l.step_time_high_s = r.step.step_time_high_s;
     l.compute_time_s = r.step.compute_time_s;
     l.exposed_comm_time_s = r.step.exposed_comm_time_s;
     l.memory_peak = r.memory.peak;

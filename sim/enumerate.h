@@ -73,6 +73,7 @@ struct Layout {
   std::int64_t micro_batch = 1;    // sequences per micro-batch
   core::GradSync grad_sync = core::GradSync::kLastMicrobatch;
   double step_time_s = 0;
+  double step_time_low_s = 0, step_time_high_s = 0;  // the stated interval (sim/uncertainty.h)
   double compute_time_s = 0;
   double exposed_comm_time_s = 0;
   std::int64_t memory_peak = 0;

@@ -85,6 +85,8 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
                       {"grad_accumulation", l.micro_batches},
                       {"grad_sync", core::to_string(l.grad_sync)}}},
                     {"step_time_s", l.step_time_s},
+                    {"step_time_low_s", l.step_time_low_s},
+                    {"step_time_high_s", l.step_time_high_s},
                     {"compute_time_s", l.compute_time_s},
                     {"exposed_comm_time_s", l.exposed_comm_time_s},
                     {"memory_peak", l.memory_peak},
@@ -140,7 +142,7 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
        "mfu,"
        "bubble_fraction,gemm_s,attention_s,memory_bound_s,recompute_s,tokens_per_step,tokens_per_s,pareto,"
        "pipeline_schedule,virtual_stages,tight,ep_overlap,async_tp,micro_batch,grad_sync,recompute_every,"
-       "recompute_num_layers"
+       "recompute_num_layers,step_time_low_s,step_time_high_s"
     << (r.checked ? ",rejected,warnings,unchecked" : "") << "\n";
   for (std::size_t i = 0; i < shown(r, top); ++i) {
     const Layout& l = r.layouts[i];
@@ -158,7 +160,8 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
       << number(l.tokens_per_step) << "," << number(l.tokens_per_s) << "," << (l.pareto ? "true" : "false") << ","
       << core::to_string(l.pipeline_schedule) << "," << l.virtual_stages << "," << (l.tight ? "true" : "false") << ","
       << (l.ep_overlap ? "true" : "false") << "," << (l.async_tp ? "true" : "false") << "," << l.micro_batch << ","
-      << core::to_string(l.grad_sync) << "," << l.recompute_every << "," << l.recompute_num_layers;
+      << core::to_string(l.grad_sync) << "," << l.recompute_every << "," << l.recompute_num_layers << ","
+      << number(l.step_time_low_s) << "," << number(l.step_time_high_s);
     if (r.checked) o << "," << joined(l.rejected, ";") << "," << joined(l.warnings, ";") << "," << joined(l.unchecked, ";");
     o << "\n";
   }
@@ -188,6 +191,14 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
       o << "rules that could not run (an input the template lacks, see `planck verify " << r.template_path
         << "`): " << joined(r.unchecked, ", ") << "\n";
     }
+  }
+  if (!r.layouts.empty() && r.layouts.front().step_time_s > 0) {
+    // Every layout shares the plan's stack, so one band (sim/uncertainty.h); JSON / CSV give each
+    // layout's step_time_low_s / step_time_high_s.
+    const Layout& f = r.layouts.front();
+    o << "step times likely x" << number(std::round(f.step_time_low_s / f.step_time_s * 100) / 100) << "-x"
+      << number(std::round(f.step_time_high_s / f.step_time_s * 100) / 100)
+      << " of the figure shown (published / predicted on held-out published runs, docs/simulator.md)\n";
   }
   o << "\n";
   o << pad("#", 5) << pad("mesh", 52) << pad("strategy", 26) << pad("pipeline", 20) << pad("ckpt", 10) << pad("mb x k", 9)

@@ -239,7 +239,11 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
     // block's unsharded gradient as the reduce-scatter input.
     const double block = std::max(rp.dense_layers > 0 ? rp.dense_layer : 0.0,
                                   rp.moe_layers > 0 ? rp.moe_layer_dense + rp.moe_layer_experts : 0.0);
-    const double blocks = plan.parallelism.reshard_after_forward ? 2 * block : rp.total() - rp.root;
+    // Under a pipeline a backward leaves its units gathered until the stage's next forward (or
+    // REDUCE_GRAD), so the stage's last backward ends with every block gathered either way
+    // (core/schedule/schedule.cc, the FSDP gather count).
+    const bool two_blocks = plan.parallelism.reshard_after_forward && d.pp <= 1;
+    const double blocks = two_blocks ? 2 * block : rp.total() - rp.root;
     params += (rp.root + blocks) * bp;
     if (!frozen) grads += block * bg;
     // set_requires_gradient_sync(False) accumulates unsharded gradients across micro-batches

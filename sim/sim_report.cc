@@ -47,6 +47,9 @@ std::string sim_to_json(const SimResult& r) {
                {"compute_time_s", seconds(r.step.compute_time_s)},
                {"exposed_comm_time_s", seconds(r.step.exposed_comm_time_s)},
                {"step_time_s", seconds(r.step.step_time_s)},
+               {"step_time_low_s", seconds(r.step.step_time_low_s)},
+               {"step_time_high_s", seconds(r.step.step_time_high_s)},
+               {"step_time_interval_basis", r.step.interval_basis},
                {"micro_batches", r.schedule.micro_batches},
                {"flops_per_rank", r.flops_per_rank},
                {"tflops_per_gpu", r.tflops_per_gpu},
@@ -107,7 +110,8 @@ std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::
   o << "\nstep: " << core::format_bytes(r.step.bytes_sent_per_rank) << " sent per rank, comm "
     << human_seconds(r.step.comm_time_s) << " (exposed " << human_seconds(r.step.exposed_comm_time_s)
     << "), compute " << human_seconds(r.step.compute_time_s) << ", step " << human_seconds(r.step.step_time_s)
-    << "\n";
+    << ", likely " << human_seconds(r.step.step_time_low_s) << "-" << human_seconds(r.step.step_time_high_s) << " ("
+    << r.step.interval_basis << ")\n";
   const ComputeBreakdown& c = r.compute;
   if (c.mfu_override) {
     o << "compute: training.mfu = " << *c.mfu_override << " (override; the per-kernel model is not used), recompute "

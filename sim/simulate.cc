@@ -13,6 +13,7 @@
 #include "sim/model.h"
 #include "sim/overlap.h"
 #include "sim/step_pipeline.h"
+#include "sim/uncertainty.h"
 
 namespace planck::sim {
 namespace {
@@ -208,6 +209,10 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   r.step.compute_time_s = work + ps.bubble_s + c.optimizer_s;
   r.step.step_time_s = ps.makespan_s + c.optimizer_s + c.host_s + ex.step_s;
   r.step.exposed_comm_time_s = std::max(0.0, r.step.step_time_s - r.step.compute_time_s);
+  const StepInterval band = step_interval(plan.training.value_or(core::Training{}), r.step.step_time_s);
+  r.step.step_time_low_s = band.low_s;
+  r.step.step_time_high_s = band.high_s;
+  r.step.interval_basis = band.basis;
   const double peak = gpu.bf16_tflops * 1e12;
   if (r.step.step_time_s > 0 && std::isfinite(r.step.step_time_s)) {
     r.tflops_per_gpu = r.flops_per_rank / r.step.step_time_s / 1e12;

@@ -46,6 +46,10 @@ struct StepTime {
   double compute_time_s = 0;  // including recomputation and the pipeline bubble
   double exposed_comm_time_s = 0;
   double step_time_s = 0;
+  // Where the step likely falls (sim/uncertainty.h): the published runs of the plan's stack,
+  // predicted leave-one-source-out, put published / predicted between these bounds' ratios.
+  double step_time_low_s = 0, step_time_high_s = 0;
+  std::string interval_basis;
 };
 
 // Compute of one step on the busiest rank (docs/simulator.md "Compute model"). The four parts

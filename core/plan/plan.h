@@ -33,6 +33,17 @@ enum class DType { kFp32, kBf16, kFp16, kFp8 };
 // torchao "tensorwise"), rowwise (torchao), blockwise (1x128 / 128x128 blocks: DeepSeek-V3, TE
 // Float8BlockScaling), mxfp8 (Blackwell MX blocks of 32).
 enum class Fp8Recipe { kNone, kTensorwise, kRowwise, kBlockwise, kMxfp8 };
+// The software stack that runs the step (docs/simulator.md "Software stack"): what it fuses.
+// megatron: Megatron-LM / Megatron-Core / NeMo / Megatron-Bridge (fused norms, RoPE, SwiGLU,
+// bias-dropout-add, cross entropy; Transformer Engine), as planck priced every plan before the
+// field existed; torchtitan_compile and olmo_compile: torch.compile (Inductor fuses the
+// memory-bound ops); torchtitan_eager, fsdp1 (Composer, HF Accelerate), fsdp2 (eager FSDP2:
+// NeMo AutoModel, HF), deepspeed, megatron_deepspeed, nanotron: eager PyTorch ops.
+enum class Stack { kMegatron, kTorchtitanEager, kTorchtitanCompile, kFsdp1, kFsdp2, kDeepspeed, kMegatronDeepspeed, kNanotron };
+// The fused attention kernel (training.attention flash): fa2 (FlashAttention-2, and PyTorch SDPA's
+// flash backend, which is FA2), fa1 (FlashAttention-1 and the FA1-era Triton kernel MPT's
+// attn_impl "triton" runs), fa3 (FlashAttention-3, Hopper), cudnn (cuDNN fused attention).
+enum class AttentionKernel { kFa2, kFa1, kFa3, kCudnn, kSdpa };
 // Where states live when not on the GPU (DeepSpeed offload_optimizer / offload_param device,
 // FSDP2 CPUOffloadPolicy): none = on the GPU.
 enum class OffloadDevice { kNone, kCpu, kNvme };
@@ -44,6 +55,13 @@ const char* to_string(Checkpointing v);
 const char* to_string(DType v);
 const char* to_string(Attention v);
 const char* to_string(Fp8Recipe v);
+const char* to_string(Stack v);
+const char* to_string(AttentionKernel v);
+std::optional<Stack> parse_stack(std::string_view s);  // "torchtitan-eager" and "torchtitan_eager" alike
+std::optional<AttentionKernel> parse_attention_kernel(std::string_view s);
+const std::vector<std::string>& stack_names();
+const std::vector<std::string>& attention_kernel_names();
+bool stack_fuses_memory_bound_ops(Stack v);
 const char* to_string(OffloadDevice v);
 int dtype_bytes(DType v);
 std::optional<DataParallel> parse_data_parallel(std::string_view s);
@@ -100,6 +118,10 @@ struct ModelSpec {
   bool tied_embeddings = false;
   bool gated_mlp = true;                  // SwiGLU (3 matrices) vs GELU MLP (2 matrices, GPT-3)
   bool biases = false;                    // linear biases and LayerNorm (GPT-3) vs RMSNorm, no bias
+  // LayerNorm rather than RMSNorm; absent: as `biases` says (MPT: no biases, LayerNorm). Only the
+  // eager stacks' pricing reads it (PyTorch's layer_norm is one fused kernel, rms_norm was not).
+  std::optional<bool> layer_norm;
+  bool uses_layer_norm() const { return layer_norm.value_or(biases); }
   std::int64_t position_embeddings = 0;   // learned positions (GPT-3: 2048); 0 = rotary
   // Multi-head latent attention (DeepSeek); 0 = ordinary (GQA) attention.
   std::int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0,
@@ -193,6 +215,9 @@ struct Training {
   std::optional<std::int64_t> recompute_num_layers;
   Attention attention = Attention::kFlash;
   Fp8Recipe fp8 = Fp8Recipe::kNone;
+  Stack stack = Stack::kMegatron;
+  bool stack_given = false;  // training.stack was in the file (else megatron's fused pricing)
+  AttentionKernel attention_kernel = AttentionKernel::kFa2;
   // Set: compute time = model FLOPs (+ recompute) / (peak x mfu), the per-kernel model skipped.
   std::optional<double> mfu;
 };

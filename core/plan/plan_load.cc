@@ -272,7 +272,7 @@ std::optional<ModelSpec> Loader::model(const nlohmann::json& v, const std::strin
     return std::nullopt;
   }
   std::vector<std::string> allowed = kModelIntKeys;
-  for (const char* k : {"preset", "name", "tied_embeddings", "gated_mlp", "biases"}) allowed.push_back(k);
+  for (const char* k : {"preset", "name", "tied_embeddings", "gated_mlp", "biases", "layer_norm"}) allowed.push_back(k);
   r_.check_keys(v, ptr, allowed);
   ModelSpec m;
   if (v.contains("preset")) {
@@ -312,6 +312,10 @@ std::optional<ModelSpec> Loader::model(const nlohmann::json& v, const std::strin
       if (auto b = r_.boolean(v[key], ptr + "/" + key)) *field = *b;
       else ok = false;
     }
+  }
+  if (v.contains("layer_norm")) {
+    if (auto b = r_.boolean(v["layer_norm"], ptr + "/layer_norm")) m.layer_norm = *b;
+    else ok = false;
   }
   if (ok && (m.expert_groups > 0 || m.expert_groups_per_token > 0) &&
       (m.expert_groups < 1 || m.experts % m.expert_groups != 0 || m.expert_groups_per_token < 1 ||

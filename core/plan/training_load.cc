@@ -10,7 +10,7 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
   r_.check_keys(
       v, "/training",
       {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
-       "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8",
+       "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8", "stack", "attention_kernel",
        "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
@@ -93,6 +93,17 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
   if (v.contains("fp8")) {
     if (auto s = r_.choice(v["fp8"], "/training/fp8", fp8_recipe_names())) {
       t.fp8 = *parse_fp8_recipe(*s);
+    }
+  }
+  if (v.contains("stack")) {
+    if (auto s = r_.choice(v["stack"], "/training/stack", stack_names())) {
+      t.stack = *parse_stack(*s);
+      t.stack_given = true;
+    }
+  }
+  if (v.contains("attention_kernel")) {
+    if (auto s = r_.choice(v["attention_kernel"], "/training/attention_kernel", attention_kernel_names())) {
+      t.attention_kernel = *parse_attention_kernel(*s);
     }
   }
   if (v.contains("mfu")) {

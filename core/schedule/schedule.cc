@@ -323,13 +323,28 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       for (const auto& r : dims_of("replicate")) {
         if (std::find(shard.begin(), shard.end(), r) == shard.end()) replicate.push_back(r);
       }
+      // Under a pipeline, torch.distributed.pipelining runs every backward with
+      // set_reshard_after_backward(False) and reshards only in REDUCE_GRAD after the stage's last
+      // backward (stage.py backward_maybe_with_nosync / perform_reduce_grad). A unit gathered
+      // once stays gathered until something reshards it: without reshard_after_forward nothing
+      // does before the step's end (1 gather per step); with it every forward reshards, so a
+      // forward gathers only when the stage's previous pass was a forward (or none) and every
+      // backward after a forward gathers again: 1 + k per step, whatever the schedule (each of
+      // the k forwards is followed by exactly one pass, the step ending on a backward).
+      const bool pipelined = d.pp > 1;
       for (const Unit& u : pc->units) {
         if (u.count <= 0 || u.params <= 0) continue;
         const std::string what = u.name;
-        lo.repeats(k);
-        lo.add("fsdp", shard, CollOp::kAllGather, Phase::kForward, to_bytes(u.params, bp), sat_mul(u.count, k), bp,
-               "parameter all-gather, " + what);
-        if (plan.parallelism.reshard_after_forward && !u.root) {
+        const bool reshard = plan.parallelism.reshard_after_forward && !u.root;
+        const std::int64_t fwd_gathers = pipelined ? 1 : k;
+        lo.repeats(fwd_gathers);
+        lo.add("fsdp", shard, CollOp::kAllGather, Phase::kForward, to_bytes(u.params, bp), sat_mul(u.count, fwd_gathers),
+               bp,
+               !pipelined ? "parameter all-gather, " + what
+               : reshard  ? "parameter all-gather of the first forward (a backward leaves it gathered), " + what
+                          : "parameter all-gather once per step (gathered until the last backward), " + what);
+        if (reshard) {
+          lo.repeats(k);
           lo.add("fsdp", shard, CollOp::kAllGather, Phase::kBackward, to_bytes(u.params, bp), sat_mul(u.count, k), bp,
                  "parameter re-gather in backward, " + what);
         }

@@ -255,5 +255,21 @@ TEST_CASE("import_torchtitan_expert_parallel_follows_paralleldims") {
   CHECK(any_contains(ok.notes, "expert parallel ep=4"));
 }
 
+// Issue 31: the stack follows torch.compile. The shipped config has [compile] enable=false
+// (torchtitan/models/llama3/train_configs/llama3_8b.toml, tests/data/import/torchtitan/), the
+// 2024-12 one [training] compile = false; switched on, Inductor fuses the memory-bound ops.
+TEST_CASE("import_torchtitan_stack_follows_torch_compile") {
+  const std::string text = read_data("torchtitan/llama3_8b.toml");
+  CHECK(import_ok(&import_torchtitan, text, world(1, 8)).plan["training"]["stack"] == "torchtitan_eager");
+  const std::string compiled = replace(text, "[compile]\nenable=false", "[compile]\nenable=true");
+  REQUIRE(compiled != text);
+  CHECK(import_ok(&import_torchtitan, compiled, world(1, 8)).plan["training"]["stack"] == "torchtitan_compile");
+  const std::string legacy = read_data("torchtitan/llama3_8b_legacy_2024-12.toml");
+  CHECK(import_ok(&import_torchtitan, legacy, world(2, 8)).plan["training"]["stack"] == "torchtitan_eager");
+  const std::string legacy_on = replace(legacy, "compile = false", "compile = true");
+  REQUIRE(legacy_on != legacy);
+  CHECK(import_ok(&import_torchtitan, legacy_on, world(2, 8)).plan["training"]["stack"] == "torchtitan_compile");
+}
+
 }  // namespace
 }  // namespace planck::import::test

@@ -139,3 +139,37 @@ TEST_CASE("diff: an unreadable plan is exit 2 naming the file") {
   CHECK(r.code == 2);
   CHECK(r.out.find("/nonexistent/plan.json") != std::string::npos);
 }
+
+// Issue 31: FSDP32 with one micro-batch of 4 sequences against pp 2 x FSDP16 with 8 micro-batches
+// of 1, not resharded after forward (torchtitan's default policy under PP). torch's pipelining
+// keeps each unit gathered from its first forward to REDUCE_GRAD (stage.py; quoted in
+// tests/sim/sim_bytes_test.cc), so B gathers half the model once where A gathers all of it twice:
+// fewer bytes across nodes, not the regression planck reported when it gathered per micro-batch.
+TEST_CASE("diff: FSDP under a pipeline gathers once per step, so moving to pp 2 is no cross-node regression") {
+  const std::string dir = std::string(PLANCK_TEST_DATA_DIR) + "/fsdp_pipeline/";
+  const auto j = diff_json(dir + "fsdp32.json", dir + "pp2-fsdp16.json");
+  const auto& cross = j.at("metrics").at("cross_node_bytes_per_step");
+  CHECK(cross.at("b").get<double>() < cross.at("a").get<double>());
+  for (const auto& key : j.at("regressions")) CHECK(key != "cross_node_bytes_per_step");
+}
+
+// Issue 31: a slower step that stays inside both plans' stated intervals is not called a
+// regression by default; an explicit --threshold gates it as before.
+TEST_CASE("diff: a step time within both stated intervals is no regression unless --threshold is given") {
+  planck::report::PlanDiff d;
+  planck::report::Metric m;
+  m.key = "step_time_s";
+  m.known = m.gates = m.has_band = true;
+  m.before = 5.0;
+  m.after = 5.5;  // +10%
+  m.before_low = 4.5, m.before_high = 6.0;  // published / predicted 0.9-1.2
+  m.after_low = 4.95, m.after_high = 6.6;   // the same ratios around 5.5
+  d.metrics.push_back(m);
+  CHECK(m.within_bands());
+  CHECK(planck::report::regressions(d, 5, false).empty());
+  CHECK(planck::report::regressions(d, 5, true).size() == 1);
+  d.metrics[0].after = 6.5;  // outside A's interval
+  d.metrics[0].after_low = 5.85, d.metrics[0].after_high = 7.8;
+  CHECK_FALSE(d.metrics[0].within_bands());
+  CHECK(planck::report::regressions(d, 5, false).size() == 1);
+}

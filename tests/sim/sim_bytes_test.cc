@@ -125,6 +125,51 @@ TEST_CASE("sim_fsdp_gathers_per_unit_per_microbatch") {
   }
 }
 
+// FSDP2 under torch.distributed.pipelining (issue 31). pytorch/pytorch@0138610331
+// torch/distributed/pipelining/stage.py, _PipelineStageBase.backward_maybe_with_nosync, runs every
+// micro-batch's backward with resharding after backward off:
+//     elif isinstance(self.submod, FSDPModule):
+//         self.submod.set_is_last_backward(False)
+//         self.submod.set_reshard_after_backward(False)
+//         self.submod.set_requires_gradient_sync(False)
+//         result = perform_backward(backward_type)()
+// and only perform_reduce_grad ("REDUCE_GRAD action is scheduled after all microbatches W, B
+// actions") turns it back on and runs post_backward:
+//         fsdp_module.set_is_last_backward(True)
+//         fsdp_module.set_reshard_after_backward(True)
+//         fsdp_module.set_requires_gradient_sync(True)
+// So without reshard_after_forward a unit is gathered once per step; with it each forward
+// reshards, the next backward gathers again and leaves it gathered for the following forward:
+// 1 + k gathers, whatever the schedule. The reduce-scatter runs once, in REDUCE_GRAD.
+TEST_CASE("sim_fsdp_under_pipeline_gathers_once_per_step") {
+  const std::int64_t k = 8;
+  // pp 2 of L = 4: the busiest stage holds 2 layers and max(embedding, head + final norm).
+  const double stage_blocks = 2 * kLayer, root = kV * kH + kH;
+  for (const char* schedule : {"1f1b", "gpipe", "interleaved_1f1b"}) {
+    for (bool reshard : {true, false}) {
+      CAPTURE(schedule);
+      CAPTURE(reshard);
+      const std::string vs = std::string(schedule) == "interleaved_1f1b" ? R"(, "virtual_stages": 2)" : "";
+      auto plan = t::plan_from(plan_json(1, 8, R"("pp", "dp_shard")", "2, 4",
+                                         std::string(R"("data_parallel": "fsdp", "pipeline_schedule": ")") + schedule +
+                                             "\"" + vs + R"(, "reshard_after_forward": )" + (reshard ? "true" : "false"),
+                                         R"("seq_len": 128, "grad_accumulation": 8)"));
+      auto s = t::lower_ok(plan, t::mesh_of(plan));
+      REQUIRE(s.micro_batches == k);
+      std::int64_t ag_fwd = 0, ag_bwd = 0, rs = 0;
+      for (const auto& c : s.collectives) {
+        if (c.role != "fsdp") continue;
+        if (c.op == CollOp::kAllGather && c.phase == Phase::kForward) ag_fwd += c.bytes_per_call * c.calls_per_step;
+        if (c.op == CollOp::kAllGather && c.phase == Phase::kBackward) ag_bwd += c.bytes_per_call * c.calls_per_step;
+        if (c.op == CollOp::kReduceScatter) rs += c.bytes_per_call * c.calls_per_step;
+      }
+      CHECK(ag_fwd == static_cast<std::int64_t>((stage_blocks + root) * 2));
+      CHECK(ag_bwd == (reshard ? k * static_cast<std::int64_t>(stage_blocks * 2) : 0));
+      CHECK(rs == static_cast<std::int64_t>((stage_blocks + root) * 4));
+    }
+  }
+}
+
 TEST_CASE("sim_zero1_and_zero2_reduce_scatter_policy") {
   const std::int64_t k = 4;
   for (const char* dp : {"zero1", "zero2"}) {

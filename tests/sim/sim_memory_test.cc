@@ -158,3 +158,26 @@ TEST_CASE("sim_pipeline_in_flight_weighted_by_stage_layers") {
   // 8 layers, 2 per stage: rank 0 holds 4 x 2.
   CHECK(static_cast<double>(mem(8, 4, 8)) == doctest::Approx(8 * layer));
 }
+
+// The memory twin of sim_fsdp_under_pipeline_gathers_once_per_step: under torch's pipelining a
+// backward leaves its units gathered (set_reshard_after_backward(False) until REDUCE_GRAD), so
+// at the stage's last backward every block of the stage is gathered whether or not forwards
+// reshard; without a pipeline resharding keeps two blocks (in use + prefetched).
+TEST_CASE("sim_fsdp_under_pipeline_keeps_the_stage_gathered") {
+  auto json = [](int pp, bool reshard) {
+    return std::string(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8},
+      "mesh": {"dims": ["pp", "dp_shard"], "shape": [)") + std::to_string(pp) + ", " + std::to_string(8 / pp) +
+           R"(]}, "parallelism": {"data_parallel": "fsdp", "reshard_after_forward": )" + (reshard ? "true" : "false") +
+           R"(}, "model": "llama3-8b", "training": {"seq_len": 1024, "grad_accumulation": 4}})";
+  };
+  const auto m = planck::core::model_preset("llama3-8b");
+  REQUIRE(m.has_value());
+  const double h = 4096, f = 14336, kv_dim = 1024;
+  const double block = 2 * h * h + 2 * h * kv_dim + 3 * h * f + 2 * h;  // q, o, k, v, gated MLP, 2 norms
+  REQUIRE(m->layers == 32);
+  // pp 2: 16 blocks per stage, bf16.
+  const auto pp_keep = memory_of(json(2, false)), pp_reshard = memory_of(json(2, true));
+  CHECK(pp_reshard.params == pp_keep.params);
+  const auto flat_keep = memory_of(json(1, false)), flat_reshard = memory_of(json(1, true));
+  CHECK(static_cast<double>(flat_keep.params - flat_reshard.params) == doctest::Approx((32 - 2) * block * 2).epsilon(1e-6));
+}

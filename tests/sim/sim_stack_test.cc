@@ -1,0 +1,71 @@
+// training.stack and training.attention_kernel (sim/stack_cost.h): the extra bytes eager PyTorch
+// ops move, and the attention kernels' published throughput against FlashAttention-2.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "core/plan/presets.h"
+#include "sim/compute.h"
+#include "sim/stack_cost.h"
+
+namespace {
+
+planck::sim::ComputeShape shape(std::int64_t tokens, std::int64_t tp) {
+  planck::sim::ComputeShape s;
+  s.micro_batch = 1;
+  s.seq_len = tokens;
+  s.tp = tp;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("sim_eager_ops_move_the_bytes_of_their_unfused_passes") {
+  const auto llama = *planck::core::model_preset("llama3-8b");  // RMSNorm, RoPE, SwiGLU
+  const auto gpu = *planck::core::gpu_preset("h100-sxm");
+  for (std::int64_t tp : {1, 2, 8}) {
+    const double T = 8192, h = 4096, f = 14336, q = 32 * 128, kv = 8 * 128, t = static_cast<double>(tp);
+    // Per bf16 element, eager minus fused: RMSNorm 36 - 4 (two per layer, h wide), rotary
+    // 20 - 4 over q and k, SwiGLU 10 - 6 over the ffn width split by tp.
+    const double expected = 2 * T * h * 32 + T * (q + kv) / t * 16 + T * f / t * 4;
+    CAPTURE(tp);
+    CHECK(planck::sim::eager_extra_layer_bytes(llama, shape(8192, tp), 2) == doctest::Approx(expected));
+    // The layer's forward memory-bound time grows by exactly those bytes at HBM speed, the
+    // backward by twice them.
+    auto eager = shape(8192, tp);
+    eager.eager_ops = true;
+    const auto fused = planck::sim::layer_times(llama, gpu, shape(8192, tp), false);
+    const auto unfused = planck::sim::layer_times(llama, gpu, eager, false);
+    CHECK(unfused.forward.memory_s - fused.forward.memory_s ==
+          doctest::Approx(planck::sim::memory_seconds(gpu, expected)));
+    CHECK(unfused.backward.memory_s - fused.backward.memory_s ==
+          doctest::Approx(2 * planck::sim::memory_seconds(gpu, expected)));
+    CHECK(unfused.forward.gemm_s == fused.forward.gemm_s);
+  }
+  // LayerNorm (PyTorch's one fused kernel), learned positions (no rotary) and GeLU: nothing extra.
+  auto mpt = llama;
+  mpt.layer_norm = true;
+  mpt.position_embeddings = 2048;
+  mpt.gated_mlp = false;
+  CHECK(planck::sim::eager_extra_layer_bytes(mpt, shape(2048, 1), 2) == 0);
+}
+
+TEST_CASE("sim_attention_kernels_follow_their_published_curves") {
+  const auto h100 = *planck::core::gpu_preset("h100-sxm");
+  const auto a100 = *planck::core::gpu_preset("a100-80g");
+  using K = planck::core::AttentionKernel;
+  // tests/data/published/kernels.md §2.1-2.3, causal head dim 128, at the charts' own points.
+  CHECK(planck::sim::attention_kernel_speedup(h100, K::kFa2, 4096) == 1.0);
+  CHECK(planck::sim::attention_kernel_speedup(h100, K::kSdpa, 4096) == 1.0);
+  CHECK(planck::sim::attention_kernel_speedup(h100, K::kFa3, 4096) == doctest::Approx(579.0 / 319));
+  CHECK(planck::sim::attention_kernel_speedup(h100, K::kCudnn, 16384) == doctest::Approx(539.0 / 335));
+  CHECK(planck::sim::attention_kernel_speedup(h100, K::kFa1, 8192) == doctest::Approx(135.0 / 308));
+  CHECK(planck::sim::attention_kernel_speedup(a100, K::kFa1, 2048) == doctest::Approx(69.0 / 155));
+  // Between two points: linear in log2(seq); beyond the charts: the end point.
+  CHECK(planck::sim::attention_kernel_speedup(a100, K::kFa1, 2896) ==
+        doctest::Approx(69.0 / 155 + (std::log2(2896.0) - 11) * (76.0 / 173 - 69.0 / 155)).epsilon(1e-9));
+  CHECK(planck::sim::attention_kernel_speedup(a100, K::kFa1, 65536) == doctest::Approx(83.0 / 189));
+  // FA3 and cuDNN's fast paths are Hopper kernels: on A100 the FA2 curve stays.
+  CHECK(planck::sim::attention_kernel_speedup(a100, K::kFa3, 4096) == 1.0);
+}
