@@ -30,7 +30,9 @@ std::string schedule_section(const PlanFacts& f) {
   std::string s = "<section id=\"schedule\"><h2>Per-step schedule</h2>";
   if (!f.sim || !f.bytes) return s + "<p>Not simulated: " + esc(f.why_not) + "</p></section>";
   const sim::SimResult& r = *f.sim;
-  s += "<p>Step time <b>" + seconds(r.step.step_time_s) + "</b>: compute " + seconds(r.step.compute_time_s) +
+  const std::string band =
+      r.error_band > 0 ? " (+-" + std::to_string(std::lround(100 * r.error_band)) + "% measured MoE error)" : "";
+  s += "<p>Step time <b>" + seconds(r.step.step_time_s) + "</b>" + band + ": compute " + seconds(r.step.compute_time_s) +
        ", exposed communication " + seconds(r.step.exposed_comm_time_s) + " (of " + seconds(r.step.comm_time_s) +
        " communication). " + std::to_string(r.schedule.micro_batches) + " micro-batches per step.</p>";
   // Bytes per link class from core::step_bytes (the sums verify and diff use); time per link

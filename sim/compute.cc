@@ -189,6 +189,7 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
   s.linear_dtype = fp8 ? core::DType::kFp8 : tr.param_dtype;
   s.attention = tr.attention;
   s.checkpointing = tr.activation_checkpointing;
+  s.expert_rows_scale = plan.parallelism.expert_capacity_factor.value_or(plan.parallelism.expert_imbalance.value_or(1.0));
   return s;
 }
 
@@ -251,7 +252,8 @@ std::vector<Gemm> layer_gemms(const core::ModelSpec& m, const ComputeShape& s, b
   const double routed = T / split * (split > 1 ? etp : 1.0);
   const double local = experts / ep;
   const double f = moe_f / etp;
-  const double per_expert = routed * ep * static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)) / experts;
+  const double per_expert = routed * ep * static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)) / experts *
+                            s.expert_rows_scale;
   out.push_back({per_expert, in * f, h, local});
   out.push_back({per_expert, h, f, local});
   return out;

@@ -63,6 +63,9 @@ struct ComputeShape {
   core::Attention attention = core::Attention::kFlash;
   core::Checkpointing checkpointing = core::Checkpointing::kNone;
   double gemm_scale = 1.0;
+  // Rows of the busiest rank's experts over the balanced mean: the capacity factor (every expert
+  // buffer padded to it) or, dropless, parallelism.expert_imbalance (the slowest rank sets the pace).
+  double expert_rows_scale = 1.0;
   double tokens() const;  // micro_batch x seq_len / cp
 };
 // The shape of a plan lowered into `schedule` on `mesh` (gemm_scale 1).

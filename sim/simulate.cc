@@ -6,9 +6,11 @@
 
 #include "core/base/saturating.h"
 #include "core/mesh/roles.h"
+#include "core/plan/pipeline_split.h"
 #include "sim/compute.h"
 #include "sim/ep_overlap.h"
 #include "sim/model.h"
+#include "sim/moe_band.h"
 #include "sim/overlap.h"
 #include "sim/step_pipeline.h"
 
@@ -171,6 +173,24 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   sc.rank_f = ex.rank_f;
   sc.rank_b = ex.rank_b;
   sc.p2p_s = ex.p2p_s;
+  if (plan.model && core::has_megatron_split(plan.parallelism)) {
+    // Megatron's split (verify's layers-indivisible reports a refused one; it is timed evenly).
+    if (auto split = core::megatron_split(plan.parallelism, plan.model->layers, sc.pp, sc.virtual_stages)) {
+      sc.split = split->layers;
+      sc.embedding_stage = split->embedding_stage;
+      sc.loss_stage = split->loss_stage;
+      if (split->mtp_layers > 0) {
+        r.notes.push_back("pipeline_layout holds " + std::to_string(split->mtp_layers) +
+                          " MTP layers (m): not priced (planck's model has no multi-token prediction)");
+      }
+    } else {
+      r.notes.push_back("pipeline split refused (" + split.message() + "): timed with the even split");
+    }
+  }
+  if (plan.model && plan.model->is_moe()) {
+    r.error_band = kMoeStepErrorBand;
+    r.notes.push_back(moe_error_band_note());
+  }
   auto pipe = pipeline_step(sc, options.exact_pipeline);
   PipelineStep ps;
   if (pipe) {

@@ -90,6 +90,8 @@ struct SimResult {
   double bubble_fraction = 0;  // pipeline bubble / the busiest rank's work (timeline or closed form)
   bool pipeline_timeline = false;  // the bubble came from sim/pipeline.h's timeline
   std::vector<std::int64_t> layers_per_stage;  // transformer layers of each (virtual) stage
+  // MoE models: the measured relative error of the step time (sim/moe_band.h); 0 otherwise.
+  double error_band = 0;
   std::vector<std::string> notes;
 };
 

@@ -101,6 +101,23 @@ const std::vector<std::string>& fp8_recipe_names() {
   return names;
 }
 
+const char* to_string(MoeDispatcher v) {
+  switch (v) {
+    case MoeDispatcher::kAllToAll: return "alltoall";
+    case MoeDispatcher::kAllGather: return "allgather";
+    case MoeDispatcher::kDeepEp: return "deepep";
+    case MoeDispatcher::kHybridEp: return "hybridep";
+  }
+  return "alltoall";
+}
+
+std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view s) {
+  for (auto v : {MoeDispatcher::kAllToAll, MoeDispatcher::kAllGather, MoeDispatcher::kDeepEp, MoeDispatcher::kHybridEp}) {
+    if (lower(s) == to_string(v)) return v;
+  }
+  return std::nullopt;
+}
+
 std::optional<Attention> parse_attention(std::string_view s) {
   for (auto v : {Attention::kFlash, Attention::kStandard}) {
     if (s == to_string(v)) return v;

@@ -33,6 +33,12 @@ enum class DType { kFp32, kBf16, kFp16, kFp8 };
 // torchao "tensorwise"), rowwise (torchao), blockwise (1x128 / 128x128 blocks: DeepSeek-V3, TE
 // Float8BlockScaling), mxfp8 (Blackwell MX blocks of 32).
 enum class Fp8Recipe { kNone, kTensorwise, kRowwise, kBlockwise, kMxfp8 };
+// How an MoE layer moves tokens to their experts (docs/plan-format.md "Token dispatch"):
+// alltoall = one all-to-all of the routed copies (Megatron alltoall, torchtitan all_to_all_single,
+// DeepSpeed); allgather = all-gather over the expert group, reduce-scatter back (Megatron
+// allgather); deepep / hybridep = Megatron's flex dispatcher (torchtitan's DeepEP path): each
+// token crosses to a destination node once and is forwarded inside it over NVLink.
+enum class MoeDispatcher { kAllToAll, kAllGather, kDeepEp, kHybridEp };
 
 const char* to_string(DataParallel v);
 const char* to_string(PipelineSchedule v);
@@ -41,6 +47,7 @@ const char* to_string(Checkpointing v);
 const char* to_string(DType v);
 const char* to_string(Attention v);
 const char* to_string(Fp8Recipe v);
+const char* to_string(MoeDispatcher v);
 int dtype_bytes(DType v);
 std::optional<DataParallel> parse_data_parallel(std::string_view s);
 std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view s);  // case-insensitive, torchtitan names too
@@ -50,6 +57,7 @@ std::optional<DType> parse_dtype(std::string_view s);  // fp32|float32, bf16|bfl
 std::optional<Attention> parse_attention(std::string_view s);
 std::optional<Fp8Recipe> parse_fp8_recipe(std::string_view s);  // case-insensitive
 const std::vector<std::string>& fp8_recipe_names();              // every recipe, "none" first
+std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view s);  // alltoall|allgather|deepep|hybridep
 
 // How fast kernels run on a GPU relative to its peaks (sim/compute.h, docs/simulator.md
 // "Compute model"). GEMM efficiency = gemm_max x f(M) f(N) f(K) with f(x) = x / (x + gemm_half_dim);
@@ -150,6 +158,17 @@ struct Parallelism {
   std::optional<std::int64_t> dp_bucket_params;
   // Megatron's pipeline scatter-gather; absent: on when tp > 1 and sequence_parallel is false.
   std::optional<bool> pp_scatter_gather;
+  // Megatron-LM's pipeline split (core/plan/pipeline_split.h): --account-for-embedding-in-
+  // pipeline-split / --account-for-loss-in-pipeline-split, --decoder-first/last-pipeline-num-layers,
+  // --pipeline-model-parallel-layout. Absent: the even split (torchtitan's where uneven).
+  bool account_for_embedding_in_pipeline_split = false;
+  bool account_for_loss_in_pipeline_split = false;
+  std::optional<std::int64_t> first_stage_layers, last_stage_layers;
+  std::optional<std::string> pipeline_layout;
+  // MoE token dispatch (absent: alltoall) and the busiest expert-parallel rank's routed rows over
+  // the mean (absent: 1, a balanced router; a capacity factor bounds it by padding instead).
+  std::optional<MoeDispatcher> moe_dispatcher;
+  std::optional<double> expert_imbalance;
 };
 
 struct Training {

@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,34 +21,7 @@ namespace {
 namespace t = planck::sim::test;
 using Row = std::map<std::string, std::string>;
 
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (char ch : line) {
-    if (ch == '"') quoted = !quoted;
-    else if (ch == ',' && !quoted) out.emplace_back();
-    else out.back() += ch;
-  }
-  return out;
-}
-
-std::vector<Row> read_cases() {
-  std::ifstream in(std::string(PLANCK_TEST_DATA_DIR) + "/published/validation.csv");
-  REQUIRE(in.good());
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = split_csv_line(line);
-  std::vector<Row> rows;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const auto cells = split_csv_line(line);
-    REQUIRE(cells.size() == header.size());
-    Row r;
-    for (std::size_t i = 0; i < header.size(); ++i) r[header[i]] = cells[i];
-    rows.push_back(std::move(r));
-  }
-  return rows;
-}
+std::vector<Row> read_cases() { return t::read_csv("published/validation.csv"); }
 
 std::int64_t n(const Row& r, const char* key) { return std::stoll(r.at(key)); }
 
