@@ -4,8 +4,10 @@ tests/sim/sim_published_moe_test.cc simulates (tests/data/published/moe_validati
 
 Kept: H100 and B200 rows of models planck has a preset for, with a stated precision planck prices
 (bf16, FP8 current scaling, FP8 blockwise / sub-channel, MXFP8) and a step time. Left out, with the
-reason printed: NVFP4, unstated precision, hybrid Mamba models, DeepEP over UCCL's CPU proxy
-(a transport planck does not model), rows without a layout. Settings the row does not state are
+reason printed: NVFP4, unstated precision, hybrid Mamba models, rows without a layout, and runs
+on AWS EFA (p5 / p6 instances: NCCL through aws-ofi-nccl and DeepEP through a host proxy or UCCL,
+a network planck's GPU presets do not describe; they price InfiniBand / RoCE NICs at 47/50 of
+line rate). Settings the row does not state are
 read as the recipe's defaults and listed in `assumed`."""
 import csv
 import sys
@@ -62,8 +64,8 @@ def main():
             why = "GPU " + r["gpu"] + " has no planck preset"
         elif fp8 is None:
             why = "precision " + r["precision"][:30]
-        elif disp is None:
-            why = "DeepEP over UCCL's CPU proxy"
+        elif "EFA" in r["interconnect"] + r["source"] + r["dispatcher"] or "p5." in r["gpu"] or disp is None:
+            why = "AWS EFA network (not modelled)"
         elif not step or not r["tp"] or not r["pp"] or not r["ep"]:
             why = "no step time or layout"
         if why:
@@ -85,7 +87,8 @@ def main():
         out.append({"id": r["id"], "source": r["source"], "model": model, "gpu": gpu, "gpus": r["gpus_total"],
                     "gpus_per_node": r["gpus_per_node"], "tp": tp, "pp": r["pp"], "cp": cp, "ep": ep, "vpp": vpp,
                     "mbs": r["mbs"], "gbs": r["gbs_seqs"], "seq_len": r["seq_len"], "fp8": fp8,
-                    "recompute": recompute, "dispatcher": disp, "capacity_factor": capacity, "ep_overlap": overlap,
+                    "recompute": recompute,
+                    "data_parallel": "fsdp" if "fsdp on" in r["dp_sharding"].lower() else "zero1", "dispatcher": disp, "capacity_factor": capacity, "ep_overlap": overlap,
                     "pipeline_layout": layout, "group": r["same_model_group"], "step_s": step,
                     "assumed": "; ".join(assumed)})
     with open(DATA / "moe_validation.csv", "w", newline="") as f:

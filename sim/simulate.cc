@@ -28,6 +28,8 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   const core::Training tr = plan.training.value_or(core::Training{});
   ComputeShape shape = compute_shape(plan, mesh, schedule);
   shape.gemm_scale = options.topology && options.topology->compute ? options.topology->compute->gemm_scale : 1.0;
+  shape.expert_gemm_scale = options.moe.expert_gemm_scale;
+  shape.moe_layer_overhead_s = options.moe.layer_overhead_s;
   const core::RankParams rp = core::rank_params(model, d.pp, d.tp, shape.ep, shape.etp);
   PassTimes layers;
   if (rp.dense_layers > 0) layers += layer_times(model, gpu, shape, false) * static_cast<double>(rp.dense_layers);
@@ -148,7 +150,7 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   });
   const PairedShare ep_pairs =
       has_a2a ? ep_overlap_share(plan, d.pp, d.pp > 1 ? v : 1, schedule.micro_batches) : PairedShare{};
-  oc.ep_paired_share = ep_pairs.share.value_or(0);
+  oc.ep_paired_share = ep_pairs.share.value_or(0) * std::clamp(options.moe.ep_overlap_efficiency, 0.0, 1.0);
   oc.overlap_param_gather = plan.parallelism.overlap_param_gather;
   std::vector<TimedSlot> slots;
   slots.reserve(r.collectives.size());

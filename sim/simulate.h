@@ -18,8 +18,17 @@
 
 namespace planck::sim {
 
+// The shared MoE constants fitted to published MoE runs (sim/moe_band.h; defaults: the fit).
+struct MoeConstants {
+  double expert_gemm_scale;     // grouped-GEMM efficiency relative to a dense GEMM
+  double layer_overhead_s;      // fixed forward seconds per MoE layer per micro-batch (2x backward)
+  double ep_overlap_efficiency;  // share of the paired all-to-all the overlap really hides
+};
+MoeConstants fitted_moe_constants();
+
 struct SimOptions {
   const Topology* topology = nullptr;  // measured links and compute (its gemm_scale)
+  MoeConstants moe = fitted_moe_constants();
   CostOptions cost;
   // false: long pipelines (m >= 2 pp) use the closed form checked against the timeline
   // (enumerate, for speed); true: the timeline whenever it has <= kMaxTimelinePasses passes.

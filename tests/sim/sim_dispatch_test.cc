@@ -7,8 +7,13 @@
 #include <cmath>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "core/mesh/placement.h"
 #include "sim/cost.h"
+#include "sim/enumerate.h"
+#include "sim/moe_band.h"
+#include "sim/simulate.h"
 #include "sim_test_util.h"
 
 namespace {
@@ -83,4 +88,26 @@ TEST_CASE("dispatch_allgather_gathers_tokens_not_copies") {
   CHECK(first(s, CollOp::kAllGather).bytes_per_call == kTokens * kH * 2 * 16);
   CHECK(first(s, CollOp::kReduceScatter).bytes_per_call == kTokens * kH * 2 * 16);
   for (const auto& c : s.collectives) CHECK(c.op != CollOp::kAllToAll);
+}
+
+TEST_CASE("moe_predictions_carry_their_measured_error_band") {
+  // Every MoE step time is printed with the leave-one-source-out error of the published MoE runs
+  // (sim/moe_band.h, measured by sim_published_moe_step_times_and_layout_order); dense ones not.
+  auto p = qwen3_ep16("");
+  auto r = planck::sim::simulate(p, t::mesh_of(p));
+  REQUIRE(r.is_ok());
+  CHECK(r->error_band == planck::sim::kMoeStepErrorBand);
+  CHECK(nlohmann::json::parse(planck::sim::sim_to_json(*r))["step"]["error_band"].get<double>() ==
+        doctest::Approx(planck::sim::kMoeStepErrorBand));
+  CHECK(nlohmann::json::parse(planck::sim::enumerate_to_json(*planck::sim::enumerate(t::h100_request("qwen3-30b-a3b", 16, 64, 4096)), 1))
+            ["error_band"].get<double>() == doctest::Approx(planck::sim::kMoeStepErrorBand));
+  CHECK(planck::sim::sim_to_text(*r, p, t::mesh_of(p)).find("measured MoE error") != std::string::npos);
+  auto req = t::h100_request("qwen3-30b-a3b", 16, 64, 4096);
+  auto e = planck::sim::enumerate(req);
+  REQUIRE(e.is_ok());
+  CHECK(e->error_band == planck::sim::kMoeStepErrorBand);
+  CHECK(planck::sim::enumerate_to_text(*e, req, 3).find("MoE step time: measured error") != std::string::npos);
+  auto dense = planck::sim::enumerate(t::h100_request("llama3-8b", 8, 8, 4096));
+  REQUIRE(dense.is_ok());
+  CHECK(dense->error_band == 0);
 }
