@@ -96,9 +96,9 @@ std::vector<GridPoint> search_grid(const std::vector<Row>& rows) {
   for (const Row& r : rows) plans.push_back(t::plan_from(plan_json(r)));
   for (const auto& p : plans) meshes.push_back(t::mesh_of(p));
   std::vector<GridPoint> grid;
-  for (double g : {0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0}) {
-    for (double us : {0.0, 200.0, 400.0, 600.0, 800.0, 1000.0, 1200.0, 1400.0, 1700.0, 2000.0, 2500.0}) {
-      for (double ov : {0.25, 0.5, 0.75, 1.0}) {
+  for (double g : {0.4, 0.5, 0.6, 0.7, 0.8, 1.0}) {
+    for (double us : {0.0, 200.0, 400.0, 600.0, 800.0, 1000.0, 1300.0, 1600.0, 2000.0}) {
+      for (double ov : {0.5, 0.75, 1.0}) {
         GridPoint pt{{g, us * 1e-6, ov}, {}};
         planck::sim::SimOptions o;
         o.moe = pt.c;
