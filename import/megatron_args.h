@@ -67,4 +67,11 @@ struct MegatronDegrees {
 // and the parallelism's pipeline keys (megatron_model.cc).
 core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d);
 
+// --pipeline-model-parallel-layout's chunks per rank (stages / pp), or nullopt without it
+// (megatron_moe.cc).
+core::Result<std::optional<std::int64_t>> megatron_layout_chunks(const MegatronFlags& f, PlanBuilder& b,
+                                                                 const MegatronDegrees& d);
+// The pipeline-split and MoE token-dispatcher flags -> parallelism (megatron_moe.cc).
+core::Status megatron_split_and_dispatch(const MegatronFlags& f, PlanBuilder& b);
+
 }  // namespace planck::import

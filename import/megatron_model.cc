@@ -168,6 +168,8 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
 // rank; --num-virtual-stages-per-pipeline-rank gives it directly. Needs pp > 1 (RuntimeError).
 core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d,
                                           std::optional<std::int64_t> layers) {
+  PLANCK_IMPORT_TRY(from_layout, megatron_layout_chunks(f, b, d));
+  if (from_layout) return *from_layout;
   PLANCK_IMPORT_TRY(per_stage, f.integer("num-layers-per-virtual-pipeline-stage"));
   PLANCK_IMPORT_TRY(direct, f.integer("num-virtual-stages-per-pipeline-rank"));
   if (!per_stage && !direct) return std::int64_t{1};
@@ -184,13 +186,17 @@ core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b
     b.warn("--num-layers-per-virtual-pipeline-stage without --num-layers: virtual stages unknown, 1 assumed");
     return std::int64_t{1};
   }
-  const std::int64_t per_rank = *layers / d.pp;
-  if (*layers % d.pp != 0 || per_rank % v != 0) {
-    b.warn("num_layers " + str(*layers) + " / pp " + str(d.pp) + " is not a multiple of " + str(v) +
+  // The embedding and loss count as layers under --account-for-*-in-pipeline-split
+  // (megatron/training/arguments.py:962-975).
+  const std::int64_t units = *layers + (f.has("account-for-embedding-in-pipeline-split") ? 1 : 0) +
+                             (f.has("account-for-loss-in-pipeline-split") ? 1 : 0);
+  const std::int64_t per_rank = units / d.pp;
+  if (units % d.pp != 0 || per_rank % v != 0) {
+    b.warn("num_layers " + str(units) + " / pp " + str(d.pp) + " is not a multiple of " + str(v) +
            " layers per virtual stage; Megatron's assertion fails");
   }
   const std::int64_t vpp = std::max<std::int64_t>(per_rank / v, 1);
-  b.note("virtual pipeline: (" + str(*layers) + " layers / pp " + str(d.pp) + ") / " + str(v) + " = " + str(vpp) +
+  b.note("virtual pipeline: (" + str(units) + " layers / pp " + str(d.pp) + ") / " + str(v) + " = " + str(vpp) +
          " chunks per rank");
   return vpp;
 }
@@ -357,6 +363,7 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   // "Expert-parallel overlap"); Megatron's own asserts (virtual stages when pp > 1, no full
   // recompute) become simulate's note when they fail.
   if (f.has("overlap-moe-expert-parallel-comm")) par["ep_overlap"] = true;
+  if (auto st = megatron_split_and_dispatch(f, b); !st) return st;
 
   nlohmann::ordered_json t;
   PLANCK_IMPORT_TRY(mb, f.positive("micro-batch-size", 1));

@@ -404,6 +404,20 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
     par["ep_overlap"] = false;
     b.note("pipeline_parallel_expert_parallel_overlap = false: parallelism.ep_overlap false");
   }
+  // torchtitan's expert_parallel_comm_backend (job_config.py, "standard" | "deepep"; later
+  // releases add "hybridep"): the token dispatcher.
+  if (auto be = r.string_in("parallelism", "expert_parallel_comm_backend"); !be) {
+    return be.status();
+  } else if (be->has_value() && d.ep > 1) {
+    const std::string& v = (*be)->value;
+    if (v == "standard" || v == "deepep" || v == "hybridep") {
+      par["moe_dispatcher"] = v == "standard" ? "alltoall" : v;
+      b.locate("/parallelism/moe_dispatcher", (*be)->line);
+    } else {
+      return b.error((*be)->line, "[parallelism] expert_parallel_comm_backend = \"" + v +
+                                      "\": torchtitan knows standard, deepep and hybridep");
+    }
+  }
   b.plan()["parallelism"] = par;
 
   // Model: [model] name + flavor -> a planck preset.

@@ -131,6 +131,9 @@ PlanDiff diff_plans(const PlanFacts& a, const PlanFacts& b) {
   d.b_mesh = b.mesh;
   d.communicators = compare_communicators(a, b);
   d.metrics = compare_metrics(a, b);
+  for (const PlanFacts* f : {&a, &b}) {
+    if (f->sim) d.error_band = std::max(d.error_band, f->sim->error_band);
+  }
   d.diagnostics = compare_diagnostics(a, b);
   if (!a.why_not.empty()) d.why_not = "A: " + a.why_not;
   else if (!b.why_not.empty()) d.why_not = "B: " + b.why_not;

@@ -56,6 +56,7 @@ struct PlanDiff {
   std::vector<Metric> metrics;
   std::vector<DiagnosticChange> diagnostics;
   std::string why_not;  // why the metrics are unknown, when they are
+  double error_band = 0;  // MoE plans: the measured relative step-time error (sim/moe_band.h)
 };
 
 PlanDiff diff_plans(const PlanFacts& a, const PlanFacts& b);

@@ -81,6 +81,10 @@ std::string diff_to_text(const PlanDiff& d, double threshold_pct, bool threshold
              std::to_string(delta > 0 ? delta : -delta) + " B (" + core::format_bytes(delta > 0 ? delta : -delta) + ")\n";
     }
   }
+  if (d.error_band > 0) {
+    out += "  MoE step times carry a measured +-" + std::to_string(std::lround(100 * d.error_band)) +
+           "% error (docs/simulator.md \"MoE validation\"); a smaller change may be within it\n";
+  }
   out += "\ndiagnostics:\n";
   if (d.diagnostics.empty()) out += "  none gained or lost\n";
   for (const auto& c : d.diagnostics) {
@@ -132,6 +136,7 @@ std::string diff_to_json(const PlanDiff& d, double threshold_pct, bool threshold
   }
   j["metrics"] = metrics;
   if (!d.why_not.empty()) j["not_simulated"] = d.why_not;
+  if (d.error_band > 0) j["error_band"] = d.error_band;
   nlohmann::json gained = nlohmann::json::array(), lost = nlohmann::json::array();
   for (const auto& c : d.diagnostics) {
     (c.gained ? gained : lost)

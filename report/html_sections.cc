@@ -30,8 +30,10 @@ std::string schedule_section(const PlanFacts& f) {
   std::string s = "<section id=\"schedule\"><h2>Per-step schedule</h2>";
   if (!f.sim || !f.bytes) return s + "<p>Not simulated: " + esc(f.why_not) + "</p></section>";
   const sim::SimResult& r = *f.sim;
+  const std::string band =
+      r.error_band > 0 ? " (+-" + std::to_string(std::lround(100 * r.error_band)) + "% measured MoE error)" : "";
   s += "<p>Step time <b>" + seconds(r.step.step_time_s) + "</b>, likely " + seconds(r.step.step_time_low_s) + "-" +
-       seconds(r.step.step_time_high_s) + " (" + esc(r.step.interval_basis) + "): compute " +
+       seconds(r.step.step_time_high_s) + " (" + esc(r.step.interval_basis) + ")" + band + ": compute " +
        seconds(r.step.compute_time_s) +
        ", exposed communication " + seconds(r.step.exposed_comm_time_s) + " (of " + seconds(r.step.comm_time_s) +
        " communication). " + std::to_string(r.schedule.micro_batches) + " micro-batches per step.</p>";

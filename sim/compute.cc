@@ -26,9 +26,9 @@ PassTimes time_gemms(const std::vector<Gemm>& gemms, const core::GpuSpec& gpu, c
   PassTimes p;
   for (const Gemm& g : gemms) {
     const core::DType dt = g.linear ? s.linear_dtype : s.dtype;
-    p.forward.gemm_s += g.count * gemm_seconds(gpu, g.m, g.n, g.k, dt, s.gemm_scale);
-    p.backward.gemm_s += g.count * (gemm_seconds(gpu, g.m, g.k, g.n, dt, s.gemm_scale) +
-                                    gemm_seconds(gpu, g.k, g.n, g.m, dt, s.gemm_scale));
+    const double scale = s.gemm_scale * g.scale;
+    p.forward.gemm_s += g.count * gemm_seconds(gpu, g.m, g.n, g.k, dt, scale);
+    p.backward.gemm_s += g.count * (gemm_seconds(gpu, g.m, g.k, g.n, dt, scale) + gemm_seconds(gpu, g.k, g.n, g.m, dt, scale));
     p.forward.flops += g.flops();
     p.backward.flops += 2 * g.flops();
   }
@@ -194,6 +194,7 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
   s.checkpointing = tr.activation_checkpointing;
   s.eager_ops = !core::stack_fuses_memory_bound_ops(tr.stack);
   s.attention_kernel = tr.attention_kernel;
+  s.expert_rows_scale = plan.parallelism.expert_capacity_factor.value_or(plan.parallelism.expert_imbalance.value_or(1.0));
   return s;
 }
 
@@ -256,9 +257,10 @@ std::vector<Gemm> layer_gemms(const core::ModelSpec& m, const ComputeShape& s, b
   const double routed = T / split * (split > 1 ? etp : 1.0);
   const double local = experts / ep;
   const double f = moe_f / etp;
-  const double per_expert = routed * ep * static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)) / experts;
-  out.push_back({per_expert, in * f, h, local});
-  out.push_back({per_expert, h, f, local});
+  const double per_expert = routed * ep * static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)) / experts *
+                            s.expert_rows_scale;
+  out.push_back({per_expert, in * f, h, local, true, false, s.expert_gemm_scale});
+  out.push_back({per_expert, h, f, local, true, false, s.expert_gemm_scale});
   return out;
 }
 
@@ -272,6 +274,18 @@ PassTimes layer_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const 
   const double mem = memory_seconds(gpu, layer_memory_bytes(m, s, moe_layer, act) + eager);
   p.forward.memory_s += mem;
   p.backward.memory_s += 2 * mem;  // gradients of each input plus the saved input read back
+  if (moe_layer) {
+    // Permutation: the routed copies gathered into expert order and scattered back (Megatron's
+    // permute / unpermute, torchtitan's generate_permute_indices): T x top-k rows of h read and
+    // written each way, and the T tokens read / written at the ends; backward the same. Plus
+    // the fitted fixed cost of the layer's routing bookkeeping.
+    const double copies = s.tokens() / static_cast<double>(std::max<std::int64_t>(1, s.routed_split)) *
+                          static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)) * s.expert_rows_scale;
+    const double rows = s.tokens() / static_cast<double>(std::max<std::int64_t>(1, s.routed_split));
+    const double permute = memory_seconds(gpu, 2 * (2 * copies + 2 * rows) * static_cast<double>(m.hidden) * act);
+    p.forward.memory_s += permute + s.moe_layer_overhead_s;
+    p.backward.memory_s += permute + 2 * s.moe_layer_overhead_s;
+  }
   if (s.linear_dtype == core::DType::kFp8 && s.dtype != core::DType::kFp8) {
     const auto [fwd_bytes, bwd_bytes] = fp8_cast_bytes(gemms);
     p.forward.memory_s += memory_seconds(gpu, fwd_bytes);

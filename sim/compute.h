@@ -67,6 +67,14 @@ struct ComputeShape {
   bool eager_ops = false;
   core::AttentionKernel attention_kernel = core::AttentionKernel::kFa2;
   double gemm_scale = 1.0;
+  // Rows of the busiest rank's experts over the balanced mean: the capacity factor (every expert
+  // buffer padded to it) or, dropless, parallelism.expert_imbalance (the slowest rank sets the pace).
+  double expert_rows_scale = 1.0;
+  // Fitted to published MoE runs (sim/moe_band.h, SimOptions::moe): the grouped GEMMs' efficiency
+  // relative to a dense GEMM of the same shape, and the fixed seconds an MoE layer's router,
+  // permutation and dispatch bookkeeping add to a micro-batch's forward (twice that backward).
+  double expert_gemm_scale = 1.0;
+  double moe_layer_overhead_s = 0;
   double tokens() const;  // micro_batch x seq_len / cp
 };
 // The shape of a plan lowered into `schedule` on `mesh` (gemm_scale 1).
@@ -79,6 +87,7 @@ struct Gemm {
   double count = 1;     // how many of this shape (routed experts on this rank)
   bool linear = true;   // a linear layer FP8 recipes quantise (the MoE router, the head are not)
   bool same_input = false;  // its input was cast for an earlier GEMM of the layer (wk, wv; w3; MLA kv-down)
+  double scale = 1.0;       // efficiency relative to a dense GEMM of the shape (routed experts' grouped GEMMs)
   double flops() const { return 2 * m * n * k * count; }
 };
 std::vector<Gemm> layer_gemms(const core::ModelSpec& model, const ComputeShape& shape, bool moe_layer);

@@ -158,30 +158,31 @@ CallCost predict_call(CollOp op, std::int64_t n, std::int64_t bytes, const Place
   return out;
 }
 
-// Node-limited dispatch / combine (DeepSeek-V3 report §3.2.2): each token crosses the IB once
-// per destination node (inter_node_bytes_per_call) while NVLink forwards the routed copies to
-// their experts' GPUs inside the node ((r - 1) / r of the per-rank buffer, r = the group's ranks
-// per node); the two run at once, so the slower bounds the call. A topology profile measured a
-// plain all-to-all, so it is used as such.
+// An expert all-to-all whose group spans nodes (core/schedule/ep_dispatch.h): the lowering split
+// each call's bytes into the part this GPU's NIC carries and the part NVLink carries at the same
+// time, so the slower bounds the call. A plain all-to-all sends the remote ranks' share over the
+// NIC and the node's other ranks' share over NVLink; DeepEP-style dispatch sends each token once
+// per destination node and forwards it inside. DeepEP's measured internode bottleneck bandwidth
+// (43-58 GB/s of a ~50 GB/s CX7 NIC on H800, deepseek-ai/DeepEP docs/legacy.md "Normal kernels")
+// is the NIC's line rate, as kNicEfficiency prices it. A topology profile measured a plain
+// all-to-all, so it is used as such.
 namespace {
 
-std::optional<CallCost> node_limited_call(const core::ScheduledCollective& c, const Placement& place,
-                                          const core::GpuSpec& gpu, const Topology* topology) {
+std::optional<CallCost> split_all_to_all(const core::ScheduledCollective& c, const Placement& place,
+                                         const core::GpuSpec& gpu, const Topology* topology) {
   if (c.op != CollOp::kAllToAll || c.inter_node_bytes_per_call <= 0 || place.nodes_spanned <= 1 || topology ||
       c.group_size <= 1 || c.bytes_per_call <= 0) {
     return std::nullopt;
   }
   const double nic = gpu.nic_gbps * 1e9 * kNicEfficiency, nvlink = gpu.nvlink_gbps * 1e9 * kNvlinkEfficiency;
   if (nic <= 0 || nvlink <= 0) return std::nullopt;
-  const double r = static_cast<double>(std::max<std::int64_t>(1, place.ranks_per_node));
-  const auto intra = static_cast<std::int64_t>(static_cast<double>(c.bytes_per_call) * (r - 1) / r);
   CallCost out;
   out.link = link_for(place, gpu, topology);
   out.algorithm = Algorithm::kRing;
   const double latency = ring_cost(c.op, c.group_size, 0, place, nic).time_s;
   out.time_s = latency + std::max(static_cast<double>(c.inter_node_bytes_per_call) / nic,
-                                  static_cast<double>(intra) / nvlink);
-  out.wire_bytes = core::sat_add(c.inter_node_bytes_per_call, intra);
+                                  static_cast<double>(c.intra_node_bytes_per_call) / nvlink);
+  out.wire_bytes = core::sat_add(c.inter_node_bytes_per_call, c.intra_node_bytes_per_call);
   return out;
 }
 
@@ -189,7 +190,7 @@ std::optional<CallCost> node_limited_call(const core::ScheduledCollective& c, co
 
 CallCost predict_time(const core::ScheduledCollective& c, const Placement& place, const core::GpuSpec& gpu,
                       const Topology* topology, const CostOptions& options) {
-  CallCost one = node_limited_call(c, place, gpu, topology)
+  CallCost one = split_all_to_all(c, place, gpu, topology)
                      .value_or(predict_call(c.op, c.group_size, c.bytes_per_call, place, gpu, topology, options));
   one.time_s *= static_cast<double>(c.calls_per_step);
   one.wire_bytes = core::sat_mul(one.wire_bytes, c.calls_per_step);

@@ -48,8 +48,8 @@ CallCost predict_call(core::CollOp op, std::int64_t n, std::int64_t bytes, const
                       const core::GpuSpec& gpu, const Topology* topology, const CostOptions& options = {});
 
 // All calls of a scheduled collective in one step: time and wire bytes of predict_call x
-// calls_per_step; an all-to-all with inter_node_bytes_per_call spanning nodes is the
-// node-limited dispatch instead (docs/simulator.md "Node-limited routing").
+// calls_per_step; an all-to-all with inter_node_bytes_per_call spanning nodes is priced as its
+// NIC part and its NVLink part running at once (docs/simulator.md "Token dispatch").
 CallCost predict_time(const core::ScheduledCollective& c, const Placement& place, const core::GpuSpec& gpu,
                       const Topology* topology, const CostOptions& options = {});
 

@@ -9,6 +9,7 @@
 #include "core/schedule/schedule.h"
 #include "sim/enumerate_plan.h"
 #include "sim/ep_overlap.h"
+#include "sim/moe_band.h"
 #include "sim/memory.h"
 #include "sim/sim_checks.h"
 
@@ -475,6 +476,7 @@ core::Result<EnumerateResult> enumerate(const EnumerateRequest& req) {
   out.world = req.world;
   out.framework = req.framework;
   out.considered = count_factorizations(req.world, m.is_moe() ? 6 : 5);
+  if (m.is_moe()) out.error_band = kMoeStepErrorBand;
   // Without --global-batch every layout does the same work: one sequence per GPU per step
   // (world x micro_batch), which every data-parallel degree divides.
   EnumerateRequest fixed = req;

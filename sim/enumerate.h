@@ -103,6 +103,7 @@ struct EnumerateResult {
   std::string template_path;          // the template's path, when checked
   std::int64_t rejected = 0;          // layouts with an error-severity finding
   std::vector<std::string> unchecked;  // rules that could not run on some layout
+  double error_band = 0;  // MoE: the measured relative step-time error (sim/moe_band.h); 0 for dense models
   std::vector<Layout> layouts;  // best first: clean before rejected, comfortable before tight, tokens/s (or step time), memory, fewer dims
 };
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/enumerate.h"
+#include "sim/moe_band.h"
 #include "core/base/format.h"
 #include "sim/format.h"
 
@@ -63,6 +64,7 @@ std::string enumerate_to_json(const EnumerateResult& r, std::int64_t top) {
   j["global_batch_default"] = r.global_batch_default;
   j["framework"] = to_string(r.framework);
   j["fp8"] = core::to_string(r.fp8);
+  if (r.error_band > 0) j["error_band"] = r.error_band;
   if (r.checked) {
     j["plan"] = r.template_path;
     j["rejected_layouts"] = r.rejected;
@@ -179,6 +181,7 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
   if (r.framework != Framework::kAny) o << ", only what " << to_string(r.framework) << " runs";
   if (r.fp8 != core::Fp8Recipe::kNone) o << ", FP8 linears (" << core::to_string(r.fp8) << ")";
   o << "\n";
+  if (r.error_band > 0) o << moe_error_band_note() << "\n";
   o << "global batch " << r.global_batch << " sequences"
     << (r.global_batch_default ? " (default: one per GPU; set --global-batch)" : "") << "; '!' = above memory-tight's "
     << "90% of capacity" << (req.allow_tight ? "" : ", ranked after the others (--allow-tight ranks them together)")

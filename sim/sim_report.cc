@@ -54,7 +54,8 @@ std::string sim_to_json(const SimResult& r) {
                {"flops_per_rank", r.flops_per_rank},
                {"tflops_per_gpu", r.tflops_per_gpu},
                {"mfu", r.mfu},
-               {"bubble_fraction", r.bubble_fraction}};
+               {"bubble_fraction", r.bubble_fraction},
+               {"error_band", r.error_band}};
   j["pipeline"] = {{"timeline", r.pipeline_timeline},
                    {"virtual_stages", r.schedule.virtual_stages},
                    {"layers_per_stage", r.layers_per_stage}};
@@ -111,7 +112,9 @@ std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::
     << human_seconds(r.step.comm_time_s) << " (exposed " << human_seconds(r.step.exposed_comm_time_s)
     << "), compute " << human_seconds(r.step.compute_time_s) << ", step " << human_seconds(r.step.step_time_s)
     << ", likely " << human_seconds(r.step.step_time_low_s) << "-" << human_seconds(r.step.step_time_high_s) << " ("
-    << r.step.interval_basis << ")\n";
+    << r.step.interval_basis << ")";
+  if (r.error_band > 0) o << " (+-" << std::lround(100 * r.error_band) << "% measured MoE error)";
+  o << "\n";
   const ComputeBreakdown& c = r.compute;
   if (c.mfu_override) {
     o << "compute: training.mfu = " << *c.mfu_override << " (override; the per-kernel model is not used), recompute "

@@ -7,10 +7,12 @@
 #include "core/base/format.h"
 #include "core/base/saturating.h"
 #include "core/mesh/roles.h"
+#include "core/plan/pipeline_split.h"
 #include "sim/compute.h"
 #include "sim/format.h"
 #include "sim/ep_overlap.h"
 #include "sim/model.h"
+#include "sim/moe_band.h"
 #include "sim/overlap.h"
 #include "sim/step_pipeline.h"
 #include "sim/uncertainty.h"
@@ -29,6 +31,8 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   const core::Training tr = plan.training.value_or(core::Training{});
   ComputeShape shape = compute_shape(plan, mesh, schedule);
   shape.gemm_scale = options.topology && options.topology->compute ? options.topology->compute->gemm_scale : 1.0;
+  shape.expert_gemm_scale = options.moe.expert_gemm_scale;
+  shape.moe_layer_overhead_s = options.moe.layer_overhead_s;
   const core::RankParams rp = core::rank_params(model, d.pp, d.tp, shape.ep, shape.etp);
   PassTimes layers;
   if (rp.dense_layers > 0) layers += layer_times(model, gpu, shape, false) * static_cast<double>(rp.dense_layers);
@@ -156,7 +160,7 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   });
   const PairedShare ep_pairs =
       has_a2a ? ep_overlap_share(plan, d.pp, d.pp > 1 ? v : 1, schedule.micro_batches) : PairedShare{};
-  oc.ep_paired_share = ep_pairs.share.value_or(0);
+  oc.ep_paired_share = ep_pairs.share.value_or(0) * std::clamp(options.moe.ep_overlap_efficiency, 0.0, 1.0);
   oc.overlap_param_gather = plan.parallelism.overlap_param_gather;
   std::vector<TimedSlot> slots;
   slots.reserve(r.collectives.size());
@@ -181,6 +185,24 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   sc.rank_f = ex.rank_f;
   sc.rank_b = ex.rank_b;
   sc.p2p_s = ex.p2p_s;
+  if (plan.model && core::has_megatron_split(plan.parallelism)) {
+    // Megatron's split (verify's layers-indivisible reports a refused one; it is timed evenly).
+    if (auto split = core::megatron_split(plan.parallelism, plan.model->layers, sc.pp, sc.virtual_stages)) {
+      sc.split = split->layers;
+      sc.embedding_stage = split->embedding_stage;
+      sc.loss_stage = split->loss_stage;
+      if (split->mtp_layers > 0) {
+        r.notes.push_back("pipeline_layout holds " + std::to_string(split->mtp_layers) +
+                          " MTP layers (m): not priced (planck's model has no multi-token prediction)");
+      }
+    } else {
+      r.notes.push_back("pipeline split refused (" + split.message() + "): timed with the even split");
+    }
+  }
+  if (plan.model && plan.model->is_moe()) {
+    r.error_band = kMoeStepErrorBand;
+    r.notes.push_back(moe_error_band_note());
+  }
   auto pipe = pipeline_step(sc, options.exact_pipeline);
   PipelineStep ps;
   if (pipe) {

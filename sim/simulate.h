@@ -18,8 +18,17 @@
 
 namespace planck::sim {
 
+// The shared MoE constants fitted to published MoE runs (sim/moe_band.h; defaults: the fit).
+struct MoeConstants {
+  double expert_gemm_scale;     // grouped-GEMM efficiency relative to a dense GEMM
+  double layer_overhead_s;      // fixed forward seconds per MoE layer per micro-batch (2x backward)
+  double ep_overlap_efficiency;  // share of the paired all-to-all the overlap really hides
+};
+MoeConstants fitted_moe_constants();
+
 struct SimOptions {
   const Topology* topology = nullptr;  // measured links and compute (its gemm_scale)
+  MoeConstants moe = fitted_moe_constants();
   CostOptions cost;
   // false: long pipelines (m >= 2 pp) use the closed form checked against the timeline
   // (enumerate, for speed); true: the timeline whenever it has <= kMaxTimelinePasses passes.
@@ -97,6 +106,8 @@ struct SimResult {
   double bubble_fraction = 0;  // pipeline bubble / the busiest rank's work (timeline or closed form)
   bool pipeline_timeline = false;  // the bubble came from sim/pipeline.h's timeline
   std::vector<std::int64_t> layers_per_stage;  // transformer layers of each (virtual) stage
+  // MoE models: the measured relative error of the step time (sim/moe_band.h); 0 otherwise.
+  double error_band = 0;
   std::vector<std::string> notes;
 };
 

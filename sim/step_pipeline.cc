@@ -34,6 +34,12 @@ std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t stages)
   return out;
 }
 
+std::vector<std::int64_t> stage_split(const StageCosts& c) {
+  const std::int64_t n = std::max<std::int64_t>(1, c.pp) * std::max<std::int64_t>(1, c.virtual_stages);
+  if (static_cast<std::int64_t>(c.split.size()) == n) return c.split;
+  return stage_layers(c.layers, n);
+}
+
 PipelineInput pipeline_input(const StageCosts& c) {
   PipelineInput in;
   in.schedule = c.schedule;
@@ -42,12 +48,14 @@ PipelineInput pipeline_input(const StageCosts& c) {
   in.micro_batches = std::max<std::int64_t>(1, c.micro_batches);
   in.p2p_s = in.pp > 1 ? c.p2p_s : 0;
   const std::int64_t n_stages = in.pp * in.virtual_stages;
-  const std::vector<std::int64_t> per = stage_layers(c.layers, n_stages);
+  const std::vector<std::int64_t> per = stage_split(c);
+  const std::int64_t loss = c.loss_stage >= 0 && c.loss_stage < n_stages ? c.loss_stage : n_stages - 1;
+  const std::int64_t embedding = c.embedding_stage >= 0 && c.embedding_stage < n_stages ? c.embedding_stage : 0;
   const double v = static_cast<double>(in.virtual_stages);
   in.stages.reserve(per.size());
   for (std::int64_t s = 0; s < n_stages; ++s) {
     const double n = static_cast<double>(per[static_cast<std::size_t>(s)]);
-    const bool first = s == 0, last = s == n_stages - 1;
+    const bool first = s == embedding, last = s == loss;
     StageTimes t;
     t.forward_s = n * c.layer_f + (first ? c.first_f : 0) + (last ? c.last_f : 0) + c.rank_f / v;
     const double b = n * c.layer_b + (first ? c.first_b : 0) + (last ? c.last_b : 0) + c.rank_b / v;
@@ -104,7 +112,7 @@ core::Result<PipelineStep> pipeline_step(const StageCosts& c, bool use_timeline)
     if (auto st = check_pipeline_shape(in); !st.is_ok()) return st;
   }
   PipelineStep out;
-  out.layers_per_stage = stage_layers(c.layers, in.pp * in.virtual_stages);
+  out.layers_per_stage = stage_split(c);
   out.busiest_s = static_cast<double>(in.micro_batches) * busiest_rank_per_micro_batch(in);
   const std::int64_t passes = in.pp * in.virtual_stages * in.micro_batches * 3;
   // The closed form is checked for m >= 2 pp; shorter pipelines always run the timeline.

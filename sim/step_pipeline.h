@@ -24,7 +24,15 @@ struct StageCosts {
   double last_f = 0, last_b = 0, last_w = 0;    // the last stage adds (norm, head, loss); last_b includes last_w
   double rank_f = 0, rank_b = 0;                // each rank adds per micro-batch (split over its chunks)
   double p2p_s = 0;                             // one send between two pipeline ranks
+  // Megatron's split (core/plan/pipeline_split.h) when the plan gives one: layers of each of the
+  // pp x v stages, and the stages holding the embedding (first_*) and the head and loss (last_*).
+  // Empty: stage_layers, the embedding on the first stage, the loss on the last.
+  std::vector<std::int64_t> split;
+  std::int64_t embedding_stage = 0, loss_stage = -1;
 };
+
+// Layers of each stage: c.split when it has pp x v entries, else stage_layers.
+std::vector<std::int64_t> stage_split(const StageCosts& c);
 
 // Transformer layers of each of `stages` stages: L / stages each when that divides (Megatron-LM,
 // which requires it unless --decoder-first/last-pipeline-num-layers are given); otherwise as

@@ -3,6 +3,7 @@
 #include "core/mesh/plan_mesh.h"
 #include "core/check/checks.h"
 #include "core/base/int128.h"
+#include "core/plan/pipeline_split.h"
 #include "core/plan/plan_load.h"
 #include "core/mesh/roles.h"
 
@@ -59,6 +60,35 @@ void check_batch(const Plan& plan, const Mesh& mesh, Diagnostics& out) {
   }
 }
 
+// The pointer of the first Megatron split option the plan states.
+std::string split_ptr(const Plan& plan) {
+  for (const char* k : {"pipeline_layout", "first_stage_layers", "last_stage_layers",
+                        "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split"}) {
+    const auto& root = plan.doc.root();
+    if (root.contains("parallelism") && root["parallelism"].is_object() && root["parallelism"].contains(k)) {
+      return std::string("/parallelism/") + k;
+    }
+  }
+  return "/parallelism";
+}
+
+void check_megatron_split(const Plan& plan, std::int64_t pp, std::int64_t layers, Diagnostics& out) {
+  const std::int64_t v = plan.parallelism.virtual_stages;
+  auto split = megatron_split(plan.parallelism, layers, pp, v);
+  if (!split) {
+    add(out, "layers-indivisible", Severity::kError, "Megatron-LM refuses this pipeline split: " + split.message(),
+        split_ptr(plan), "give a split Megatron-LM builds (docs/plan-format.md \"Pipeline split\")");
+    return;
+  }
+  if (split->virtual_stages != v) {
+    add(out, "layers-indivisible", Severity::kError,
+        "pipeline_layout gives " + s(split->virtual_stages) + " chunks per pipeline rank but virtual_stages is " + s(v),
+        "/parallelism/virtual_stages",
+        "set virtual_stages to " + s(split->virtual_stages) +
+            " (Megatron derives it from the layout: megatron/training/arguments.py:941-952)");
+  }
+}
+
 void check_model(const Plan& plan, const Mesh& mesh, Diagnostics& out) {
   if (!plan.model) return;
   const ModelSpec& m = *plan.model;
@@ -77,7 +107,10 @@ void check_model(const Plan& plan, const Mesh& mesh, Diagnostics& out) {
   }
   const std::int64_t v = plan.parallelism.virtual_stages;
   const std::int64_t stages = d.pp * v;
-  if (d.pp > 1 || v > 1) {
+  if (has_megatron_split(plan.parallelism)) {
+    // Megatron's own split: it runs exactly what Megatron-LM accepts (core/plan/pipeline_split.h).
+    check_megatron_split(plan, d.pp, m.layers, out);
+  } else if (d.pp > 1 || v > 1) {
     if (m.layers < stages) {
       add(out, "layers-indivisible", Severity::kError,
           "model " + m.name + " has " + s(m.layers) + " layers, fewer than pp " + s(d.pp) + " x virtual_stages " +
@@ -179,7 +212,7 @@ void add_core_checks(CheckRegistry& registry) {
   div.rules = {{"batch-indivisible", Severity::kError, "global_batch != micro_batch x grad_accumulation x dp_degree", {kInputGlobalBatch}},
                {"heads-indivisible", Severity::kError, "heads % tp != 0", {kInputModel}},
                {"kv-heads-indivisible", Severity::kError, "kv_heads and tp divide neither way", {kInputModel}},
-               {"layers-indivisible", Severity::kError, "layers < pp x virtual_stages (error) or uneven stages (warning)", {kInputModel}},
+               {"layers-indivisible", Severity::kError, "layers < pp x virtual_stages or a split Megatron-LM refuses (error); uneven stages (warning)", {kInputModel}},
                {"seq-indivisible", Severity::kError, "seq_len not divisible by 2 x cp, or by tp with sequence parallel", {kInputSeqLen}},
                {"experts-indivisible", Severity::kError, "experts % expert-parallel group (ep x cp [x tp]) != 0", {kInputModel}},
                {"etp-invalid", Severity::kError, "parallelism.etp is neither 1 nor tp", {}},

@@ -117,6 +117,23 @@ std::optional<OffloadDevice> parse_offload_device(std::string_view s) {
   return std::nullopt;
 }
 
+const char* to_string(MoeDispatcher v) {
+  switch (v) {
+    case MoeDispatcher::kAllToAll: return "alltoall";
+    case MoeDispatcher::kAllGather: return "allgather";
+    case MoeDispatcher::kDeepEp: return "deepep";
+    case MoeDispatcher::kHybridEp: return "hybridep";
+  }
+  return "alltoall";
+}
+
+std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view s) {
+  for (auto v : {MoeDispatcher::kAllToAll, MoeDispatcher::kAllGather, MoeDispatcher::kDeepEp, MoeDispatcher::kHybridEp}) {
+    if (lower(s) == to_string(v)) return v;
+  }
+  return std::nullopt;
+}
+
 const std::vector<std::string>& optimizer_names() {
   static const std::vector<std::string> names = {"adamw", "adam",  "adam8bit",   "adafactor", "lamb",
                                                  "sgd",   "lion",  "muon",       "onebit_adam"};

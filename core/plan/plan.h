@@ -47,6 +47,12 @@ enum class AttentionKernel { kFa2, kFa1, kFa3, kCudnn, kSdpa };
 // Where states live when not on the GPU (DeepSpeed offload_optimizer / offload_param device,
 // FSDP2 CPUOffloadPolicy): none = on the GPU.
 enum class OffloadDevice { kNone, kCpu, kNvme };
+// How an MoE layer moves tokens to their experts (docs/plan-format.md "Token dispatch"):
+// alltoall = one all-to-all of the routed copies (Megatron alltoall, torchtitan all_to_all_single,
+// DeepSpeed); allgather = all-gather over the expert group, reduce-scatter back (Megatron
+// allgather); deepep / hybridep = Megatron's flex dispatcher (torchtitan's DeepEP path): each
+// token crosses to a destination node once and is forwarded inside it over NVLink.
+enum class MoeDispatcher { kAllToAll, kAllGather, kDeepEp, kHybridEp };
 
 const char* to_string(DataParallel v);
 const char* to_string(PipelineSchedule v);
@@ -63,6 +69,7 @@ const std::vector<std::string>& stack_names();
 const std::vector<std::string>& attention_kernel_names();
 bool stack_fuses_memory_bound_ops(Stack v);
 const char* to_string(OffloadDevice v);
+const char* to_string(MoeDispatcher v);
 int dtype_bytes(DType v);
 std::optional<DataParallel> parse_data_parallel(std::string_view s);
 std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view s);  // case-insensitive, torchtitan names too
@@ -76,6 +83,7 @@ std::optional<OffloadDevice> parse_offload_device(std::string_view s);  // none|
 // Optimizers planck prices (training.optimizer), by per-parameter state bytes and step traffic
 // (sim/memory.h optimizer_state_bytes).
 const std::vector<std::string>& optimizer_names();
+std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view s);  // alltoall|allgather|deepep|hybridep
 
 // How fast kernels run on a GPU relative to its peaks (sim/compute.h, docs/simulator.md
 // "Compute model"). GEMM efficiency = gemm_max x f(M) f(N) f(K) with f(x) = x / (x + gemm_half_dim);
@@ -181,6 +189,17 @@ struct Parallelism {
   std::optional<std::int64_t> dp_bucket_params;
   // Megatron's pipeline scatter-gather; absent: on when tp > 1 and sequence_parallel is false.
   std::optional<bool> pp_scatter_gather;
+  // Megatron-LM's pipeline split (core/plan/pipeline_split.h): --account-for-embedding-in-
+  // pipeline-split / --account-for-loss-in-pipeline-split, --decoder-first/last-pipeline-num-layers,
+  // --pipeline-model-parallel-layout. Absent: the even split (torchtitan's where uneven).
+  bool account_for_embedding_in_pipeline_split = false;
+  bool account_for_loss_in_pipeline_split = false;
+  std::optional<std::int64_t> first_stage_layers, last_stage_layers;
+  std::optional<std::string> pipeline_layout;
+  // MoE token dispatch (absent: alltoall) and the busiest expert-parallel rank's routed rows over
+  // the mean (absent: 1, a balanced router; a capacity factor bounds it by padding instead).
+  std::optional<MoeDispatcher> moe_dispatcher;
+  std::optional<double> expert_imbalance;
 };
 
 struct Training {

@@ -218,7 +218,9 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
   r_.check_keys(v, "/parallelism", {"data_parallel", "fsdp_dims", "replicate_dims", "reshard_after_forward",
                                     "sequence_parallel", "pipeline_schedule", "virtual_stages", "etp",
                                     "expert_capacity_factor", "async_tp", "overlap_param_gather", "dp_bucket_params",
-                                    "pp_scatter_gather", "ep_overlap"});
+                                    "pp_scatter_gather", "ep_overlap", "account_for_embedding_in_pipeline_split",
+                                    "account_for_loss_in_pipeline_split", "first_stage_layers", "last_stage_layers",
+                                    "pipeline_layout", "moe_dispatcher", "expert_imbalance"});
   Parallelism& p = plan.parallelism;
   p.present = true;
   auto flag = [&](const char* key, auto& out) {
@@ -259,6 +261,23 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
     p.dp_bucket_params = r_.integer(v["dp_bucket_params"], "/parallelism/dp_bucket_params", 1, kMaxBucketParams);
   }
   flag("pp_scatter_gather", p.pp_scatter_gather);
+  flag("account_for_embedding_in_pipeline_split", p.account_for_embedding_in_pipeline_split);
+  flag("account_for_loss_in_pipeline_split", p.account_for_loss_in_pipeline_split);
+  if (v.contains("first_stage_layers")) {
+    p.first_stage_layers = r_.integer(v["first_stage_layers"], "/parallelism/first_stage_layers", 1, 1 << 20);
+  }
+  if (v.contains("last_stage_layers")) {
+    p.last_stage_layers = r_.integer(v["last_stage_layers"], "/parallelism/last_stage_layers", 1, 1 << 20);
+  }
+  if (v.contains("pipeline_layout")) p.pipeline_layout = r_.string(v["pipeline_layout"], "/parallelism/pipeline_layout");
+  if (v.contains("moe_dispatcher")) {
+    if (auto s = r_.choice(v["moe_dispatcher"], "/parallelism/moe_dispatcher", {"alltoall", "allgather", "deepep", "hybridep"})) {
+      p.moe_dispatcher = parse_moe_dispatcher(*s);
+    }
+  }
+  if (v.contains("expert_imbalance")) {
+    p.expert_imbalance = r_.number(v["expert_imbalance"], "/parallelism/expert_imbalance", 1.0, 1e3);
+  }
 }
 
 std::optional<ModelSpec> Loader::model(const nlohmann::json& v, const std::string& ptr) {

@@ -9,6 +9,7 @@
 #include "core/plan/trainable.h"
 #include "core/mesh/placement.h"
 #include "core/mesh/roles.h"
+#include "core/schedule/ep_dispatch.h"
 
 // The one lowering of a plan into the collectives of one optimizer step (docs/simulator.md). Each
 // strategy follows where its framework communicates; formulas from
@@ -107,27 +108,6 @@ struct ParamClass {
     return t;
   }
 };
-
-// Node-limited routing (DeepSeek-V3 report §2.1.2, §3.2.2): a token's experts lie in
-// expert_groups_per_token of expert_groups groups; experts sit on the EP ranks in order, so a
-// group spans max(1, N / groups) of the N nodes the EP group covers and a token reaches at most
-// M = min(N, top-k, groups_per_token x max(1, N / groups)) nodes. The dispatch sends it once to
-// each (then forwards it over NVLink), so a balanced router sends M (N - 1) / N copies per token
-// across nodes. 0 when the EP group is inside one node, routing is unlimited or capacity-padded.
-std::int64_t node_limited_bytes(const Plan& plan, const Mesh& mesh, const std::vector<std::string>& ep_dims,
-                                std::int64_t tokens, int activation_bytes) {
-  const ModelSpec& m = *plan.model;
-  if (m.expert_groups < 1 || m.expert_groups_per_token < 1 || plan.parallelism.expert_capacity_factor) return 0;
-  const Placement place = placement_of(mesh, ep_dims, std::max<std::int64_t>(1, plan.cluster.gpus_per_node));
-  if (place.nodes_spanned <= 1) return 0;
-  const double nodes = static_cast<double>(place.nodes_spanned);
-  const double reach = std::min({nodes, static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)),
-                                 static_cast<double>(m.expert_groups_per_token) *
-                                     std::max(1.0, nodes / static_cast<double>(m.expert_groups))});
-  const double rows = static_cast<double>(tokens) * reach * (nodes - 1) / nodes;
-  const double bytes = std::ceil(rows) * static_cast<double>(m.hidden) * activation_bytes;
-  return bytes >= 9.2e18 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(bytes);
-}
 
 }  // namespace
 
@@ -475,21 +455,42 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
     const bool split_tp = sp || ed.etp == 1;
     const std::int64_t t_rank = std::max<std::int64_t>(1, tokens / (split_tp ? std::max<std::int64_t>(1, d.tp) : 1));
     const std::int64_t rows = dispatched_rows(t_rank, m.experts_per_token, m.experts, plan.parallelism.expert_capacity_factor);
-    const std::int64_t bytes = sat_mul(sat_mul(rows, m.hidden), ba);
-    // One all-to-all to dispatch and one to combine per MoE layer per micro-batch; backward
-    // runs both again on the gradients (Megatron token_dispatcher.py alltoall workflow,
-    // torchtitan all_to_all_single of routed tokens; docs/plan-format.md, docs/sources/simulator.md §2.5).
-    const std::int64_t calls = sat_mul(sat_mul(rp.moe_layers, k), 2);
-    lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kForward, bytes, calls, ba, "token dispatch + combine");
-    lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kBackward, bytes, bwd_calls(2, 2, rp.moe_layers), ba,
-           full_ckpt ? "grad dispatch + combine + recomputed forward" : "grad dispatch + combine");
-    if (const std::int64_t inter = node_limited_bytes(plan, mesh, ep_dims, t_rank, ba); inter > 0) {
-      for (auto& c : s.collectives) {
-        if (c.role == "ep" && c.op == CollOp::kAllToAll) c.inter_node_bytes_per_call = inter;
+    // The busiest rank receives expert_imbalance x the mean (dropless); a capacity factor pads
+    // every rank to the same volume instead.
+    const double imbalance = plan.parallelism.expert_capacity_factor ? 1.0 : plan.parallelism.expert_imbalance.value_or(1.0);
+    const std::int64_t bytes = to_bytes(static_cast<double>(rows) * static_cast<double>(m.hidden) * imbalance, ba);
+    const MoeDispatcher disp = effective_dispatcher(plan);
+    if (disp == MoeDispatcher::kAllGather) {
+      // Megatron MoEAllGatherTokenDispatcher (token_dispatcher.py): the expert group all-gathers
+      // every rank's tokens (not their routed copies) and each keeps its experts' rows; the
+      // combine reduce-scatters the outputs back; backward swaps the two.
+      const std::int64_t n = mesh.groups(ep_dims).group_size();
+      const std::int64_t gathered = sat_mul(sat_mul(sat_mul(t_rank, m.hidden), ba), n);
+      const std::int64_t per_layer = sat_mul(rp.moe_layers, k);
+      lo.add("ep", ep_dims, CollOp::kAllGather, Phase::kForward, gathered, per_layer, ba, "token all-gather (dispatch)");
+      lo.add("ep", ep_dims, CollOp::kReduceScatter, Phase::kForward, gathered, per_layer, ba,
+             "expert-output reduce-scatter (combine)");
+      lo.add("ep", ep_dims, CollOp::kAllGather, Phase::kBackward, gathered, bwd_calls(1, 1, rp.moe_layers), ba,
+             "output-grad all-gather");
+      lo.add("ep", ep_dims, CollOp::kReduceScatter, Phase::kBackward, gathered, bwd_calls(1, 1, rp.moe_layers), ba,
+             full_ckpt ? "input-grad reduce-scatter + recomputed forward" : "input-grad reduce-scatter");
+    } else {
+      // One all-to-all to dispatch and one to combine per MoE layer per micro-batch; backward
+      // runs both again on the gradients (Megatron token_dispatcher.py alltoall workflow,
+      // torchtitan all_to_all_single of routed tokens; docs/plan-format.md, docs/sources/simulator.md §2.5).
+      const std::int64_t calls = sat_mul(sat_mul(rp.moe_layers, k), 2);
+      lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kForward, bytes, calls, ba, "token dispatch + combine");
+      lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kBackward, bytes, bwd_calls(2, 2, rp.moe_layers), ba,
+             full_ckpt ? "grad dispatch + combine + recomputed forward" : "grad dispatch + combine");
+      if (const DispatchSplit split = dispatch_split(plan, mesh, ep_dims, t_rank, bytes, ba); split.inter_node > 0) {
+        for (auto& c : s.collectives) {
+          if (c.role == "ep" && c.op == CollOp::kAllToAll) {
+            c.inter_node_bytes_per_call = split.inter_node;
+            c.intra_node_bytes_per_call = split.intra_node;
+          }
+        }
+        s.notes.push_back(split.note);
       }
-      s.notes.push_back("node-limited routing: each token crosses to at most " +
-                        std::to_string(m.expert_groups_per_token) + " of " + std::to_string(m.expert_groups) +
-                        " expert groups' nodes, once per node (docs/simulator.md \"Node-limited routing\")");
     }
     if (ed.etp > 1 && d.tp > 1) {
       // Megatron alltoall dispatcher with expert TP: all-gather the received tokens over the ETP

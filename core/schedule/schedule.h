@@ -40,6 +40,9 @@ struct ScheduledCollective {
   // All-to-all only, > 0: the bytes one rank sends across nodes per call when the dispatch sends
   // one copy per destination node and forwards inside it (node-limited routing; sim/cost.h).
   std::int64_t inter_node_bytes_per_call = 0;
+  // All-to-all over a group spanning nodes: the bytes one rank moves over NVLink per call, at the
+  // same time as the inter-node bytes (sim/moe_dispatch.h); 0 with inter_node_bytes_per_call 0.
+  std::int64_t intra_node_bytes_per_call = 0;
 };
 
 struct Schedule {

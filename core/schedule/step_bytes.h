@@ -22,7 +22,9 @@ struct StepBytes {
 };
 
 // Sums wire_bytes_per_step over the schedule; a collective is cross-node when
-// placement_of(mesh, its dims, gpus_per_node) spans more than one node.
+// placement_of(mesh, its dims, gpus_per_node) spans more than one node, except an expert
+// all-to-all the lowering split (inter_node_bytes_per_call): its NIC part counts across nodes
+// and its NVLink part inside the node (docs/simulator.md "Token dispatch").
 StepBytes step_bytes(const Schedule& schedule, const Mesh& mesh, std::int64_t gpus_per_node);
 
 }  // namespace planck::core

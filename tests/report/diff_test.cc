@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -172,4 +173,28 @@ TEST_CASE("diff: a step time within both stated intervals is no regression unles
   d.metrics[0].after_low = 5.85, d.metrics[0].after_high = 7.8;
   CHECK_FALSE(d.metrics[0].within_bands());
   CHECK(planck::report::regressions(d, 5, false).size() == 1);
+}
+
+TEST_CASE("diff: MoE plans carry the measured MoE error band") {
+  // Qwen3-30B-A3B with ep 16 over 2 nodes, plain all-to-all against DeepEP-style dispatch: the
+  // step time moves, and the diff says how far MoE predictions are from measured runs
+  // (sim/moe_band.h, docs/simulator.md "MoE validation"); a dense diff says nothing of it.
+  auto write = [&](const std::string& name, const std::string& dispatcher) {
+    const std::string path = "/tmp/planck_diff_test_" + name;
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    REQUIRE(f != nullptr);
+    const std::string text = R"({"format": "planck/1", "cluster": {"nodes": 2, "gpus_per_node": 8},
+      "mesh": {"dims": ["ep"], "shape": [16]},
+      "parallelism": {"data_parallel": "zero1", "moe_dispatcher": ")" + dispatcher + R"("},
+      "model": "qwen3-30b-a3b", "training": {"global_batch": 16, "seq_len": 4096}})";
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    return path;
+  };
+  const auto j = diff_json(write("moe-a2a.json", "alltoall"), write("moe-deepep.json", "deepep"));
+  REQUIRE(j.contains("error_band"));
+  CHECK(j["error_band"].get<double>() > 0);
+  CHECK_FALSE(diff_json(kHsdp, kFlat).contains("error_band"));
+  const auto text = run("diff /tmp/planck_diff_test_moe-a2a.json /tmp/planck_diff_test_moe-deepep.json");
+  CHECK(text.out.find("MoE step times carry a measured") != std::string::npos);
 }

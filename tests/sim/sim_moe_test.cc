@@ -225,13 +225,14 @@ TEST_CASE("moe_deepseek_v3_published_layout_simulates_at_a_plausible_rate") {
   // The published layout (report §3.2: pp 16 with DualPipe, ep 64 over 8 nodes, ZeRO-1, no TP;
   // selective recomputation §3.2.3) on 2048 H800. DeepSeek's README gives 2.664M H800 GPU-hours
   // for 14.8T tokens: 14.8e12 / (2.664e6 x 3600) = 1543 tokens/s per GPU, a run average with
-  // FP8 GEMMs (faster than the BF16 simulated here) and restarts and a batch ramp (slower)
-  // (tests/data/published/runs.csv deepseekv3_h800_pretrain_aggregate: "a sanity bound only").
+  // restarts and a batch ramp (slower than a step) (tests/data/published/runs.csv
+  // deepseekv3_h800_pretrain_aggregate: "a sanity bound only"); simulated with the run's FP8
+  // GEMMs (report §3.3: 1x128 / 128x128 blockwise scaling).
   auto p = t::plan_from(R"({"format": "planck/1", "cluster": {"nodes": 256, "gpus_per_node": 8, "gpu": "h800"},
     "mesh": {"dims": ["pp", "dp_shard", "ep"], "shape": [16, 2, 64]},
     "parallelism": {"data_parallel": "zero1", "pipeline_schedule": "dualpipev"},
     "model": "deepseek-v3",
-    "training": {"global_batch": 15360, "seq_len": 4096, "activation_checkpointing": "selective"}})");
+    "training": {"global_batch": 15360, "seq_len": 4096, "activation_checkpointing": "selective", "fp8": "blockwise"}})");
   auto r = planck::sim::simulate(p, t::mesh_of(p));
   REQUIRE(r.is_ok());
   const double tokens_per_gpu_s = 15360.0 * 4096 / r->step.step_time_s / 2048;

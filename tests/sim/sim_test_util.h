@@ -4,7 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <fstream>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "core/mesh/plan_mesh.h"
 #include "core/plan/plan_load.h"
@@ -61,6 +64,35 @@ inline EnumerateRequest h100_request(const std::string& model, int world, std::i
   req.global_batch = global_batch;
   req.seq_len = seq_len;
   return req;
+}
+
+// The rows of a CSV file under tests/data (quoted cells may hold commas), as header -> cell.
+inline std::vector<std::map<std::string, std::string>> read_csv(const std::string& rel) {
+  auto split = [](const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (char ch : line) {
+      if (ch == '"') quoted = !quoted;
+      else if (ch == ',' && !quoted) out.emplace_back();
+      else out.back() += ch;
+    }
+    return out;
+  };
+  std::ifstream in(std::string(PLANCK_TEST_DATA_DIR) + "/" + rel);
+  REQUIRE_MESSAGE(in.good(), "missing test data " << rel);
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = split(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto cells = split(line);
+    REQUIRE(cells.size() == header.size());
+    std::map<std::string, std::string> r;
+    for (std::size_t i = 0; i < header.size(); ++i) r[header[i]] = cells[i];
+    rows.push_back(std::move(r));
+  }
+  return rows;
 }
 
 }  // namespace planck::sim::test
