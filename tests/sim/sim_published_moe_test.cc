@@ -205,7 +205,8 @@ TEST_CASE("sim_published_moe_step_times_and_layout_order") {
     std::printf("Kendall tau %-48s %+.2f over %zu layouts\n", group.c_str(), tau, layouts.size());
     // Issue 32 asks for 0.6 per model; every group measured at least +0.17 (the weakest, four
     // Qwen3-235B-A22B B200 layouts within 5% of each other in planck's figures).
-    CHECK_MESSAGE(tau > 0.1, group);
+    const std::string name = group;  // clang 14 cannot capture a structured binding in CHECK_MESSAGE
+    CHECK_MESSAGE(tau > 0.1, name);
     ++ranked;
   }
   CHECK(ranked >= 1);
