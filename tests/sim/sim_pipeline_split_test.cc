@@ -170,7 +170,8 @@ TEST_CASE("pipeline_split_94_layers_pp32_v3_verifies_and_prices_head_only_chunk"
   CHECK(r->layers_per_stage == want);
   // An uneven split with first/last stages the same way.
   auto uneven = t::plan_from(qwen3_235b_pp32(R"(, "first_stage_layers": 3, "last_stage_layers": 1)"));
-  const auto* u = find(verify(uneven), "layers-indivisible");
+  const auto uneven_found = verify(uneven);  // kept alive: find() points into it
+  const auto* u = find(uneven_found, "layers-indivisible");
   REQUIRE(u != nullptr);  // last 1 is not divisible by virtual_stages 3
   CHECK(u->message.find("2325-2336") != std::string::npos);
 }
