@@ -14,6 +14,7 @@
 #include <string>
 
 #include "tests/run_command.h"
+#include "tests/temp_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -32,7 +33,7 @@ std::string slurp(const fs::path& p) {
 
 // A fresh directory holding x.json, a copy of plans/ddp-8.json.
 fs::path fresh(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("planck-output-test-" + std::to_string(::getpid())) / name;
+  fs::path d = planck_test::process_temp_dir("planck-output-test") / name;
   fs::remove_all(d);
   fs::create_directories(d);
   fs::copy_file(std::string(PLANCK_PLANS_DIR) + "/ddp-8.json", d / "x.json");
