@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <cerrno>
+#include <cstring>
 #include <string>
 
 #include "tests/run_command.h"
@@ -77,7 +79,7 @@ TEST_CASE("output through a symlink writes its target and keeps the link") {
 
 TEST_CASE("output into a FIFO is written through to its reader and the FIFO stays") {
   fs::path d = fresh("fifo");
-  REQUIRE(::mkfifo((d / "pipe").c_str(), 0600) == 0);
+  REQUIRE_MESSAGE(::mkfifo((d / "pipe").c_str(), 0600) == 0, std::strerror(errno));
   Run r = planck_test::run_command("(cat " + q(d / "pipe") + " > " + q(d / "got.txt") + " &) ; " + PLANCK_BIN +
                                    " verify " + q(d / "x.json") + " -o " + q(d / "pipe") + " 2>&1; sleep 0.2");
   CHECK(r.code == 0);
