@@ -198,6 +198,15 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
   return s;
 }
 
+std::pair<double, double> moe_host_times(const core::Training& training, double overhead_s, double floor_s) {
+  auto has = [&](const char* g) {
+    return std::find(training.cuda_graphs.begin(), training.cuda_graphs.end(), g) != training.cuda_graphs.end();
+  };
+  if (has("layer") || has("full_iteration") || (has("attn") && has("moe"))) return {0.0, 0.0};
+  if (has("moe") || has("moe_router")) return {0.0, floor_s};
+  return {overhead_s, floor_s};
+}
+
 double ComputeShape::tokens() const {
   return static_cast<double>(micro_batch) * static_cast<double>(seq_len) /
          static_cast<double>(std::max<std::int64_t>(1, cp));
@@ -290,6 +299,14 @@ PassTimes layer_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const 
     const auto [fwd_bytes, bwd_bytes] = fp8_cast_bytes(gemms);
     p.forward.memory_s += memory_seconds(gpu, fwd_bytes);
     p.backward.memory_s += memory_seconds(gpu, bwd_bytes);
+  }
+  if (moe_layer) {
+    // The dropless dispatcher copies the per-expert token counts to the host every layer
+    // (Megatron token_dispatcher.py cuda_sync_point, DeepEP's dispatch waits on the CPU), so the
+    // host cannot queue the layer's kernels ahead of the GPU: a pass takes at least the time to
+    // launch them (backward launches the data- and weight-gradient kernels: twice).
+    p.forward.memory_s += std::max(0.0, s.moe_layer_floor_s - p.forward.total_s());
+    p.backward.memory_s += std::max(0.0, 2 * s.moe_layer_floor_s - p.backward.total_s());
   }
   switch (s.checkpointing) {
     case core::Checkpointing::kNone: break;

@@ -20,8 +20,9 @@ namespace planck::sim {
 
 // The shared MoE constants fitted to published MoE runs (sim/moe_band.h; defaults: the fit).
 struct MoeConstants {
-  double expert_gemm_scale;     // grouped-GEMM efficiency relative to a dense GEMM
-  double layer_overhead_s;      // fixed forward seconds per MoE layer per micro-batch (2x backward)
+  double expert_gemm_scale;      // grouped-GEMM efficiency relative to a dense GEMM
+  double layer_overhead_s;       // router + dispatch preprocessing host time per MoE layer forward (2x backward)
+  double layer_host_floor_s;     // least time of an eagerly launched MoE layer's forward (2x backward)
   double ep_overlap_efficiency;  // share of the paired all-to-all the overlap really hides
 };
 MoeConstants fitted_moe_constants();

@@ -67,6 +67,12 @@ std::optional<Stack> parse_stack(std::string_view s);  // "torchtitan-eager" and
 std::optional<AttentionKernel> parse_attention_kernel(std::string_view s);
 const std::vector<std::string>& stack_names();
 const std::vector<std::string>& attention_kernel_names();
+// training.cuda_graphs: what Megatron-Core captures in CUDA graphs (--cuda-graph-impl
+// transformer_engine / local with --cuda-graph-modules, formerly --cuda-graph-scope; "layer" is
+// its empty list, the whole transformer layer; "full_iteration" the whole step,
+// --cuda-graph-impl full_iteration). megatron/core/transformer/transformer_config.py
+// cuda_graph_modules.
+const std::vector<std::string>& cuda_graph_scope_names();
 bool stack_fuses_memory_bound_ops(Stack v);
 const char* to_string(OffloadDevice v);
 const char* to_string(MoeDispatcher v);
@@ -237,6 +243,9 @@ struct Training {
   Stack stack = Stack::kMegatron;
   bool stack_given = false;  // training.stack was in the file (else megatron's fused pricing)
   AttentionKernel attention_kernel = AttentionKernel::kFa2;
+  // Parts of each layer replayed from CUDA graphs (cuda_graph_scope_names()); empty: launched
+  // eagerly. The simulator reads what they remove from the MoE layers' host time.
+  std::vector<std::string> cuda_graphs;
   // Set: compute time = model FLOPs (+ recompute) / (peak x mfu), the per-kernel model skipped.
   std::optional<double> mfu;
 };

@@ -390,11 +390,31 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       // Korthikanti et al. §4.2.2: each all-reduce becomes all-gather + reduce-scatter; Megatron-
       // Core re-gathers the sequence-sharded input in backward for the weight gradient
       // (megatron/core/tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication).
-      lo.add("tp", tp, CollOp::kAllGather, Phase::kForward, act, sat_mul(2, lk), ba, "sequence-parallel all-gather");
-      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kForward, act, sat_mul(2, lk), ba, "sequence-parallel reduce-scatter");
-      lo.add("tp", tp, CollOp::kAllGather, Phase::kBackward, act, bwd_calls(4, 2, layers), ba,
+      // A dense layer has two such regions (attention, MLP). An MoE layer under expert parallelism
+      // routes its sequence-sharded tokens as they are: only the attention (and a TP-split shared
+      // expert) gathers over tp; the routed experts' tokens travel in the dispatch (and the etp
+      // collectives below when etp > 1). Megatron: MoELayer hands the SP-sharded hidden states to
+      // the router and token dispatcher (megatron/core/transformer/moe/moe_layer.py,
+      // token_dispatcher.py gathers over the *expert* TP group only); torchtitan: the MoE
+      // wrapper's desired input layout is the sequence-parallel one when EP is on
+      // (torchtitan/models/common/moe_sharding.py _moe_sharding_config).
+      const std::int64_t regions = [&] {
+        if (ed.ep <= 1 || rp.moe_layers <= 0) return sat_mul(2, layers);
+        return sat_add(sat_mul(2, rp.dense_layers), sat_mul(m.shared_experts > 0 ? 2 : 1, rp.moe_layers));
+      }();
+      const std::int64_t rk = sat_mul(regions, k);
+      lo.add("tp", tp, CollOp::kAllGather, Phase::kForward, act, rk, ba, "sequence-parallel all-gather");
+      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kForward, act, rk, ba, "sequence-parallel reduce-scatter");
+      // Per region: backward 2 all-gathers (output grad, input re-gather) and 1 reduce-scatter,
+      // and a recomputed layer's forward again (1 + 1); bwd_calls spreads them over the layers.
+      const std::int64_t per_layer_num = regions, per_layer_den = std::max<std::int64_t>(1, layers);
+      auto region_bwd = [&](std::int64_t per_region, std::int64_t again_per_region) {
+        const std::int64_t re = layers > 0 ? sat_mul(recomputed, per_layer_num) / per_layer_den : 0;
+        return sat_mul(sat_add(sat_mul(per_region, per_layer_num), sat_mul(again_per_region, re)), k);
+      };
+      lo.add("tp", tp, CollOp::kAllGather, Phase::kBackward, act, region_bwd(2, 1), ba,
              "grad all-gather + input re-gather for weight grads");
-      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kBackward, act, bwd_calls(2, 2, layers), ba,
+      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kBackward, act, region_bwd(1, 1), ba,
              "input-grad reduce-scatter");
       lo.repeats(k, StageScope::kFirst);
       lo.add("tp", tp, CollOp::kReduceScatter, Phase::kForward, act, k, ba, "vocab-parallel embedding reduce-scatter");
