@@ -408,6 +408,11 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
                                   "quotient divides world / autotp_size (DeepSpeed asserts stage_size % " +
                                   "(autoep_size x etp) == 0)");
     }
+    if (stage == 3 && tp > 1) {
+      return b.error(ep.line, "AutoEP with ZeRO stage 3 and autotp_size " + str(tp) +
+                                  ": DeepSpeed raises \"AutoEP with ZeRO Stage 3 does not support AutoTP yet\" "
+                                  "(deepspeed/runtime/engine.py _validate_zero3_moe_compatibility)");
+    }
     const std::int64_t mesh_ep = ep.size / tp;
     if (ep.data_before_expert && tp == 1) {
       b.set_mesh({"ep", "dp", "tp"}, {mesh_ep, dp / mesh_ep, tp});

@@ -27,7 +27,8 @@ void add_flags(const std::vector<ShellField>& words, std::size_t begin, std::siz
     } else if (i + 1 < end && !is_flag(words[i + 1].text)) {
       f.value = words[i + 1].text;
       f.has_value = true;
-      ++i;
+      // nargs='+' flags (--cuda-graph-modules attn moe_router): every word up to the next flag.
+      while (i + 1 < end && !is_flag(words[i + 1].text)) f.values.push_back(words[++i].text);
     }
     for (char& c : name) c = c == '_' ? '-' : c;
     out[name] = f;
@@ -113,6 +114,13 @@ std::optional<std::string> MegatronFlags::string(const std::string& name) const 
   auto it = launch_.flags.find(name);
   if (it == launch_.flags.end() || !it->second.has_value) return std::nullopt;
   return it->second.value;
+}
+
+std::vector<std::string> MegatronFlags::strings(const std::string& name) const {
+  auto it = launch_.flags.find(name);
+  if (it == launch_.flags.end()) return {};
+  if (!it->second.values.empty()) return it->second.values;
+  return it->second.has_value ? std::vector<std::string>{it->second.value} : std::vector<std::string>{};
 }
 
 core::Result<std::optional<std::int64_t>> MegatronFlags::integer(const std::string& name) const {

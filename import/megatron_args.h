@@ -16,7 +16,8 @@
 namespace planck::import {
 
 struct MegatronFlag {
-  std::string value;
+  std::string value;                // the first value
+  std::vector<std::string> values;  // every value of an nargs='+' flag
   bool has_value = false;
   int line = 0;
 };
@@ -44,6 +45,8 @@ class MegatronFlags {
   bool has(const std::string& name) const { return launch_.flags.count(name) > 0; }
   int line(const std::string& name) const;
   std::optional<std::string> string(const std::string& name) const;
+  // Every value of an nargs='+' flag (empty when absent or bare).
+  std::vector<std::string> strings(const std::string& name) const;
   // An integer flag (absent: nullopt); a missing or non-integer value is an error naming the line.
   core::Result<std::optional<std::int64_t>> integer(const std::string& name) const;
   // As integer(), and >= 1 (a parallel size or a batch).
@@ -73,5 +76,8 @@ core::Result<std::optional<std::int64_t>> megatron_layout_chunks(const MegatronF
                                                                  const MegatronDegrees& d);
 // The pipeline-split and MoE token-dispatcher flags -> parallelism (megatron_moe.cc).
 core::Status megatron_split_and_dispatch(const MegatronFlags& f, PlanBuilder& b);
+// CUDA graphs, FP8 weight gathers and Megatron-FSDP's gradient dtype -> training `t` and
+// parallelism (megatron_runtime.cc).
+void megatron_runtime_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t);
 
 }  // namespace planck::import

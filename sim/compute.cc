@@ -349,6 +349,20 @@ PassTimes head_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const C
   return p;
 }
 
+PassTimes mtp_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const ComputeShape& s) {
+  const double t = static_cast<double>(std::max<std::int64_t>(1, s.tp));
+  const double h = static_cast<double>(m.hidden);
+  PassTimes p = layer_times(m, gpu, s, m.is_moe());
+  // eh_proj: a column-parallel linear of the concatenated [norm(embedding); norm(hidden)] (2h -> h).
+  p += time_gemms({{s.tokens(), h / t, 2 * h}}, gpu, s);
+  const double act = core::dtype_bytes(s.dtype == core::DType::kFp8 ? core::DType::kBf16 : s.dtype);
+  const double norms = memory_seconds(gpu, 2 * 2 * s.tokens() * h * act / (s.sequence_parallel ? t : 1.0));
+  p.forward.memory_s += norms;
+  p.backward.memory_s += 2 * norms;
+  p += head_times(m, gpu, s);
+  return p;
+}
+
 KernelTimes optimizer_times(const core::GpuSpec& gpu, double params) {
   KernelTimes k;
   k.memory_s = memory_seconds(gpu, 32 * params);

@@ -110,6 +110,11 @@ PassTimes layer_times(const core::ModelSpec& model, const core::GpuSpec& gpu, co
                       bool moe_layer);
 // Final norm, output head and cross-entropy loss (the last stage).
 PassTimes head_times(const core::ModelSpec& model, const core::GpuSpec& gpu, const ComputeShape& shape);
+// One multi-token prediction depth for one micro-batch (DeepSeek-V3 §2.2; Megatron
+// MultiTokenPredictionLayer): the two input norms and the 2h -> h projection of the concatenated
+// hidden state and next-token embedding, one transformer layer of the model's routed kind (MoE
+// for an MoE model), and the shared output head and loss again.
+PassTimes mtp_times(const core::ModelSpec& model, const core::GpuSpec& gpu, const ComputeShape& shape);
 // One optimizer step over `params` parameters held by this rank (AdamW in mixed precision reads
 // and writes ~32 bytes per parameter: bf16 param and fp32 grad, master, m, v).
 KernelTimes optimizer_times(const core::GpuSpec& gpu, double params);

@@ -86,6 +86,9 @@ struct ComputeBreakdown {
   // inside the backward times above (what zero-bubble schedules split off), and the GEMM /
   // attention parts of the busiest stage's layers (over `layers` layers).
   double layers_weight_grad_s = 0, head_weight_grad_s = 0;
+  // Multi-token prediction (training.mtp_layers), per micro-batch on the stage holding it.
+  std::int64_t mtp_layers = 0;
+  double mtp_forward_s = 0, mtp_backward_s = 0, mtp_weight_grad_s = 0;
   double layers_forward_gemm_s = 0, layers_backward_gemm_s = 0;
   double layers_forward_attention_s = 0, layers_backward_attention_s = 0;
   std::int64_t layers = 0;

@@ -12,7 +12,7 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
   r_.check_keys(
       v, "/training",
       {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
-       "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8", "stack", "attention_kernel", "cuda_graphs",
+       "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8", "stack", "attention_kernel", "cuda_graphs", "mtp_layers",
        "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
@@ -107,6 +107,9 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
     if (auto s = r_.choice(v["attention_kernel"], "/training/attention_kernel", attention_kernel_names())) {
       t.attention_kernel = *parse_attention_kernel(*s);
     }
+  }
+  if (v.contains("mtp_layers")) {
+    if (auto n = r_.integer(v["mtp_layers"], "/training/mtp_layers", 0, 64)) t.mtp_layers = *n;
   }
   if (v.contains("cuda_graphs")) {
     if (auto list = r_.string_list(v["cuda_graphs"], "/training/cuda_graphs")) {

@@ -62,7 +62,8 @@ std::string plan_json(const Row& r) {
                              {"seq_len", n(r, "seq_len")},
                              {"activation_checkpointing", r.at("recompute")},
                              {"fp8", r.at("fp8")},
-                             {"reduce_dtype", r.at("reduce_dtype")}};
+                             {"reduce_dtype", r.at("reduce_dtype")},
+                             {"stack", "megatron"}};  // every row ran Megatron-Core
   if (!r.at("grad_sync").empty()) training["grad_sync"] = r.at("grad_sync");
   nlohmann::json graphs = nlohmann::json::array();
   for (std::size_t at = 0; at < r.at("cuda_graphs").size();) {
@@ -210,7 +211,7 @@ TEST_CASE("sim_published_moe_step_times_and_layout_order") {
   loso /= static_cast<double>(rows.size());
   std::printf("MoE LOSO mean |error| %.1f%% over %zu runs, %zu sources (%d FP8, %d DeepEP)\n", 100 * loso, rows.size(),
               by_source.size(), fp8_rows, deepep_rows);
-  // Issue 32 asks for <= 15%; measured 12.3% when the constants were fitted (docs/simulator.md
+  // Issue 32 asks for <= 15%; measured 13.9% when the constants were fitted (docs/simulator.md
   // "MoE validation"), held here so a change that loses accuracy fails.
   CHECK(loso <= 0.15);
   CHECK(by_source.size() >= 4);
