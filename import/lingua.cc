@@ -19,7 +19,7 @@ namespace planck::import {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"name",
+const std::vector<std::string> kLinguaTopKeys = {"name",
                                            "dump_dir",
                                            "seed",
                                            "grad_acc_steps",
@@ -227,7 +227,7 @@ core::Result<ImportResult> import_lingua(std::string_view text, const std::strin
   PLANCK_IMPORT_TRY(root, parse_yaml(std::string(text), b));
   if (!root.IsMap()) return b.error(0, "a Lingua config is a YAML mapping (name, data, model, distributed, ...)");
   YamlReader y(root, b);
-  y.warn_unknown(root, "", kTopKeys);
+  y.warn_unknown(root, "", kLinguaTopKeys);
   y.warn_unknown(y.section("distributed"), "distributed.", kDistributedKeys);
   y.warn_unknown(y.section("model"), "model.", kModelKeys);
   y.warn_unknown(y.section("data"), "data.", kDataKeys);
