@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -125,23 +126,24 @@ int run_groups(const GroupsOptions& o) {
   } else {
     for (std::size_t s = 0; s < sets.size(); ++s) parts[s] = set_text(*mesh, sets[s], json);
   }
-  std::string out;
-  std::size_t total = 256;
-  for (const auto& part : parts) total += part.size() + 4;
-  out.reserve(total);
+  // Written as pieces: the sets are megabytes each at 131,072 ranks, and joining them would copy
+  // (and fault in) all of it once more.
+  std::string head;
   if (json) {
     // Built as text: a 2^20-rank mesh has millions of entries and a json tree of them is slow.
-    out = "{\"format\": \"planck-groups/1\", \"plan\": " + nlohmann::json(o.plan).dump() +
-          ", \"mesh\": " + nlohmann::json(mesh->to_string()).dump() + ", \"world\": ";
-    append_int(out, mesh->world());
-    out += ", \"groups\": {";
+    head = "{\"format\": \"planck-groups/1\", \"plan\": " + nlohmann::json(o.plan).dump() +
+           ", \"mesh\": " + nlohmann::json(mesh->to_string()).dump() + ", \"world\": ";
+    append_int(head, mesh->world());
+    head += ", \"groups\": {";
   }
+  const std::string_view sep = json ? ", " : "";
+  std::vector<std::string_view> pieces{head};
   for (std::size_t s = 0; s < parts.size(); ++s) {
-    if (json && s) out += ", ";
-    out += parts[s];
+    if (s) pieces.push_back(sep);
+    pieces.push_back(parts[s]);
   }
-  if (o.format == "json") out += "}}\n";
-  return write_output(o.output, out) ? kExitOk : kExitCannotRun;
+  if (json) pieces.push_back("}}\n");
+  return write_output(o.output, pieces) ? kExitOk : kExitCannotRun;
 }
 
 void setup_groups(CLI::App& app, Action& action) {
