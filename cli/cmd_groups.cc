@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -50,12 +51,19 @@ std::int64_t output_bytes_bound(const core::Mesh& mesh, const std::vector<std::v
 // From this many ranks listed in all, the sets are formatted on several threads.
 constexpr std::int64_t kParallelRanks = std::int64_t{1} << 18;
 
+// One set's text, in a buffer that is never zero-filled first (the pages are written once).
+struct SetText {
+  std::unique_ptr<char[]> data;
+  std::size_t size = 0;
+  std::string_view view() const { return {data.get(), size}; }
+};
+
 // One set's text: JSON `"KEY": [[r, ...], ...]`, or text lines `KEY: r r ...`.
-std::string set_text(const core::Mesh& mesh, const std::vector<std::string>& set, bool json) {
+SetText set_text(const core::Mesh& mesh, const std::vector<std::string>& set, bool json) {
   const core::GroupSet gs = mesh.groups(set);
   std::string key = gs.key().empty() ? "world" : gs.key();
   if (set.empty()) key = "(none)";
-  std::string out = json ? nlohmann::json(key).dump() + ": [" : "";
+  const std::string head = json ? nlohmann::json(key).dump() + ": [" : "";
   // Every group is group 0 shifted by its first member (GroupSet::member is fixed offset +
   // varied offset), so the varied offsets are computed once. The ranks are written through a
   // pointer into space sized from the bound (a std::string append per number costs more than
@@ -63,10 +71,12 @@ std::string set_text(const core::Mesh& mesh, const std::vector<std::string>& set
   const std::vector<std::int64_t> shape = gs.members(0);
   const std::string open = json ? "[" : key + ":";
   const std::string sep = json ? ", " : " ";
-  const std::size_t start = out.size();
-  out.resize(start + static_cast<std::size_t>(output_bytes_bound(mesh, {set})));
-  char* p = out.data() + start;
+  SetText out;
+  out.data = std::make_unique_for_overwrite<char[]>(head.size() + 1 +
+                                                     static_cast<std::size_t>(output_bytes_bound(mesh, {set})));
+  char* p = out.data.get();
   auto put = [&p](const std::string& text) { p = std::copy(text.begin(), text.end(), p); };
+  put(head);
   for (std::int64_t g = 0; g < gs.num_groups(); ++g) {
     const std::int64_t base = gs.member(g, 0);
     if (json && g) put(sep);
@@ -77,8 +87,8 @@ std::string set_text(const core::Mesh& mesh, const std::vector<std::string>& set
     }
     *p++ = json ? ']' : '\n';
   }
-  out.resize(static_cast<std::size_t>(p - out.data()));
-  if (json) out += "]";
+  if (json) *p++ = ']';
+  out.size = static_cast<std::size_t>(p - out.data.get());
   return out;
 }
 
@@ -113,7 +123,7 @@ int run_groups(const GroupsOptions& o) {
   // Each set is formatted on its own (on up to as many threads as cores: the 131,072-rank
   // listing of docs/performance.md is six sets of 131,072 ranks), then joined in order.
   const bool json = o.format == "json";
-  std::vector<std::string> parts(sets.size());
+  std::vector<SetText> parts(sets.size());
   const std::size_t threads = std::min<std::size_t>(sets.size(), std::max(1u, std::thread::hardware_concurrency()));
   auto format_from = [&](std::size_t first) {
     for (std::size_t s = first; s < sets.size(); s += threads) parts[s] = set_text(*mesh, sets[s], json);
@@ -140,7 +150,7 @@ int run_groups(const GroupsOptions& o) {
   std::vector<std::string_view> pieces{head};
   for (std::size_t s = 0; s < parts.size(); ++s) {
     if (s) pieces.push_back(sep);
-    pieces.push_back(parts[s]);
+    pieces.push_back(parts[s].view());
   }
   if (json) pieces.push_back("}}\n");
   return write_output(o.output, pieces) ? kExitOk : kExitCannotRun;
