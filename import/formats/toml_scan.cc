@@ -1,4 +1,4 @@
-#include "import/toml_scan.h"
+#include "import/formats/toml_scan.h"
 
 #include <vector>
 

@@ -19,10 +19,10 @@
 #include "core/mesh/mesh.h"
 #include "core/plan/plan.h"
 #include "import/importer.h"
-#include "import/megatron_args.h"
-#include "import/megatron_flags.h"
+#include "import/megatron/args.h"
+#include "import/megatron/flags.h"
 #include "import/plan_builder.h"
-#include "import/shell_script.h"
+#include "import/formats/shell_script.h"
 
 namespace planck::import {
 
@@ -425,7 +425,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
     }
     b.hint(h);
   }
-  // Flags Megatron-LM never defined (import/megatron_flags.h, the union of its generations) are
+  // Flags Megatron-LM never defined (import/megatron/flags.h, the union of its generations) are
   // unknown-key; known flags that look parallel and that planck does not interpret are warned.
   static const std::vector<std::string> known(std::begin(kMegatronFlags), std::end(kMegatronFlags));
   static const std::set<std::string> known_set(known.begin(), known.end());

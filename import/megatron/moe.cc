@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/plan/pipeline_split.h"
-#include "import/megatron_args.h"
+#include "import/megatron/args.h"
 
 namespace planck::import {
 namespace {

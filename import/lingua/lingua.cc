@@ -12,7 +12,7 @@
 
 #include "import/importer.h"
 #include "import/plan_builder.h"
-#include "import/yaml_reader.h"
+#include "import/formats/yaml_reader.h"
 #include "core/plan/presets.h"
 
 namespace planck::import {

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "import/megatron_args.h"
+#include "import/megatron/args.h"
 #include "import/plan_builder.h"
 #include "core/plan/presets.h"
 

@@ -3,7 +3,7 @@
 // classes: deepspeed/runtime/config.py and constants.py (top level), zero/config.py
 // (DeepSpeedZeroConfig's fields and aliases), zero/offload_config.py, precision_config.py,
 // module_inject/tp config (tensor_parallel). A key outside these lists is unknown-key; inside
-// them, import/deepspeed.cc reads, prices or warns about the ones that change a verdict
+// them, import/deepspeed/deepspeed.cc reads, prices or warns about the ones that change a verdict
 // (docs/import.md "DeepSpeed") and the rest cannot matter.
 
 #include <string>

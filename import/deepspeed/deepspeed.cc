@@ -19,7 +19,7 @@
 #include "core/plan/json_doc.h"
 #include "core/plan/json_value.h"
 #include "import/importer.h"
-#include "import/deepspeed_keys.h"
+#include "import/deepspeed/keys.h"
 #include "import/plan_builder.h"
 
 namespace planck::import {

@@ -1,6 +1,6 @@
 // Interpreter for the bash subset of Megatron launch scripts (see shell_script.h).
 
-#include "import/shell_script.h"
+#include "import/formats/shell_script.h"
 
 #include <fnmatch.h>
 
@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "import/plan_builder.h"
-#include "import/shell_arith.h"
-#include "import/shell_lexer.h"
-#include "import/shell_runner.h"
+#include "import/formats/shell_arith.h"
+#include "import/formats/shell_lexer.h"
+#include "import/formats/shell_runner.h"
 
 namespace planck::import {
 

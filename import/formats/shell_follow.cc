@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "core/base/input_file.h"
-#include "import/shell_runner.h"
+#include "import/formats/shell_runner.h"
 
 namespace planck::import::shell {
 

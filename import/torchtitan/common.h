@@ -1,6 +1,6 @@
 #pragma once
 // Pieces of the torchtitan importer shared by its two front-ends: TOML job files (torchtitan.cc)
-// and Python config registries (torchtitan_registry.cc, which turns a registry function's
+// and Python config registries (registry.cc, which turns a registry function's
 // settings into the same [section] key = value table, with the registry's lines).
 
 #include <toml++/toml.h>
@@ -14,7 +14,7 @@
 #include "core/base/status.h"
 #include "import/importer.h"
 #include "import/plan_builder.h"
-#include "import/toml_reader.h"
+#include "import/formats/toml_reader.h"
 
 namespace planck::import {
 

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <string>
 
-#include "import/torchtitan_common.h"
+#include "import/torchtitan/common.h"
 
 namespace planck::import {
 
@@ -217,7 +217,7 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
     b.note("enable_cpu_offload: FSDP2 CPUOffloadPolicy, parameter shards, gradients and optimizer states in host "
            "memory (the host link priced per step)");
   }
-  // LoRA (a registry's LoRAConverter, torchtitan_registry.cc): adapters train, weights frozen.
+  // LoRA (a registry's LoRAConverter, registry.cc): adapters train, weights frozen.
   auto lora = r.int_in("lora", "rank");
   if (!lora) return lora.status();
   if (lora->has_value() && (*lora)->value > 0) {

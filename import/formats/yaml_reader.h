@@ -14,7 +14,7 @@
 
 namespace planck::import {
 
-// Parses one YAML document as OmegaConf does (import/yaml_omegaconf.h); a syntax error names
+// Parses one YAML document as OmegaConf does (import/formats/yaml_omegaconf.h); a syntax error names
 // file:line and the parser's reason.
 core::Result<YAML::Node> parse_yaml(const std::string& text, const PlanBuilder& builder);
 

@@ -1,11 +1,11 @@
 // YAML access for the Lingua importer.
 
-#include "import/yaml_reader.h"
+#include "import/formats/yaml_reader.h"
 
 #include <algorithm>
 #include <charconv>
 
-#include "import/yaml_omegaconf.h"
+#include "import/formats/yaml_omegaconf.h"
 
 namespace planck::import {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "import/shell_script.h"
+#include "import/formats/shell_script.h"
 
 namespace planck::import {
 

@@ -30,8 +30,8 @@
 #include "core/plan/json_value.h"
 #include "import/importer.h"
 #include "import/plan_builder.h"
-#include "import/python_script.h"
-#include "import/torchtitan_common.h"
+#include "import/formats/python_script.h"
+#include "import/torchtitan/common.h"
 
 namespace planck::import {
 

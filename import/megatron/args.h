@@ -11,7 +11,7 @@
 
 #include "core/base/status.h"
 #include "import/plan_builder.h"
-#include "import/shell_script.h"
+#include "import/formats/shell_script.h"
 
 namespace planck::import {
 
@@ -64,14 +64,14 @@ struct MegatronDegrees {
 };
 
 // Model flags -> "model", batch / precision / recompute / virtual-pipeline flags -> "training"
-// and the parallelism's pipeline keys (megatron_model.cc).
+// and the parallelism's pipeline keys (model.cc).
 core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d);
 
 // --pipeline-model-parallel-layout's chunks per rank (stages / pp), or nullopt without it
-// (megatron_moe.cc).
+// (moe.cc).
 core::Result<std::optional<std::int64_t>> megatron_layout_chunks(const MegatronFlags& f, PlanBuilder& b,
                                                                  const MegatronDegrees& d);
-// The pipeline-split and MoE token-dispatcher flags -> parallelism (megatron_moe.cc).
+// The pipeline-split and MoE token-dispatcher flags -> parallelism (moe.cc).
 core::Status megatron_split_and_dispatch(const MegatronFlags& f, PlanBuilder& b);
 
 }  // namespace planck::import

@@ -1,4 +1,4 @@
-#include "import/yaml_omegaconf.h"
+#include "import/formats/yaml_omegaconf.h"
 
 #include <map>
 #include <vector>

@@ -17,7 +17,7 @@
 #include "core/plan/presets.h"
 #include "import/importer.h"
 #include "import/plan_builder.h"
-#include "import/python_script.h"
+#include "import/formats/python_script.h"
 
 namespace planck::import {
 

@@ -1,7 +1,7 @@
 // python3 as a subprocess: fork + execvp, stdout and stderr read through poll so that neither
 // pipe can fill and stall the child, a deadline after which the child is killed.
 
-#include "import/python_script.h"
+#include "import/formats/python_script.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,6 +1,6 @@
 // Lexer for the bash subset of Megatron launch scripts (see shell_script.h).
 
-#include "import/shell_lexer.h"
+#include "import/formats/shell_lexer.h"
 
 #include <cctype>
 #include <utility>

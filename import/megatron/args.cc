@@ -1,6 +1,6 @@
 // Megatron-LM launch detection and flag access.
 
-#include "import/megatron_args.h"
+#include "import/megatron/args.h"
 
 #include <charconv>
 

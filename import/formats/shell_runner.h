@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/base/status.h"
-#include "import/shell_lexer.h"
-#include "import/shell_script.h"
+#include "import/formats/shell_lexer.h"
+#include "import/formats/shell_script.h"
 
 namespace planck::import::shell {
 

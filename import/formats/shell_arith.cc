@@ -1,6 +1,6 @@
 // $(( )) arithmetic and integer parsing for the shell interpreter (see shell_arith.h).
 
-#include "import/shell_arith.h"
+#include "import/formats/shell_arith.h"
 
 #include <cctype>
 #include <charconv>

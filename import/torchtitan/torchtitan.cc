@@ -20,8 +20,8 @@
 #include "core/plan/presets.h"
 #include "import/importer.h"
 #include "import/plan_builder.h"
-#include "import/toml_reader.h"
-#include "import/torchtitan_common.h"
+#include "import/formats/toml_reader.h"
+#include "import/torchtitan/common.h"
 
 namespace planck::import {
 

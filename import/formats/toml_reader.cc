@@ -1,12 +1,12 @@
 // TOML access for the torchtitan importer.
 
-#include "import/toml_reader.h"
+#include "import/formats/toml_reader.h"
 
 #include <algorithm>
 #include <sstream>
 
 #include "core/base/utf8.h"
-#include "import/toml_scan.h"
+#include "import/formats/toml_scan.h"
 
 namespace planck::import {
 
