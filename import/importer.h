@@ -129,9 +129,6 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
 // Megatron-Bridge / NeMo 2 recipe functions (bridge/bridge.cc): every function, or `function` alone.
 core::Result<std::vector<NamedImport>> import_bridge_recipes(const std::string& path, const std::string& function,
                                                              const ImportOptions& options);
-// Where a Python config's imports are looked for after its own directory and parents:
-// --python-path, then PYTHONPATH.
-std::vector<std::string> python_search_path(const ImportOptions& options);
 core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,
                                             const ImportOptions& options);
 

@@ -17,7 +17,7 @@
 #include "core/plan/presets.h"
 #include "import/importer.h"
 #include "import/plan_builder.h"
-#include "import/formats/python_script.h"
+#include "import/formats/python_config.h"
 
 namespace planck::import {
 
@@ -193,19 +193,7 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
 
 core::Result<std::vector<NamedImport>> import_bridge_recipes(const std::string& path, const std::string& function,
                                                              const ImportOptions& options) {
-  std::vector<std::string> args = {path};
-  if (!function.empty()) args.push_back(function);
-  for (const std::string& dir : python_search_path(options)) {
-    args.push_back("--path");
-    args.push_back(dir);
-  }
-  auto out = run_python(torchtitan_registry_script(), args);
-  if (!out) return core::Status::error(path + ": cannot read the Megatron-Bridge recipe: " + out.message());
-  json doc = json::parse(*out, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    return core::Status::error(path + ": the recipe reader printed no JSON (planck's python/ script)");
-  }
-  if (doc.contains("error")) return core::Status::error(doc["error"].get<std::string>());
+  PLANCK_IMPORT_TRY(doc, read_python_config(path, function, options, "Megatron-Bridge recipe"));
   std::vector<NamedImport> plans;
   for (const json& fn : doc.value("functions", json::array())) {
     auto r = import_recipe(fn, path, options);

@@ -4,26 +4,16 @@
 // it printed. Used to read Python-format configs with Python's own parser; the user's file is
 // only ever parsed by that script, never imported or executed.
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/base/status.h"
-#include "import/importer.h"
-#include "import/plan_builder.h"
 
 namespace planck::import {
 
 // The torchtitan registry reader (python/planck_torchtitan_registry.py).
 const std::string& torchtitan_registry_script();
-
-// The constructs of one evaluated function (the reader's "unfollowed" and settings it could not
-// evaluate) that may set a setting `matters` names: refused; the others noted on `b` (shared by the
-// torchtitan registry and Megatron-Bridge recipe importers).
-std::vector<Unfollowed> python_unfollowed(const nlohmann::json& fn, const std::string& path,
-                                          const ImportOptions& options, PlanBuilder& b,
-                                          bool (*matters)(const std::string&));
 
 // stdout of `python3 -I -c SCRIPT ARGS...`, with `input` on its standard input. python3 missing,
 // a crash, a non-zero exit or more than `timeout_seconds` of running: an error naming what
