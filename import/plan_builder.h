@@ -14,6 +14,9 @@
 
 namespace planck::import {
 
+// A count or size as text, for the readers' messages.
+inline std::string str(std::int64_t v) { return std::to_string(v); }
+
 // a x b, or nullopt when it overflows int64 (hostile configs write 2^62-sized degrees).
 std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b);
 std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> values);

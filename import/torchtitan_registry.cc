@@ -110,7 +110,7 @@ constexpr int kFileStride = 1 << 20;
 
 class Table {
  public:
-  Table(PlanBuilder& b, std::string main_file) : b_(b), main_(std::move(main_file)) {}
+  explicit Table(std::string main_file) : main_(std::move(main_file)) {}
   toml::table& root() { return root_; }
   const std::map<std::string, int>& lines() const { return lines_; }
   const std::vector<std::string>& files() const { return files_; }
@@ -170,7 +170,6 @@ class Table {
   }
 
  private:
-  PlanBuilder& b_;
   std::string main_;
   toml::table root_;
   std::map<std::string, int> lines_;
@@ -458,7 +457,7 @@ core::Result<ImportResult> import_function(const json& fn, const std::string& pa
   const json& s = with_sets["settings"];
   check_registry_keys(with_sets, main, b);
   if (auto st = check_int_range(s, b); !st) return st;
-  Table t(b, main);
+  Table t(main);
   for (const char* key : kCopied) {
     if (const json* v = t.value(s, key)) t.set(key, *v, t.line_of(s, key));
   }
