@@ -90,11 +90,13 @@ void PlanBuilder::finding(const std::string& rule, int line, const std::string& 
   const std::string& in = file.empty() ? path_ : file;
   const std::string where = line > 0 ? core::str_cat(in, ":", std::to_string(line), ": ") : in + ": ";
   warn(where + rule + ": " + message);
-  result_.findings.push_back({rule, message, in, line});
+  result_.findings.push_back({rule, message, in, line, ""});
 }
 
-void PlanBuilder::unmodelled(const std::string& setting, int line, const std::string& assumed) {
+void PlanBuilder::unmodelled(const std::string& setting, int line, const std::string& assumed,
+                             const std::string& pointer) {
   finding("setting-unmodelled", line, setting + " is not modelled by planck: " + assumed);
+  result_.findings.back().pointer = pointer;
 }
 
 void PlanBuilder::unknown_key(const std::string& key, int line, const std::vector<std::string>& known,
