@@ -24,10 +24,14 @@ void add_flags(const std::vector<ShellField>& words, std::size_t begin, std::siz
       f.value = name.substr(eq + 1);
       f.has_value = true;
       name.resize(eq);
-    } else if (i + 1 < end && !is_flag(words[i + 1].text)) {
-      f.value = words[i + 1].text;
-      f.has_value = true;
-      ++i;
+    } else {
+      // nargs='+' flags (--recompute-modules core_attn mlp, --data-path W1 P1 W2 P2) take every
+      // word up to the next flag.
+      while (i + 1 < end && !is_flag(words[i + 1].text)) {
+        f.value += (f.has_value ? " " : "") + words[i + 1].text;
+        f.has_value = true;
+        ++i;
+      }
     }
     for (char& c : name) c = c == '_' ? '-' : c;
     out[name] = f;

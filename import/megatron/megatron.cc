@@ -78,6 +78,8 @@ const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
                                                "bf16",
                                                "fp16",
                                                "grad-reduce-in-bf16",
+                                               "megatron-fsdp-grad-comm-dtype",
+                                               "megatron-fsdp-main-grads-dtype",
                                                "accumulate-allreduce-grads-in-fp32",
                                                "fp8-format",
                                                "fp8-recipe",
@@ -113,7 +115,9 @@ const std::vector<std::string> kBenignParallel = {"overlap-grad-reduce",
                                                   "use-precision-aware-optimizer",
                                                   "overlap-param-gather-with-optimizer-step",
                                                   "sequence-parallel-inference",
-                                                  "expert-model-parallel-overlap"};
+                                                  "expert-model-parallel-overlap",
+                                                  "moe-router-enable-expert-bias",  // a routing bias, no layout
+                                                  "moe-shared-expert-overlap"};     // said by megatron_layers.cc
 const std::vector<std::string> kParallelWords = {
     "parallel", "fsdp", "distributed-optimizer", "expert", "virtual", "pipeline", "context-", "sharding"};
 
