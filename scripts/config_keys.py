@@ -2,7 +2,7 @@
 """A framework's config classes at a commit, as data: for import/<framework>_keys.h.
 
 Usage: scripts/config_keys.py [--argparse-root CLASS] NAME GIT_DIR COMMIT[,COMMIT...] [PATH_PREFIX...]
-       > import/NAME_keys.h
+       > import/FRAMEWORK/keys.h
 
 Without running the framework: every class with annotated fields (dataclasses, and the nested
 `class Config(...)` of torchtitan's components) in the .py files under the prefixes (all files

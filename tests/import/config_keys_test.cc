@@ -9,8 +9,8 @@
 #include <string>
 
 #include "import/config_keys.h"
-#include "import/lingua_keys.h"
-#include "import/torchtitan_keys.h"
+#include "import/lingua/keys.h"
+#include "import/torchtitan/keys.h"
 #include "tests/import/import_test_util.h"
 
 namespace planck::import::test {

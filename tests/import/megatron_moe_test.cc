@@ -1,4 +1,4 @@
-// Megatron-LM's pipeline-split and MoE token-dispatcher flags (import/megatron_moe.cc): flags as
+// Megatron-LM's pipeline-split and MoE token-dispatcher flags (import/megatron/moe.cc): flags as
 // Megatron-LM's own CI configs write them (NVIDIA/Megatron-LM@d98e8a64dd
 // tests/functional_tests/test_cases/..., cited per case), defaults from
 // megatron/core/transformer/transformer_config.py.

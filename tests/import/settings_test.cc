@@ -163,7 +163,7 @@ TEST_CASE("settings_megatron_checkpoint_activations_of_2020_is_full_recompute") 
 
 TEST_CASE("settings_megatron_unknown_flag_offers_the_closest") {
   // NVIDIA/Megatron-LM@d98e8a6:examples/gpt3/train_gpt3_175b_distributed.sh with --clip-grad
-  // misspelt: not a flag of any Megatron-LM generation (import/megatron_flags.h), so
+  // misspelt: not a flag of any Megatron-LM generation (import/megatron/flags.h), so
   // unknown-key at its line with the closest flag; the real script raises none.
   std::string text = read_data("megatron-lm/train_gpt3_175b_distributed.sh");
   ImportResult clean = import_ok(import_megatron, text, world(16, 8));
