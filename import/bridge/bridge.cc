@@ -173,7 +173,7 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
     origin.emplace_back(it->value("file", path), it->value("line", 0));
   }
   // Every other field of model / train / ddp / optimizer / mixed_precision whose name is a
-  // Megatron-LM flag (import/megatron_flags.h) goes through as that flag, so the Megatron-LM
+  // Megatron-LM flag (import/megatron/flags.h) goes through as that flag, so the Megatron-LM
   // importer reads, warns about or ignores it as it does in a launch script: a recipe's setting is
   // never dropped unread (issue 30). A false boolean is Megatron's default for its store_true flag.
   static const std::set<std::string> megatron_flags(std::begin(kMegatronFlags), std::end(kMegatronFlags));

@@ -66,11 +66,11 @@ struct MegatronDegrees {
 // Model flags -> "model", batch / precision / recompute / virtual-pipeline flags -> "training"
 // and the parallelism's pipeline keys (model.cc).
 core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d);
-// The model's flags beyond its shape (megatron_layers.cc): MLA, router groups, the MoE layer
+// The model's flags beyond its shape (layers.cc): MLA, router groups, the MoE layer
 // pattern, normalization, learned positions; MTP and sliding windows said.
 core::Status read_model_details(const MegatronFlags& f, PlanBuilder& b, core::ModelSpec& m);
 // What planck prices as something else, with or without a model: MTP layers, sliding-window
-// attention, the shared experts' overlap (megatron_layers.cc).
+// attention, the shared experts' overlap (layers.cc).
 core::Status say_unpriced_layers(const MegatronFlags& f, PlanBuilder& b);
 
 // --pipeline-model-parallel-layout's chunks per rank (stages / pp), or nullopt without it

@@ -1,4 +1,4 @@
-// Megatron-LM model flags beyond the shape (megatron_model.cc): multi-latent attention, group-
+// Megatron-LM model flags beyond the shape (model.cc): multi-latent attention, group-
 // limited routing, the MoE layer pattern, the attention backend, the normalization, learned
 // positions; and the layers planck prices as something else (MTP, sliding-window attention),
 // said as model-unmodelled-layers. Defaults from megatron/core/transformer/transformer_config.py

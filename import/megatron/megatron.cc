@@ -75,6 +75,7 @@ const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
                                                "global-batch-size",
                                                "seq-length",
                                                "rampup-batch-size",
+                                               "step-batch-size-schedule",
                                                "bf16",
                                                "fp16",
                                                "grad-reduce-in-bf16",
@@ -117,7 +118,7 @@ const std::vector<std::string> kBenignParallel = {"overlap-grad-reduce",
                                                   "sequence-parallel-inference",
                                                   "expert-model-parallel-overlap",
                                                   "moe-router-enable-expert-bias",  // a routing bias, no layout
-                                                  "moe-shared-expert-overlap"};     // said by megatron_layers.cc
+                                                  "moe-shared-expert-overlap"};     // said by megatron/layers.cc
 const std::vector<std::string> kParallelWords = {
     "parallel", "fsdp", "distributed-optimizer", "expert", "virtual", "pipeline", "context-", "sharding"};
 

@@ -372,9 +372,10 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   if (!f.has("micro-batch-size")) b.note("no --micro-batch-size: 1 assumed");
   if (gb && *gb < 1) return b.error(f.line("global-batch-size"), "--global-batch-size " + str(*gb) + " must be >= 1");
   if (seq && *seq < 1) return b.error(f.line("seq-length"), "--seq-length " + str(*seq) + " must be >= 1");
-  if (f.has("rampup-batch-size"))
-    b.unmodelled("--rampup-batch-size", f.line("rampup-batch-size"),
-                 "the batch ramps up; the final global batch is priced");
+  for (const char* ramp : {"rampup-batch-size", "step-batch-size-schedule"}) {
+    if (f.has(ramp))
+      b.unmodelled("--" + std::string(ramp), f.line(ramp), "the batch ramps up; the final global batch is priced");
+  }
   std::optional<std::int64_t> global = gb;
   if (d.dp > 0) {
     auto per_step = checked_mul(mb, d.dp);

@@ -21,8 +21,8 @@
 #include "import/importer.h"
 #include "import/plan_builder.h"
 #include "import/formats/toml_reader.h"
-#include "import/torchtitan/toml_keys.h"
 #include "import/torchtitan/common.h"
+#include "import/torchtitan/toml_keys.h"
 
 namespace planck::import {
 
