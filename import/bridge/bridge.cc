@@ -16,6 +16,7 @@
 
 #include "core/plan/presets.h"
 #include "import/importer.h"
+#include "import/megatron/flags.h"
 #include "import/plan_builder.h"
 #include "import/formats/python_config.h"
 
@@ -150,6 +151,11 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
   std::string args;
   std::vector<std::pair<std::string, int>> origin = {{"", 0}};  // args line -> (file, line)
   std::set<std::string> written;
+  // A pipeline layout sets the virtual stages itself (Megatron-Core PipelineParallelLayerLayout;
+  // Megatron-LM's command line refuses both), so the recipe's VPP size is not passed with it.
+  auto layout = settings.find("model.pipeline_model_parallel_layout");
+  if (layout != settings.end() && layout->contains("value") && (*layout)["value"].is_string())
+    written.insert("num-virtual-stages-per-pipeline-rank");
   for (const Field& f : kFields) {
     auto it = settings.find(f.setting);
     if (it == settings.end() || !it->contains("value") || written.count(f.flag)) continue;
@@ -165,6 +171,45 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
     written.insert(f.flag);
     args += "--" + std::string(f.flag) + (text.empty() ? "" : " " + text) + "\n";
     origin.emplace_back(it->value("file", path), it->value("line", 0));
+  }
+  // Every other field of model / train / ddp / optimizer / mixed_precision whose name is a
+  // Megatron-LM flag (import/megatron/flags.h) goes through as that flag, so the Megatron-LM
+  // importer reads, warns about or ignores it as it does in a launch script: a recipe's setting is
+  // never dropped unread (issue 30). A false boolean is Megatron's default for its store_true flag.
+  static const std::set<std::string> megatron_flags(std::begin(kMegatronFlags), std::end(kMegatronFlags));
+  for (const auto& [key, entry] : settings.items()) {
+    if (std::any_of(std::begin(kFields), std::end(kFields), [&key](const Field& f) { return key == f.setting; }))
+      continue;  // mapped above, under the flag name Megatron-LM gives it
+    const std::size_t dot = key.find('.');
+    if (dot == std::string::npos || key.find('.', dot + 1) != std::string::npos || !entry.contains("value")) continue;
+    const std::string section = key.substr(0, dot);
+    if (section != "model" && section != "train" && section != "ddp" && section != "optimizer" &&
+        section != "mixed_precision")
+      continue;
+    std::string flag = key.substr(dot + 1);
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    const json& v = entry["value"];
+    std::string text;
+    if (v.is_boolean()) {
+      if (!v.get<bool>()) continue;
+    } else if (v.is_null()) {
+      continue;
+    } else if (v.is_array()) {
+      for (const json& e : v) {
+        if (!text.empty()) text += ' ';
+        text += e.is_string() ? e.get<std::string>() : e.dump();
+      }
+      if (text.empty()) continue;
+    } else {
+      text = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+    if (!megatron_flags.count(flag) || written.count(flag)) continue;
+    written.insert(flag);
+    // The args file is read as shell words: a value with | ( ) * and the like is quoted.
+    if (text.find_first_of("|()*;&<>$`\\\"'") != std::string::npos && text.find('\'') == std::string::npos)
+      text = "'" + text + "'";
+    args += "--" + flag + (text.empty() ? "" : " " + text) + "\n";
+    origin.emplace_back(entry.value("file", path), entry.value("line", 0));
   }
   // mixed_precision given by name (Bridge's recipe strings, training/mixed_precision.py): its dtype.
   auto mp = settings.find("mixed_precision");
@@ -198,6 +243,18 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
     if (file != path) r->position_files[pointer] = file;
     line = source_line;
   }
+  // The Megatron importer's findings name args-file lines: the recipe line that set the field.
+  for (ImportFinding& f : r->findings) {
+    if (f.file != path || f.line < 1 || f.line >= static_cast<int>(origin.size())) continue;
+    const auto& [file, source_line] = origin[static_cast<std::size_t>(f.line)];
+    const std::string old_where = path + ":" + std::to_string(f.line) + ": ";
+    const std::string new_where = file + ":" + std::to_string(source_line) + ": ";
+    for (std::string& w : r->warnings) {
+      if (w.rfind(old_where, 0) == 0 && w.find(f.message) != std::string::npos) w = new_where + w.substr(old_where.size());
+    }
+    f.file = file;
+    f.line = source_line;
+  }
   r->positions[""] = fn.value("line", 0);
   const std::string prefix = "recipe " + name + " (" + path + ":" + std::to_string(fn.value("line", 0)) + ")";
   r->notes.insert(r->notes.begin(), prefix + ": its ConfigContainer fields read as the Megatron-LM flags of the "
@@ -223,8 +280,8 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
       r->warnings.push_back("model " + id + " (AutoBridge.from_hf_pretrained) has no planck preset; give --model");
     }
   }
-  auto layout = settings.find("model.pipeline_model_parallel_layout");
-  if (layout != settings.end() && layout->contains("value") && !(*layout)["value"].is_null()) {
+  if (layout != settings.end() && layout->contains("value") && !(*layout)["value"].is_null() &&
+      !(*layout)["value"].is_string()) {
     r->warnings.push_back(layout->value("file", path) + ":" + std::to_string(layout->value("line", 0)) +
                           ": pipeline_model_parallel_layout " + (*layout)["value"].dump() +
                           " is not modelled: planck spreads the layers evenly over the pipeline stages");

@@ -107,7 +107,9 @@ core::Status read_batch(DsReader& r, PlanBuilder& b, std::int64_t dp, nlohmann::
   if (mb.is_auto) {
     mb.value = 8;
     b.unmodelled("train_micro_batch_size_per_gpu \"auto\"", r.line("/train_micro_batch_size_per_gpu"),
-                 "the trainer fills it; 8 assumed, Hugging Face's per_device_train_batch_size default");
+                 "the trainer fills it; 8 assumed, Hugging Face's per_device_train_batch_size default (give "
+                 "--micro-batch)",
+                 "/training/micro_batch");
   }
   if (gas.is_auto) {
     gas.value = 1;

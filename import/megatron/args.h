@@ -16,8 +16,7 @@
 namespace planck::import {
 
 struct MegatronFlag {
-  std::string value;                // the first value
-  std::vector<std::string> values;  // every value of an nargs='+' flag
+  std::string value;
   bool has_value = false;
   int line = 0;
 };
@@ -69,6 +68,12 @@ struct MegatronDegrees {
 // Model flags -> "model", batch / precision / recompute / virtual-pipeline flags -> "training"
 // and the parallelism's pipeline keys (model.cc).
 core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d);
+// The model's flags beyond its shape (layers.cc): MLA, router groups, the MoE layer
+// pattern, normalization, learned positions; MTP and sliding windows said.
+core::Status read_model_details(const MegatronFlags& f, PlanBuilder& b, core::ModelSpec& m);
+// What planck prices as something else, with or without a model: MTP layers, sliding-window
+// attention, the shared experts' overlap (layers.cc).
+core::Status say_unpriced_layers(const MegatronFlags& f, PlanBuilder& b);
 
 // --pipeline-model-parallel-layout's chunks per rank (stages / pp), or nullopt without it
 // (moe.cc).
@@ -76,7 +81,7 @@ core::Result<std::optional<std::int64_t>> megatron_layout_chunks(const MegatronF
                                                                  const MegatronDegrees& d);
 // The pipeline-split and MoE token-dispatcher flags -> parallelism (moe.cc).
 core::Status megatron_split_and_dispatch(const MegatronFlags& f, PlanBuilder& b);
-// CUDA graphs, FP8 weight gathers and Megatron-FSDP's gradient dtype -> training `t` and
+// CUDA graphs, FP8 weight gathers and multi-token prediction -> training `t` and
 // parallelism (runtime.cc).
 void megatron_runtime_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t);
 

@@ -75,9 +75,12 @@ const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
                                                "global-batch-size",
                                                "seq-length",
                                                "rampup-batch-size",
+                                               "step-batch-size-schedule",
                                                "bf16",
                                                "fp16",
                                                "grad-reduce-in-bf16",
+                                               "megatron-fsdp-grad-comm-dtype",
+                                               "megatron-fsdp-main-grads-dtype",
                                                "accumulate-allreduce-grads-in-fp32",
                                                "fp8-format",
                                                "fp8-recipe",
@@ -87,7 +90,6 @@ const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
                                                "cuda-graph-scope",
                                                "enable-cuda-graph",
                                                "external-cuda-graph",
-                                               "megatron-fsdp-grad-comm-dtype",
                                                "mtp-num-layers",
                                                "recompute-granularity",
                                                "recompute-method",
@@ -120,7 +122,9 @@ const std::vector<std::string> kBenignParallel = {"overlap-grad-reduce",
                                                   "use-precision-aware-optimizer",
                                                   "overlap-param-gather-with-optimizer-step",
                                                   "sequence-parallel-inference",
-                                                  "expert-model-parallel-overlap"};
+                                                  "expert-model-parallel-overlap",
+                                                  "moe-router-enable-expert-bias",  // a routing bias, no layout
+                                                  "moe-shared-expert-overlap"};     // said by megatron/layers.cc
 const std::vector<std::string> kParallelWords = {
     "parallel", "fsdp", "distributed-optimizer", "expert", "virtual", "pipeline", "context-", "sharding"};
 

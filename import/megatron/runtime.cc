@@ -1,8 +1,7 @@
 // Megatron-LM's runtime flags that change what planck prices, not the layout (docs/import.md
 // "Megatron-LM"): CUDA graphs (--cuda-graph-impl with --cuda-graph-modules, formerly
 // --cuda-graph-scope; the deprecated --enable-cuda-graph / --external-cuda-graph), FP8 weight
-// gathers (--fp8-param-gather) and Megatron-FSDP's gradient communication dtype
-// (--megatron-fsdp-grad-comm-dtype). NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py,
+// gathers (--fp8-param-gather) and multi-token prediction (--mtp-num-layers). NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py,
 // megatron/core/transformer/transformer_config.py (cuda_graph_modules).
 
 #include <algorithm>
@@ -81,14 +80,6 @@ void megatron_runtime_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::or
     b.note(t.contains("fp8") ? "--fp8-param-gather: the blocks' weights are all-gathered as FP8 (1 byte a parameter)"
                              : "--fp8-param-gather without --fp8-format: Megatron gathers no FP8 weights; priced in " +
                                    t.value("param_dtype", std::string("bf16")));
-  }
-  // Megatron-FSDP's gradient communication dtype ('auto': the main-gradient dtype).
-  if (auto dtype = f.string("megatron-fsdp-grad-comm-dtype"); dtype && *dtype != "auto") {
-    if (*dtype == "fp32" || *dtype == "bf16" || *dtype == "fp16") {
-      t["reduce_dtype"] = *dtype;
-      b.locate("/training/reduce_dtype", f.line("megatron-fsdp-grad-comm-dtype"));
-      b.note("--megatron-fsdp-grad-comm-dtype " + *dtype + ": gradients reduce-scattered in " + *dtype);
-    }
   }
 }
 
