@@ -118,9 +118,12 @@ def resolve(classes):
 def sources(repo, commit, prefixes):
     """The text of each .py file under the prefixes at `commit`, read in one git cat-file batch."""
     listing = git(repo, "ls-tree", "-r", commit).decode().split("\n")
+    def is_test(path):  # unit tests define stand-in dataclasses (_StubParallelDims, ...): not config
+        parts = path.split("/")
+        return "tests" in parts[:-1] or "test" in parts[:-1] or parts[-1].startswith("test_") or parts[-1] == "conftest.py"
     def wanted(path):  # a prefix "*name.py" matches that file name anywhere
-        return not prefixes or any(path.endswith(p[1:]) if p.startswith("*") else path.startswith(p)
-                                   for p in prefixes)
+        return not is_test(path) and (not prefixes or any(
+            path.endswith(p[1:]) if p.startswith("*") else path.startswith(p) for p in prefixes))
     blobs = [line.split()[2] for line in listing if line.endswith(".py") and wanted(line.split("\t", 1)[1])]
     out = subprocess.run(["git", "-C", repo, "cat-file", "--batch"], input="\n".join(blobs).encode(),
                          check=True, capture_output=True).stdout

@@ -178,7 +178,7 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
   // never dropped unread (issue 30). A false boolean is Megatron's default for its store_true flag.
   static const std::set<std::string> megatron_flags(std::begin(kMegatronFlags), std::end(kMegatronFlags));
   for (const auto& [key, entry] : settings.items()) {
-    if (std::any_of(std::begin(kFields), std::end(kFields), [&key](const Field& f) { return key == f.setting; }))
+    if (std::any_of(std::begin(kFields), std::end(kFields), [&k = key](const Field& f) { return k == f.setting; }))
       continue;  // mapped above, under the flag name Megatron-LM gives it
     const std::size_t dot = key.find('.');
     if (dot == std::string::npos || key.find('.', dot + 1) != std::string::npos || !entry.contains("value")) continue;
