@@ -9,6 +9,7 @@
 
 #include "core/mesh/roles.h"
 #include "core/plan/trainable.h"
+#include "sim/memory_reserved.h"
 #include "sim/step_pipeline.h"
 
 namespace planck::sim {
@@ -232,6 +233,9 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
     params = 0;
   }
 
+  // The states on the GPU before the FSDP working set is added: made once, kept every step.
+  const double persistent = params + optimizer;
+
   if (shards_params(dp) && d_dense * d_exp > 1) {
     // FSDP working set: the root stays unsharded (FSDP2 reshard_after_forward=None for the root);
     // with resharding, the block in use plus the prefetched one are gathered (docs/sources/simulator.md
@@ -245,6 +249,11 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
     const bool two_blocks = plan.parallelism.reshard_after_forward && d.pp <= 1;
     const double blocks = two_blocks ? 2 * block : rp.total() - rp.root;
     params += (rp.root + blocks) * bp;
+    // FSDP2 gathers into a flat buffer on its all-gather copy-in stream and copies out into the
+    // unsharded parameters; the buffer of the last gathered unit stays alive until the next
+    // unit's copy-out (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py foreach_all_gather,
+    // _fsdp_param_group.py all_gather_state), so one block's buffer is live at any time.
+    if (fsdp2_buffers(tr)) params += block * bp;
     if (!frozen) grads += block * bg;
     // set_requires_gradient_sync(False) accumulates unsharded gradients across micro-batches
     // (FSDP2 unsharded_accumulated_grad, in reduce dtype) until the last one's reduce-scatter.
@@ -277,14 +286,21 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
     // Recomputing one layer rebuilds its activations for its backward.
     recompute_ws = layer_activation_bytes(m, m.is_moe(), whole, ba) - layer_activation_bytes(m, m.is_moe(), shape, ba);
   }
-  // Output layer and loss: Megatron theoretical_memory_usage.py counts 4 s b h (1 + V/h) on the
-  // last stage (bf16 logits plus their fp32 upcast), vocab-parallel over tp.
-  const double logits = 4.0 * static_cast<double>(tokens) * static_cast<double>(m.hidden + m.vocab) /
-                        static_cast<double>(std::max<std::int64_t>(1, d.tp));
+  // Output layer and loss on the last stage, vocab-parallel over tp (loss_bytes).
+  const double logits = loss_bytes(core::cross_entropy_of(tr), tokens, m.hidden, m.vocab, d.tp);
   const HeldLayers held = held_layers(plan, s, d.pp, rp.layers());
   const double per_layer = per_mb / static_cast<double>(std::max<std::int64_t>(1, rp.layers()));
   const double activations =
       std::max(per_layer * held.layers, per_layer * held.last_rank_layers + logits) + recompute_ws;
+
+  // Transformer Engine keeps each FP8 linear's weight cast (FP8 copy and its transpose, 1 byte
+  // each) across the micro-batches of a step (te.Linear weight workspaces, cached while
+  // is_first_microbatch is passed): 2 bytes per local linear weight under Megatron with FP8.
+  double te_fp8 = 0;
+  if (tr.fp8 != core::Fp8Recipe::kNone && tr.stack == core::Stack::kMegatron && plan.cluster.gpu.fp8_tflops > 0) {
+    te_fp8 = 2.0 * (rp.total() - rp.root);
+    params += te_fp8;
+  }
 
   out.params = clamp_bytes(params);
   out.grads = clamp_bytes(grads);
@@ -292,8 +308,13 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   out.offloaded = clamp_bytes(offloaded);
   out.host_traffic = clamp_bytes(host);
   out.activations = clamp_bytes(activations);
-  out.peak = clamp_bytes(params + grads + optimizer + activations);
+  out.loss = clamp_bytes(logits);
+  out.peak_allocated = clamp_bytes(params + grads + optimizer + activations);
   out.capacity = plan.cluster.gpu.memory_bytes;
+  // What stays allocated from step to step (the parameter shards and optimizer states: made once,
+  // never freed) against what is allocated and freed within a step (sim/memory_reserved.h).
+  out.persistent = clamp_bytes(persistent + te_fp8);
+  allocator_view(plan, mesh, s, out);
   return out;
 }
 
@@ -311,7 +332,7 @@ bool narrow_recompute(core::Plan& plan, const core::Mesh& mesh, const core::Sche
   auto fits = [&](std::int64_t n) {
     field = n;
     const Memory m = memory(plan, mesh, schedule);
-    return m.peak <= m.capacity && static_cast<double>(m.peak) <= limit;
+    return !memory_exceeds(m) && static_cast<double>(m.peak) <= limit;
   };
   // Block: N in [1, per chunk - 1], the smallest that fits; every: N in [2, layers], the largest.
   std::int64_t lo = block ? 1 : 2, hi = block ? (layers + chunks - 1) / chunks - 1 : layers;

@@ -13,6 +13,7 @@ namespace {
 
 constexpr Stack kStacks[] = {Stack::kMegatron, Stack::kTorchtitanEager, Stack::kTorchtitanCompile, Stack::kFsdp1,
                              Stack::kFsdp2,    Stack::kDeepspeed,       Stack::kMegatronDeepspeed, Stack::kNanotron};
+constexpr CrossEntropy kCrossEntropies[] = {CrossEntropy::kFused, CrossEntropy::kEager, CrossEntropy::kCompiled};
 constexpr AttentionKernel kKernels[] = {AttentionKernel::kFa2, AttentionKernel::kFa1, AttentionKernel::kFa3,
                                         AttentionKernel::kCudnn, AttentionKernel::kSdpa};
 
@@ -55,6 +56,39 @@ const char* to_string(AttentionKernel v) {
     case AttentionKernel::kSdpa: return "sdpa";
   }
   return "fa2";
+}
+
+const char* to_string(CrossEntropy v) {
+  switch (v) {
+    case CrossEntropy::kFused: return "fused";
+    case CrossEntropy::kEager: return "eager";
+    case CrossEntropy::kCompiled: return "compiled";
+  }
+  return "fused";
+}
+
+std::optional<CrossEntropy> parse_cross_entropy(std::string_view s) {
+  const std::string n = normalised(s);
+  for (auto v : kCrossEntropies) {
+    if (n == to_string(v)) return v;
+  }
+  return std::nullopt;
+}
+
+const std::vector<std::string>& cross_entropy_names() {
+  static const std::vector<std::string> names = names_of(kCrossEntropies);
+  return names;
+}
+
+CrossEntropy cross_entropy_of(const Training& t) {
+  if (t.cross_entropy) return *t.cross_entropy;
+  switch (t.stack) {
+    case Stack::kTorchtitanCompile: return CrossEntropy::kCompiled;
+    case Stack::kTorchtitanEager:
+    case Stack::kFsdp1:
+    case Stack::kFsdp2: return CrossEntropy::kEager;
+    default: return CrossEntropy::kFused;
+  }
 }
 
 std::optional<Stack> parse_stack(std::string_view s) {

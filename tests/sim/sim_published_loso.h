@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace planck::sim::published {
 
 using Row = std::map<std::string, std::string>;
@@ -37,6 +39,11 @@ inline constexpr double kStatedCoverage = 0.895;  // of the held-out runs by the
 inline constexpr int kMinBandRuns = 10;
 
 std::vector<Row> read_cases();
+// Rows of a CSV file in tests/data/published/, by header name.
+std::vector<Row> read_published(const std::string& file);
+// The planck/1 model object of a row (layers ... vocab, tied; gated_mlp, biases, layer_norm and
+// position_embeddings where the file has those columns).
+nlohmann::json model_json(const Row& r);
 // The planck/1 plan of a row, with `ceiling` for its family's fitted constant (0 = the preset's).
 std::string plan_json(const Row& r, double ceiling);
 // Every row predicted leave-one-source-out.
