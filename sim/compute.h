@@ -64,7 +64,7 @@ struct ComputeShape {
   core::Checkpointing checkpointing = core::Checkpointing::kNone;
   // training.stack runs the memory-bound ops as PyTorch's eager ops (sim/stack_cost.h), and the
   // fused attention kernel of training.attention_kernel.
-  bool eager_ops = false;
+  core::EagerOps eager_ops;
   core::AttentionKernel attention_kernel = core::AttentionKernel::kFa2;
   double gemm_scale = 1.0;
   // Rows of the busiest rank's experts over the balanced mean: the capacity factor (every expert

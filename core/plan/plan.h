@@ -77,7 +77,13 @@ std::optional<Stack> parse_stack(std::string_view s);  // "torchtitan-eager" and
 std::optional<AttentionKernel> parse_attention_kernel(std::string_view s);
 const std::vector<std::string>& stack_names();
 const std::vector<std::string>& attention_kernel_names();
-bool stack_fuses_memory_bound_ops(Stack v);
+// Which memory-bound ops a stack runs as PyTorch's eager ops, one kernel per op (the others are
+// one fused kernel): sim/stack_cost.h prices the difference.
+struct EagerOps {
+  bool norm = false, rope = false, swiglu = false;
+  bool any() const { return norm || rope || swiglu; }
+};
+EagerOps stack_eager_ops(Stack v);
 const char* to_string(OffloadDevice v);
 const char* to_string(MoeDispatcher v);
 int dtype_bytes(DType v);

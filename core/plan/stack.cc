@@ -118,8 +118,18 @@ const std::vector<std::string>& attention_kernel_names() {
 }
 
 // Megatron's fused kernels (apply_rope_fusion, bias_swiglu_fusion, TE's fused norms) and
-// torch.compile's Inductor fuse each memory-bound op into one read and one write; the others run
-// PyTorch's eager ops, one kernel per op (sim/compute.cc prices both).
-bool stack_fuses_memory_bound_ops(Stack v) { return v == Stack::kMegatron || v == Stack::kTorchtitanCompile; }
+// torch.compile's Inductor fuse each memory-bound op into one read and one write. nanotron's Llama
+// runs its norms as a Triton kernel (TritonRMSNorm) and its rotary embedding through
+// flash-attn's fused kernel (flash_attn.layers.rotary), but SwiGLU as two eager ops
+// (GLUActivation: act(gate) * up; huggingface/nanotron@c2528430 src/nanotron/models/llama.py).
+// The other stacks run PyTorch's eager ops, one kernel per op (sim/compute.cc prices both).
+EagerOps stack_eager_ops(Stack v) {
+  switch (v) {
+    case Stack::kMegatron:
+    case Stack::kTorchtitanCompile: return {};
+    case Stack::kNanotron: return {false, false, true};
+    default: return {true, true, true};
+  }
+}
 
 }  // namespace planck::core
