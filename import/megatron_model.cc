@@ -448,6 +448,7 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
     t["fp8"] = mapped;
     b.note("--fp8-format " + *fp8 + " --fp8-recipe " + recipe + ": training.fp8 = " + mapped +
            " (FP8 linears; parameters stay " + param + ")");
+    if (f.has("fp8-param-gather")) t["fp8_param_gather"] = true;  // FP8 primary weights (memory)
     if (f.has("fp8-param-gather"))
       b.unmodelled("--fp8-param-gather", f.line("fp8-param-gather"),
                    "the distributed optimizer all-gathers FP8 weights; planck prices them in " + param +

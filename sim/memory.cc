@@ -159,6 +159,14 @@ double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, const Co
     u = 10 * sbh;
     dv = 8 * sbh + 4 * sbf;
   }
+  if (shape.fp8_saved_inputs && act_bytes == 2) {
+    // Transformer Engine keeps each FP8 linear's input as its FP8 cast for the weight gradient
+    // (te.LayerNormLinear's ln_out, te.Linear's inputmat): the QKV and MLP inputs (whole), the
+    // attention output and the second MLP matrix's input (tp-split) at 1 byte instead of 2, a
+    // saving of half of each 2 sbh (2 sbf) tensor.
+    u -= 2 * sbh;
+    dv -= sbh + sbf;
+  }
   double scores = 0;
   if (shape.attention == core::Attention::kStandard && ckpt == core::Checkpointing::kNone) {
     // Korthikanti Table 2's 5as^2b: softmax output (2 bytes), dropout mask (1) and dropout
@@ -295,9 +303,12 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
 
   // Transformer Engine keeps each FP8 linear's weight cast (FP8 copy and its transpose, 1 byte
   // each) across the micro-batches of a step (te.Linear weight workspaces, cached while
-  // is_first_microbatch is passed): 2 bytes per local linear weight under Megatron with FP8.
+  // is_first_microbatch is passed): 2 bytes per local linear weight under Megatron with FP8 and
+  // bf16 primary weights. With FP8 primary weights (fp8_param_gather) the weight itself is the
+  // FP8 copy (1 byte in place of 2) and only the transpose is cached: no extra bytes.
   double te_fp8 = 0;
-  if (tr.fp8 != core::Fp8Recipe::kNone && tr.stack == core::Stack::kMegatron && plan.cluster.gpu.fp8_tflops > 0) {
+  if (tr.fp8 != core::Fp8Recipe::kNone && !tr.fp8_param_gather && tr.stack == core::Stack::kMegatron &&
+      plan.cluster.gpu.fp8_tflops > 0) {
     te_fp8 = 2.0 * (rp.total() - rp.root);
     params += te_fp8;
   }

@@ -255,6 +255,10 @@ struct Training {
   AttentionKernel attention_kernel = AttentionKernel::kFa2;
   // Absent: the stack's own (cross_entropy_of).
   std::optional<CrossEntropy> cross_entropy;
+  // FP8 primary weights (Megatron --fp8-param-gather, Bridge mixed_precision.fp8_param_gather):
+  // the weights are stored in FP8 with the transpose Transformer Engine caches beside them, so
+  // no bf16 weight plus FP8 cast copies (sim/memory.cc).
+  bool fp8_param_gather = false;
   // Set: compute time = model FLOPs (+ recompute) / (peak x mfu), the per-kernel model skipped.
   std::optional<double> mfu;
 };

@@ -11,7 +11,7 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
       v, "/training",
       {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
        "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8", "stack", "attention_kernel",
-       "cross_entropy", "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank"});
+       "cross_entropy", "fp8_param_gather", "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
   if (v.contains("micro_batch")) {
@@ -110,6 +110,9 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
     if (auto s = r_.choice(v["cross_entropy"], "/training/cross_entropy", cross_entropy_names())) {
       t.cross_entropy = *parse_cross_entropy(*s);
     }
+  }
+  if (v.contains("fp8_param_gather")) {
+    if (auto b = r_.boolean(v["fp8_param_gather"], "/training/fp8_param_gather")) t.fp8_param_gather = *b;
   }
   if (v.contains("mfu")) {
     if (auto x = r_.number(v["mfu"], "/training/mfu", 1e-4, 1.0)) t.mfu = *x;
