@@ -136,7 +136,7 @@ TEST_CASE("sim_cli_simulate_states_the_step_time_interval") {
     CAPTURE(stack);
     CHECK(lo < s);
     CHECK(hi > s);
-    // deepspeed has no published runs yet: the band over every stack, 0.828-1.411.
+    // deepspeed has no published runs yet: the band over every stack, 0.843-1.353.
     if (std::string(stack) == "deepspeed") {
       CHECK(lo / s == doctest::Approx(0.843));
       CHECK(hi / s == doctest::Approx(1.353));

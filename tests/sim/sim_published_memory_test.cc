@@ -29,7 +29,8 @@ namespace p = planck::sim::published;
 namespace t = planck::sim::test;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-// Measured 2026-11-26 (docs/simulator.md); checked with about a point of margin.
+// Measured 2026-11-26 (docs/simulator.md "Memory as the allocator sees it"); checked with about a
+// point of margin.
 constexpr double kStatedReservedRunMean = 0.093, kStatedReservedSourceMean = 0.084, kStatedWorstSource = 0.160;
 
 std::int64_t n(const p::Row& r, const char* key) { return std::stoll(r.at(key)); }
