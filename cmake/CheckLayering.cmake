@@ -3,8 +3,8 @@
 #   ROOT    the source tree
 #   LAYERS  "folder=allowed,allowed,...|folder=..." (folders from the repository root; a file
 #           belongs to the longest folder that prefixes its path)
-# Included paths are read from `#include "a/b..."` lines and reduced to their part: core/<sub>
-# for core, the top folder otherwise. "planck/config.h" (generated) is allowed everywhere.
+# Included paths are read from `#include "a/b..."` lines and reduced to their part: the longest
+# declared folder prefixing them (core/plan, import/formats), the top folder otherwise. "planck/config.h" (generated) is allowed everywhere.
 # The scan globs on purpose: it must see files no target lists yet.
 
 string(REPLACE "|" ";" layers "${LAYERS}")
@@ -38,12 +38,22 @@ foreach(folder IN LISTS folders)
     foreach(line IN LISTS includes)
       string(REGEX MATCH "\"([^\"]+)\"" _ "${line}")
       set(path "${CMAKE_MATCH_1}")
-      if(path MATCHES "^core/([a-z_]+)/")
-        set(part "core/${CMAKE_MATCH_1}")
-      elseif(path MATCHES "^([a-z_]+)/")
-        set(part "${CMAKE_MATCH_1}")
-      else()
-        continue()
+      # The part: the longest declared folder prefixing the path (core/plan, import/formats),
+      # else its top folder.
+      set(part "")
+      foreach(f IN LISTS folders)
+        string(LENGTH "${f}" n)
+        string(LENGTH "${part}" m)
+        if(path MATCHES "^${f}/" AND n GREATER m)
+          set(part "${f}")
+        endif()
+      endforeach()
+      if(part STREQUAL "")
+        if(path MATCHES "^([a-z_]+)/")
+          set(part "${CMAKE_MATCH_1}")
+        else()
+          continue()
+        endif()
       endif()
       list(FIND "allowed_${folder}" "${part}" at)
       if(at EQUAL -1)

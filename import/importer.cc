@@ -28,6 +28,7 @@ constexpr Entry kImporters[] = {
     {"megatron", &import_megatron},
     {"megatron-bridge", &bridge_is_python},
     {"deepspeed", &import_deepspeed},
+    {"llama-factory", &import_llama_factory},
 };
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -158,6 +159,8 @@ std::string detect_framework(const std::string& path, std::string_view text) {
       if (line.rfind(section, 0) == 0) return "torchtitan";
     }
     if (line.rfind("distributed:", 0) == 0) return "lingua";
+    // LLaMA-Factory's training YAML (HfArgumentParser keys; Lingua has no such key).
+    if (line.rfind("finetuning_type:", 0) == 0 || line.rfind("model_name_or_path:", 0) == 0) return "llama-factory";
   }
   for (const char* marker : {"pretrain_gpt.py", "pretrain_mamba.py", "pretrain_bert.py", "pretrain_t5.py",
                              "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--micro-batch-size",

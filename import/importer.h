@@ -65,6 +65,9 @@ struct ImportFinding {
   std::string message;  // without the file:line prefix
   std::string file;     // the config or the script the setting is written in
   int line = 0;
+  // The plan field the assumption fills ("/training/micro_batch"), when it is one: the same fact
+  // given on the command line (--micro-batch) settles it, and the finding goes.
+  std::string pointer;
 };
 
 struct ImportResult {
@@ -120,19 +123,20 @@ core::Result<ImportResult> import_file(std::string_view framework, const std::st
 core::Result<ImportResult> import_torchtitan(std::string_view text, const std::string& path,
                                              const ImportOptions& options);
 core::Result<ImportResult> import_lingua(std::string_view text, const std::string& path, const ImportOptions& options);
-// Python registries (torchtitan_registry.cc): every function, or `function` alone when not "".
+// Python registries (torchtitan/registry.cc): every function, or `function` alone when not "".
 core::Result<std::vector<NamedImport>> import_torchtitan_registry(const std::string& path,
                                                                   const std::string& function,
                                                                   const ImportOptions& options);
 core::Result<ImportResult> import_megatron(std::string_view text, const std::string& path,
                                            const ImportOptions& options);
-// Megatron-Bridge / NeMo 2 recipe functions (bridge.cc): every function, or `function` alone.
+// Megatron-Bridge / NeMo 2 recipe functions (bridge/bridge.cc): every function, or `function` alone.
 core::Result<std::vector<NamedImport>> import_bridge_recipes(const std::string& path, const std::string& function,
                                                              const ImportOptions& options);
-// Where a Python config's imports are looked for after its own directory and parents:
-// --python-path, then PYTHONPATH.
-std::vector<std::string> python_search_path(const ImportOptions& options);
 core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,
                                             const ImportOptions& options);
+// LLaMA-Factory's training YAML (llama_factory.cc): the DeepSpeed config it names, or torchrun DDP,
+// with its batch, sequence, model and LoRA settings.
+core::Result<ImportResult> import_llama_factory(std::string_view text, const std::string& path,
+                                                const ImportOptions& options);
 
 }  // namespace planck::import

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/mesh/roles.h"
+#include "core/plan/pipeline_split.h"
 #include "core/plan/trainable.h"
 #include "sim/memory_reserved.h"
 #include "sim/step_pipeline.h"
@@ -38,17 +39,22 @@ struct HeldLayers {
 
 HeldLayers held_layers(const core::Plan& plan, const core::Schedule& s, std::int64_t pp, std::int64_t rank_layers) {
   const double all = static_cast<double>(rank_layers);
-  if (pp <= 1 || !plan.model) return {all, all};  // accumulation frees each micro-batch in its backward
+  if (pp <= 1 || !plan.model) {
+    const double with_mtp = all + static_cast<double>(core::trained_mtp_layers(plan));
+    return {with_mtp, with_mtp};
+  }  // accumulation frees each micro-batch in its backward
   StageCosts c;
   c.schedule = plan.parallelism.pipeline_schedule.value_or(core::PipelineSchedule::k1F1B);
   c.pp = pp;
   c.virtual_stages = std::max(1, s.virtual_stages);
   c.micro_batches = s.micro_batches;
   c.layers = plan.model->layers;
+  // Multi-token prediction layers are held on the loss stage with its layers.
+  c.mtp_units = core::trained_mtp_layers(plan);
   // enumerate asks for the same few pipeline shapes across thousands of layouts: keep them.
-  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
   thread_local std::map<Key, HeldLayers> cache;
-  const Key key{static_cast<int>(c.schedule), pp, c.virtual_stages, c.micro_batches, c.layers};
+  const Key key{static_cast<int>(c.schedule), pp, c.virtual_stages, c.micro_batches, c.layers, c.mtp_units};
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   const PipelineInput in = pipeline_input(c);
   auto peaks = activation_peaks(in);
@@ -203,12 +209,7 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
       model_states(dense_total, frozen ? 0.0 : dense_total, dp, d_dense, bp, bg, k_dense);
   const ModelStates exp =
       model_states(rp.expert_total(), frozen ? 0.0 : rp.expert_total(), dp, d_exp, bp, bg, k);
-  double lora_params = 0;
-  if (tr.lora_rank > 0) {
-    lora_params = (static_cast<double>(rp.dense_layers) * core::lora_layer_params(m, false, tr.lora_rank) +
-                   static_cast<double>(rp.moe_layers) * core::lora_layer_params(m, true, tr.lora_rank)) /
-                  static_cast<double>(std::max<std::int64_t>(1, d.tp));
-  }
+  const double lora_params = core::lora_params(m, tr, rp.dense_layers, rp.moe_layers, d.tp);
   const ModelStates lora = model_states(lora_params, lora_params, dp, d_dense, bp, bg, k);
   double params = dense.params + exp.params + lora.params, grads = dense.grads + exp.grads + lora.grads;
   double optimizer = dense.optimizer + exp.optimizer + lora.optimizer;
@@ -251,17 +252,19 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
     // block's unsharded gradient as the reduce-scatter input.
     const double block = std::max(rp.dense_layers > 0 ? rp.dense_layer : 0.0,
                                   rp.moe_layers > 0 ? rp.moe_layer_dense + rp.moe_layer_experts : 0.0);
-    // Under a pipeline a backward leaves its units gathered until the stage's next forward (or
-    // REDUCE_GRAD), so the stage's last backward ends with every block gathered either way
-    // (core/schedule/schedule.cc, the FSDP gather count).
-    const bool two_blocks = plan.parallelism.reshard_after_forward && d.pp <= 1;
+    // Under torch.distributed.pipelining a backward leaves its units gathered until the stage's
+    // next forward (or REDUCE_GRAD), so the stage's last backward ends with every block gathered
+    // either way (core/schedule/schedule.cc, the FSDP gather count); Megatron-FSDP and DeepSpeed
+    // release each unit after its pass, pipeline or not (core::fsdp_runtime).
+    const bool two_blocks = plan.parallelism.reshard_after_forward &&
+                            (d.pp <= 1 || core::fsdp_runtime(plan) != core::FsdpRuntime::kFsdp2);
     const double blocks = two_blocks ? 2 * block : rp.total() - rp.root;
     params += (rp.root + blocks) * bp;
     // FSDP2 gathers into a flat buffer on its all-gather copy-in stream and copies out into the
     // unsharded parameters; the buffer of the last gathered unit stays alive until the next
     // unit's copy-out (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py foreach_all_gather,
     // _fsdp_param_group.py all_gather_state), so one block's buffer is live at any time.
-    if (fsdp2_buffers(tr)) params += block * bp;
+    if (fsdp2_buffers(plan)) params += block * bp;
     if (!frozen) grads += block * bg;
     // set_requires_gradient_sync(False) accumulates unsharded gradients across micro-batches
     // (FSDP2 unsharded_accumulated_grad, in reduce dtype) until the last one's reduce-scatter.
@@ -294,8 +297,10 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
     // Recomputing one layer rebuilds its activations for its backward.
     recompute_ws = layer_activation_bytes(m, m.is_moe(), whole, ba) - layer_activation_bytes(m, m.is_moe(), shape, ba);
   }
-  // Output layer and loss on the last stage, vocab-parallel over tp (loss_bytes).
-  const double logits = loss_bytes(core::cross_entropy_of(tr), tokens, m.hidden, m.vocab, d.tp);
+  // Output layer and loss on the last stage, vocab-parallel over tp (loss_bytes); each
+  // multi-token prediction depth computes its own logits and loss too.
+  const double logits = loss_bytes(core::cross_entropy_of(tr), tokens, m.hidden, m.vocab, d.tp) *
+                        static_cast<double>(1 + core::trained_mtp_layers(plan));
   const HeldLayers held = held_layers(plan, s, d.pp, rp.layers());
   const double per_layer = per_mb / static_cast<double>(std::max<std::int64_t>(1, rp.layers()));
   const double activations =
@@ -307,7 +312,7 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   // bf16 primary weights. With FP8 primary weights (fp8_param_gather) the weight itself is the
   // FP8 copy (1 byte in place of 2) and only the transpose is cached: no extra bytes.
   double te_fp8 = 0;
-  if (tr.fp8 != core::Fp8Recipe::kNone && !tr.fp8_param_gather && tr.stack == core::Stack::kMegatron &&
+  if (tr.fp8 != core::Fp8Recipe::kNone && !plan.parallelism.fp8_param_gather && tr.stack == core::Stack::kMegatron &&
       plan.cluster.gpu.fp8_tflops > 0) {
     te_fp8 = 2.0 * (rp.total() - rp.root);
     params += te_fp8;

@@ -47,9 +47,9 @@ double loss_bytes(core::CrossEntropy ce, std::int64_t tokens, std::int64_t hidde
   return 4.0 * t * (h + static_cast<double>(vocab)) / static_cast<double>(std::max<std::int64_t>(1, tp));
 }
 
-bool fsdp2_buffers(const core::Training& t) {
-  return t.stack == core::Stack::kTorchtitanEager || t.stack == core::Stack::kTorchtitanCompile ||
-         t.stack == core::Stack::kFsdp2;
+bool fsdp2_buffers(const core::Plan& plan) {
+  if (core::fsdp_runtime(plan) != core::FsdpRuntime::kFsdp2) return false;
+  return !(plan.training && plan.training->stack_given && plan.training->stack == core::Stack::kFsdp1);
 }
 
 double nccl_buffer_bytes(const core::Plan& plan, const core::Mesh& mesh) {
@@ -87,7 +87,7 @@ void allocator_view(const core::Plan& plan, const core::Mesh& mesh, const core::
   m.peak_allocated += m.workspaces;
   m.persistent += m.workspaces;
   double pool = 0;
-  if (plan.model && shards_params(s.data_parallel) && fsdp2_buffers(tr)) {
+  if (plan.model && shards_params(s.data_parallel) && fsdp2_buffers(plan)) {
     // The copy-in stream's segments hold its two largest consecutive gathers, the root (the
     // first unit of the forward) with the first block, or two blocks; one block's buffer is live
     // at the peak and counted as allocated (sim/memory.cc).

@@ -50,9 +50,10 @@ inline constexpr double kCudaContextBytes = 512.0 * 1024 * 1024;
 //            log-softmax and its backward)
 double loss_bytes(core::CrossEntropy ce, std::int64_t tokens, std::int64_t hidden, std::int64_t vocab, std::int64_t tp);
 
-// Whether the plan's FSDP is PyTorch's FSDP2 (torchtitan, fsdp2 stacks): its all-gather buffers
-// live on their own stream and are copied out into the unsharded parameters.
-bool fsdp2_buffers(const core::Training& t);
+// Whether the plan's FSDP is PyTorch's FSDP2 (core::fsdp_runtime: no stack stated, torchtitan,
+// fsdp2; not the fsdp1 stack, whose flat parameters are gathered in place): its all-gather
+// buffers live on their own stream and are copied out into the unsharded parameters.
+bool fsdp2_buffers(const core::Plan& plan);
 
 // Fills the allocator and device fields of `m` (whose allocated parts memory() computed).
 void allocator_view(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& s, Memory& m);

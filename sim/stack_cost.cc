@@ -76,9 +76,10 @@ double eager_extra_layer_bytes(const core::ModelSpec& m, const ComputeShape& s, 
   return extra * scale;
 }
 
-FsdpCopyBytes fsdp2_copy_bytes(const core::Training& t, const core::Schedule& s) {
+FsdpCopyBytes fsdp2_copy_bytes(const core::Plan& plan, const core::Schedule& s) {
   FsdpCopyBytes b;
-  if (!fsdp2_buffers(t)) return b;
+  if (!fsdp2_buffers(plan)) return b;
+  const core::Training t = plan.training.value_or(core::Training{});
   const double m = static_cast<double>(std::max<std::int64_t>(1, s.micro_batches));
   const double bp = core::dtype_bytes(t.param_dtype);
   for (const core::ScheduledCollective& c : s.collectives) {

@@ -84,6 +84,12 @@ struct EagerOps {
   bool any() const { return norm || rope || swiglu; }
 };
 EagerOps stack_eager_ops(Stack v);
+// training.cuda_graphs: what Megatron-Core captures in CUDA graphs (--cuda-graph-impl
+// transformer_engine / local with --cuda-graph-modules, formerly --cuda-graph-scope; "layer" is
+// its empty list, the whole transformer layer; "full_iteration" the whole step,
+// --cuda-graph-impl full_iteration). megatron/core/transformer/transformer_config.py
+// cuda_graph_modules.
+const std::vector<std::string>& cuda_graph_scope_names();
 const char* to_string(OffloadDevice v);
 const char* to_string(MoeDispatcher v);
 int dtype_bytes(DType v);
@@ -216,6 +222,10 @@ struct Parallelism {
   // the mean (absent: 1, a balanced router; a capacity factor bounds it by padding instead).
   std::optional<MoeDispatcher> moe_dispatcher;
   std::optional<double> expert_imbalance;
+  // The sharded optimizer's and FSDP's parameter all-gathers carry the transformer blocks'
+  // weights in FP8 (Megatron --fp8-param-gather, torchtitan enable_fsdp_float8_all_gather);
+  // only with training.fp8 (core::gathered_param_bytes).
+  bool fp8_param_gather = false;
 };
 
 struct Training {
@@ -242,6 +252,8 @@ struct Training {
   // rank on every linear of each transformer layer, which train (and imply frozen).
   bool frozen = false;
   std::int64_t lora_rank = 0;
+  // The linears the adapters sit on (core/plan/trainable.h lora_target_names); empty: every linear.
+  std::vector<std::string> lora_targets;
   Checkpointing activation_checkpointing = Checkpointing::kNone;
   // With activation_checkpointing full, only some transformer layers recompute (absent: all):
   // every N-th layer of a rank (torchtitan selective_ac_option = "N", layer SAC), or the first N
@@ -255,10 +267,14 @@ struct Training {
   AttentionKernel attention_kernel = AttentionKernel::kFa2;
   // Absent: the stack's own (cross_entropy_of).
   std::optional<CrossEntropy> cross_entropy;
-  // FP8 primary weights (Megatron --fp8-param-gather, Bridge mixed_precision.fp8_param_gather):
-  // the weights are stored in FP8 with the transpose Transformer Engine caches beside them, so
-  // no bf16 weight plus FP8 cast copies (sim/memory.cc).
-  bool fp8_param_gather = false;
+  // Multi-token prediction depths trained beside the model (DeepSeek-V3's
+  // num_nextn_predict_layers, Megatron --mtp-num-layers): each is one more transformer layer of
+  // the model's last kind, a 2h -> h projection and the output head and loss again, on the stage
+  // that holds the loss (or a pipeline_layout's 'm'); 0: none.
+  std::int64_t mtp_layers = 0;
+  // Parts of each layer replayed from CUDA graphs (cuda_graph_scope_names()); empty: launched
+  // eagerly. The simulator reads what they remove from the MoE layers' host time.
+  std::vector<std::string> cuda_graphs;
   // Set: compute time = model FLOPs (+ recompute) / (peak x mfu), the per-kernel model skipped.
   std::optional<double> mfu;
 };

@@ -117,6 +117,12 @@ const std::vector<std::string>& attention_kernel_names() {
   return names;
 }
 
+const std::vector<std::string>& cuda_graph_scope_names() {
+  static const std::vector<std::string> names = {"layer", "full_iteration", "attn",          "mlp",
+                                                 "moe",   "moe_router",     "moe_preprocess"};
+  return names;
+}
+
 // Megatron's fused kernels (apply_rope_fusion, bias_swiglu_fusion, TE's fused norms) and
 // torch.compile's Inductor fuse each memory-bound op into one read and one write. nanotron's Llama
 // runs its norms as a Triton kernel (TritonRMSNorm) and its rotary embedding through

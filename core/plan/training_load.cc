@@ -3,6 +3,10 @@
 
 #include "core/plan/training_load.h"
 
+#include <algorithm>
+
+#include "core/plan/trainable.h"
+
 namespace planck::core {
 
 void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
@@ -11,7 +15,8 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
       v, "/training",
       {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
        "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8", "stack", "attention_kernel",
-       "cross_entropy", "fp8_param_gather", "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank"});
+       "cross_entropy", "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank",
+       "lora_targets", "cuda_graphs", "mtp_layers"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
   if (v.contains("micro_batch")) {
@@ -62,6 +67,17 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
   if (v.contains("lora_rank")) {
     if (auto n = r_.integer(v["lora_rank"], "/training/lora_rank", 1, 1 << 20)) t.lora_rank = *n;
   }
+  if (v.contains("lora_targets")) {
+    if (r_.string_list(v["lora_targets"], "/training/lora_targets")) {
+      for (std::size_t i = 0; i < v["lora_targets"].size(); ++i) {
+        const std::string p = "/training/lora_targets/" + std::to_string(i);
+        if (auto n = r_.choice(v["lora_targets"][i], p, lora_target_names())) t.lora_targets.push_back(*n);
+      }
+      if (!v.contains("lora_rank")) {
+        r_.error("/training/lora_targets", "lora_targets without lora_rank", "give the adapters' rank in lora_rank");
+      }
+    }
+  }
   if (v.contains("activation_checkpointing")) {
     if (auto s = r_.choice(v["activation_checkpointing"], "/training/activation_checkpointing",
                            {"none", "selective", "selective_attention", "full"})) {
@@ -111,8 +127,23 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
       t.cross_entropy = *parse_cross_entropy(*s);
     }
   }
-  if (v.contains("fp8_param_gather")) {
-    if (auto b = r_.boolean(v["fp8_param_gather"], "/training/fp8_param_gather")) t.fp8_param_gather = *b;
+  if (v.contains("mtp_layers")) {
+    if (auto n = r_.integer(v["mtp_layers"], "/training/mtp_layers", 0, 64)) t.mtp_layers = *n;
+  }
+  if (v.contains("cuda_graphs")) {
+    if (auto list = r_.string_list(v["cuda_graphs"], "/training/cuda_graphs")) {
+      const auto& known = cuda_graph_scope_names();
+      for (std::size_t i = 0; i < list->size(); ++i) {
+        const std::string& g = (*list)[i];
+        if (std::find(known.begin(), known.end(), g) == known.end()) {
+          r_.error("/training/cuda_graphs/" + std::to_string(i), "unknown CUDA graph scope \"" + g + "\"",
+                   "use layer, full_iteration, attn, mlp, moe, moe_router or moe_preprocess (Megatron's "
+                   "--cuda-graph-modules)");
+        } else if (std::find(t.cuda_graphs.begin(), t.cuda_graphs.end(), g) == t.cuda_graphs.end()) {
+          t.cuda_graphs.push_back(g);
+        }
+      }
+    }
   }
   if (v.contains("mfu")) {
     if (auto x = r_.number(v["mfu"], "/training/mfu", 1e-4, 1.0)) t.mfu = *x;

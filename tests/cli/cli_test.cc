@@ -185,7 +185,7 @@ TEST_CASE("cli_verify --strict fails on checks-skipped; a pipeline of 4 stages a
 }
 
 TEST_CASE("cli_verify --model gives a framework config the model it does not name") {
-  // A DeepSpeed config describes no model (import/deepspeed.cc): the model-reading rules are
+  // A DeepSpeed config describes no model (import/deepspeed/deepspeed.cc): the model-reading rules are
   // skipped and said so. --model fills it in for every config checked, as it does for import.
   const std::string ds = std::string(PLANCK_TEST_DATA_DIR) + "/import/deepspeed/ds_config_autotp_zero2.json";
   Run without = planck("verify --format json --nodes 1 --gpus-per-node 8 " + ds);

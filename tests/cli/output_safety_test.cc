@@ -150,6 +150,8 @@ TEST_CASE("as a non-root user: a file or directory it may not write is refused, 
     return;
   }
   fs::path d = fresh("nonroot");
+  // The process folder comes from mkdtemp (0700): let the other user reach the case folder.
+  fs::permissions(d.parent_path(), fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
   fs::permissions(d, fs::perms::all);  // anyone may create files here: only the file itself says no
   fs::create_directories(d / "locked");
   fs::permissions(d / "locked", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |

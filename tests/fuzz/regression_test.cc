@@ -8,7 +8,7 @@
 
 TEST_CASE("fuzz_regression: a shell script with 'elif' before any 'if' is an error, not a crash") {
   // fuzz_import found it (2026-11-22): Runner::statement took frames_.back() of an empty stack
-  // (import/shell_script.cc), undefined behaviour that UBSan reported as a null-pointer offset.
+  // (import/formats/shell_script.cc), undefined behaviour that UBSan reported as a null-pointer offset.
   planck::import::ImportOptions options;
   auto result = planck::import::import_megatron("#!/bin/bash\nelif [ 1 ]; then\n  X=1\nfi\n", "train.sh", options);
   REQUIRE_FALSE(result.is_ok());
@@ -17,7 +17,7 @@ TEST_CASE("fuzz_regression: a shell script with 'elif' before any 'if' is an err
 }
 
 TEST_CASE("fuzz_regression: a bare commented '# --num-distributed-optimizer-instances' is a hint, not a crash") {
-  // fuzz_import found it (2026-11-22): with no value after the flag, import/megatron.cc added
+  // fuzz_import found it (2026-11-22): with no value after the flag, import/megatron/megatron.cc added
   // 1 to std::string::npos past the text's pointer, which UBSan reported as pointer overflow.
   const std::string head =
       "#!/bin/bash\nARGS=(\n    --tensor-model-parallel-size 2\n"

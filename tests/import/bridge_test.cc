@@ -69,8 +69,10 @@ TEST_CASE("bridge_perf_recipes_deepseek_v3_and_qwen3_moe") {
   CHECK(shape_of(ds) == Shape{8, 2, 32, 1, 2});
   CHECK(ds.plan["parallelism"]["virtual_stages"] == 4);
   CHECK(ds.plan["training"]["global_batch"] == 16384);
-  // Its pipeline_model_parallel_layout is said, not silently replaced by an even split.
-  CHECK(any_contains(ds.warnings, "pipeline_model_parallel_layout"));
+  // Its pipeline_model_parallel_layout (perf_recipes/deepseek/h100/deepseek_v3.py:48
+  // set_deepseek_v3_pipeline_model_parallel_layout(cfg.model, "Et|(tt|)*30mL")) is Megatron-LM's
+  // --pipeline-model-parallel-layout: 32 chunks over pp 8 make the 4 virtual stages.
+  CHECK(ds.plan["parallelism"]["pipeline_layout"] == "Et|(tt|)*30mL");
   // qwen/h100/qwen3_moe.py qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config -> recipes/qwen/h100/
   // qwen3_moe.py: tp 1, pp 1, cp 1, ep 16, etp 1, gbs 1024, mbs 1, seq 4096.
   const ImportResult qw = import_one(recipe("qwen/h100/qwen3_moe.py:qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config"), 2);

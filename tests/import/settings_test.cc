@@ -163,7 +163,7 @@ TEST_CASE("settings_megatron_checkpoint_activations_of_2020_is_full_recompute") 
 
 TEST_CASE("settings_megatron_unknown_flag_offers_the_closest") {
   // NVIDIA/Megatron-LM@d98e8a6:examples/gpt3/train_gpt3_175b_distributed.sh with --clip-grad
-  // misspelt: not a flag of any Megatron-LM generation (import/megatron_flags.h), so
+  // misspelt: not a flag of any Megatron-LM generation (import/megatron/flags.h), so
   // unknown-key at its line with the closest flag; the real script raises none.
   std::string text = read_data("megatron-lm/train_gpt3_175b_distributed.sh");
   ImportResult clean = import_ok(import_megatron, text, world(16, 8));
@@ -243,7 +243,7 @@ TEST_CASE("settings_torchtitan_lora_converter_freezes_the_weights") {
   CHECK(r.plan["training"]["lora_rank"] == 8);
   CHECK(!r.plan["training"].contains("fp8"));  // emulated FP8 runs in high precision
   CHECK(has_finding(r, "setting-unmodelled", "Float8LinearConverter emulate=True"));
-  CHECK(has_finding(r, "setting-unmodelled", "LoRAConverter target_modules"));
+  CHECK(r.plan["training"]["lora_targets"] == nlohmann::ordered_json::array({"q", "k", "v", "o"}));
 }
 
 TEST_CASE("settings_torchtitan_gpt_oss_flavours_are_presets") {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "import/shell_script.h"
+#include "import/formats/shell_script.h"
 
 namespace planck::import {
 namespace {

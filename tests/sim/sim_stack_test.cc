@@ -106,10 +106,11 @@ TEST_CASE("sim_fsdp2_copy_passes_move_the_gathered_and_reduced_bytes") {
   const double block = t::llama_layer_params(4096, 14336, 32, 8, 128);
   const double root = 2 * 128256.0 * 4096 + 4096;
   const double P = 32 * block + root;
-  const auto b = planck::sim::fsdp2_copy_bytes(*plan.training, s);
+  const auto b = planck::sim::fsdp2_copy_bytes(plan, s);
   CHECK(b.forward == doctest::Approx(4 * P).epsilon(1e-6));
   CHECK(b.backward == doctest::Approx(4 * 32 * block + 6 * P).epsilon(1e-6));
-  // Megatron's stack runs no FSDP2: nothing.
+  // A stated megatron stack runs Megatron-FSDP (core::fsdp_runtime), not FSDP2: nothing.
   plan.training->stack = planck::core::Stack::kMegatron;
-  CHECK(planck::sim::fsdp2_copy_bytes(*plan.training, s).forward == 0);
+  plan.training->stack_given = true;
+  CHECK(planck::sim::fsdp2_copy_bytes(plan, s).forward == 0);
 }

@@ -1,0 +1,140 @@
+// What a launch script hands to another shell: sourced files, scripts run by bash/sh/sbatch,
+// and the text of `bash -c` / `sh -c` (NVIDIA's sbatch examples build the launch line in a
+// string and run it through `srun ... bash -c "${TRAINING_CMD}"`; the SC21 scripts source
+// CONFIG.sh and SBATCH.sh, which runs `sbatch SRUN.sh`). All of it is read, never run.
+
+#include <filesystem>
+
+#include "core/base/input_file.h"
+#include "import/formats/shell_runner.h"
+
+namespace planck::import::shell {
+
+namespace {
+
+
+std::string base_name(const std::string& word) {
+  const std::size_t slash = word.rfind('/');
+  return slash == std::string::npos ? word : word.substr(slash + 1);
+}
+
+bool is_shell(const std::string& word) {
+  const std::string b = base_name(word);
+  return b == "bash" || b == "sh" || b == "zsh" || b == "dash";
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const std::string x(suffix);
+  return s.size() > x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+}
+
+void shift_lines(ShellWord& w, int by) {
+  w.line += by;
+}
+
+}  // namespace
+
+std::string Runner::directory() const {
+  std::filesystem::path p = std::filesystem::absolute(path_).parent_path();
+  return p.string();
+}
+
+std::optional<std::string> Runner::substitute(const std::string& text) const {
+  std::string t = text;
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.erase(t.begin());
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n')) t.pop_back();
+  // A script run from its own directory, the way the examples are meant to be launched.
+  if (t == "pwd" || t.rfind("dirname ", 0) == 0 || t.rfind("cd \"$(dirname", 0) == 0 ||
+      t.rfind("cd $(dirname", 0) == 0) {
+    return directory();
+  }
+  return std::nullopt;
+}
+
+core::Status Runner::run_file(const std::string& file, int line, bool sourced) {
+  std::filesystem::path p(file);
+  if (p.is_relative()) p = std::filesystem::path(directory()) / p;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(p, ec)) {
+    // A placeholder such as `<megatron source code directory>` lexes as `source code ...`:
+    // only a name that looks like a file is worth a warning.
+    if (sourced && file.find_first_of("./") != std::string::npos)
+      script.warnings.push_back(path_ + ":" + std::to_string(line) + ": sources " + file + ", which is not at " +
+                                p.string() + ": settings made there are missing (copy " + base_name(file) +
+                                " beside the script, or pass the script with it inlined)");
+    else
+      script.assumptions.push_back("line " + std::to_string(line) + ": runs " + file + ", not found at " + p.string());
+    return core::Status::ok();
+  }
+  if (depth_ >= kMaxDepth) return error(line, "scripts nested deeper than " + std::to_string(kMaxDepth));
+  auto text = core::read_input(p.string());
+  if (!text) return text.status();
+  std::vector<ShellComment> comments;
+  auto tokens = lex_shell(*text, p.string(), &comments);
+  if (!tokens) return tokens.status();
+  script.followed.push_back("line " + std::to_string(line) + ": read " + p.string() +
+                            (sourced ? " (sourced)" : " (run by the script; its variables shared)"));
+  const std::string saved = path_;
+  const auto saved_frames = std::move(frames_);
+  frames_.clear();
+  path_ = p.string();
+  ++depth_;
+  core::Status st = run(*tokens);
+  --depth_;
+  path_ = saved;
+  frames_ = saved_frames;
+  return st;
+}
+
+core::Status Runner::run_text(const std::string& text, int line) {
+  if (depth_ >= kMaxDepth) return error(line, "`bash -c` nested deeper than " + std::to_string(kMaxDepth));
+  auto tokens = lex_shell(text, path_, nullptr);
+  if (!tokens) return tokens.status();
+  for (ShellToken& t : *tokens) {  // the text's own lines count from the line that runs it
+    t.line += line - 1;
+    shift_lines(t.word, line - 1);
+    for (ShellWord& e : t.elements) shift_lines(e, line - 1);
+  }
+  script.followed.push_back("line " + std::to_string(line) + ": read the text given to `-c` as a script");
+  const auto saved_frames = std::move(frames_);
+  frames_.clear();
+  ++depth_;
+  core::Status st = run(*tokens);
+  --depth_;
+  frames_ = saved_frames;
+  return st;
+}
+
+core::Result<bool> Runner::follow(const ShellCommand& cmd) {
+  const auto& w = cmd.words;
+  if (w.empty()) return false;
+  if ((w[0].text == "source" || w[0].text == ".") && w.size() > 1) {
+    if (auto st = run_file(w[1].text, cmd.line, true); !st) return st;
+    return true;
+  }
+  // `... bash [-x] -c TEXT`, anywhere in the command (srun/sbatch/ssh in front).
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (!is_shell(w[i].text)) continue;
+    for (std::size_t k = i + 1; k + 1 < w.size(); ++k) {
+      const std::string& a = w[k].text;
+      if (a.size() < 2 || a[0] != '-' || a[1] == '-') break;
+      if (a.find('c') != std::string::npos) {
+        if (auto st = run_text(w[k + 1].text, cmd.line); !st) return st;
+        return true;
+      }
+    }
+  }
+  // `bash run.sh`, `sbatch [opts] run.sh`: the last word naming a .sh file.
+  const std::string head = base_name(w[0].text);
+  if (is_shell(w[0].text) || head == "sbatch" || head == "srun") {
+    for (std::size_t k = w.size(); k-- > 1;) {
+      if (ends_with(w[k].text, ".sh")) {
+        if (auto st = run_file(w[k].text, cmd.line, false); !st) return st;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace planck::import::shell

@@ -1,0 +1,72 @@
+#pragma once
+// The interpreter behind run_shell (shell_script.h), shared by shell_script.cc (words, variables,
+// conditions) and shell_follow.cc (sourced files, scripts run by bash/sbatch, `bash -c` text).
+
+#include <cstddef>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/base/status.h"
+#include "import/formats/shell_lexer.h"
+#include "import/formats/shell_script.h"
+
+namespace planck::import::shell {
+
+using Fields = std::vector<ShellField>;
+
+// A hostile script can double a variable per line; expansion stops well before memory does.
+constexpr std::size_t kMaxFieldBytes = std::size_t{1} << 20;
+constexpr std::size_t kMaxFields = std::size_t{1} << 16;
+constexpr int kMaxDepth = 32;
+
+inline std::string join_fields(const Fields& f) {
+  std::string out;
+  for (std::size_t i = 0; i < f.size(); ++i) out += (i ? " " : "") + f[i].text;
+  return out;
+}
+
+inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+
+class Runner {
+ public:
+  explicit Runner(std::string path) : path_(std::move(path)) {}
+  core::Status run(const std::vector<ShellToken>& tokens);
+  ShellScript script;
+  std::set<std::string> pinned;  // set on the command line: the script's assignments leave them
+
+ private:
+  struct Frame {
+    bool parent_active, active, taken;
+  };
+  bool active() const { return frames_.empty() || frames_.back().active; }
+  core::Status error(int line, const std::string& what) const {
+    return core::Status::error(path_ + ":" + std::to_string(line) + ": " + what);
+  }
+  core::Status statement(std::vector<const ShellToken*> toks);
+  core::Status command(const std::vector<const ShellToken*>& toks);
+  core::Result<std::optional<bool>> condition(const std::vector<const ShellToken*>& toks, int line);
+  std::optional<bool> test(const Fields& args);
+  core::Result<Fields> expand(const ShellWord& w, bool split);
+  core::Result<Fields> param(const std::string& expr, int line, bool* multi);
+  core::Result<std::string> inline_word(const std::string& text, int line);
+
+  // shell_follow.cc: what a launch script runs besides plain commands.
+  // `source F` / `. F`, `bash|sh|sbatch F.sh`, and `bash -c "TEXT"` (also inside srun/sbatch
+  // lines): F is read (relative to the script) and TEXT run in place, sharing the variables.
+  // True when `cmd` was one of these and has been followed.
+  core::Result<bool> follow(const ShellCommand& cmd);
+  core::Status run_file(const std::string& file, int line, bool sourced);
+  core::Status run_text(const std::string& text, int line);
+  // $(pwd), `pwd`, $(dirname $0) and the like: the directory of the script being read.
+  std::optional<std::string> substitute(const std::string& text) const;
+  std::string directory() const;
+
+  std::string path_;
+  std::vector<Frame> frames_;
+  int depth_ = 0;
+};
+
+}  // namespace planck::import::shell

@@ -1,0 +1,478 @@
+// Interpreter for the bash subset of Megatron launch scripts (see shell_script.h).
+
+#include "import/formats/shell_script.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <string>
+#include <utility>
+
+#include "import/plan_builder.h"
+#include "import/formats/shell_arith.h"
+#include "import/formats/shell_lexer.h"
+#include "import/formats/shell_runner.h"
+
+namespace planck::import {
+
+namespace shell {
+
+
+// A command's text in a message: its first line, at most 80 characters.
+std::string one_line(const std::string& text) {
+  std::string out = text.substr(0, text.find('\n'));
+  if (out.size() > 80) out = out.substr(0, 77) + "...";
+  return out.size() < text.size() ? out + " ..." : out;
+}
+
+core::Result<std::string> Runner::inline_word(const std::string& text, int line) {
+  if (depth_ >= kMaxDepth) return error(line, "expansion nested deeper than " + std::to_string(kMaxDepth));
+  auto w = lex_shell_word(text, line, path_);
+  if (!w) return w.status();
+  ++depth_;
+  auto f = expand(*w, false);
+  --depth_;
+  if (!f) return f.status();
+  return join_fields(*f);
+}
+
+core::Result<Fields> Runner::param(const std::string& expr, int line, bool* multi) {
+  *multi = false;
+  if (expr.size() > 1 && expr[0] == '#') {  // ${#ARR[@]} count, ${#VAR} length
+    std::string name = expr.substr(1);
+    bool count = name.size() > 3 && (name.ends_with("[@]") || name.ends_with("[*]"));
+    if (count) name.resize(name.size() - 3);
+    auto it = script.vars.find(name);
+    std::int64_t n = 0;
+    if (it != script.vars.end())
+      n = count ? static_cast<std::int64_t>(it->second.size())
+                : static_cast<std::int64_t>(join_fields(it->second).size());
+    return Fields{{std::to_string(n), line}};
+  }
+  std::size_t i = 0;
+  while (i < expr.size() && (std::isalnum(static_cast<unsigned char>(expr[i])) || expr[i] == '_')) ++i;
+  if (i == 0 && !expr.empty()) i = 1;  // $@ $# $? ...
+  const std::string name = expr.substr(0, i);
+  std::optional<Fields> value;
+  if (auto it = script.vars.find(name); it != script.vars.end()) value = it->second;
+  if (name == "#" && !value) value = Fields{{"0", line}};  // no positional parameters
+  if (name == "@" || name == "*") {
+    auto all = script.vars.find("@");  // the positional parameters --set / --script-args gave
+    value = all == script.vars.end() ? Fields{} : all->second;
+    *multi = name == "@";
+  }
+  if (i < expr.size() && expr[i] == '[') {
+    const std::size_t close = expr.find(']', i);
+    if (close == std::string::npos) return error(line, "bad substitution ${" + expr + "}");
+    const std::string idx = expr.substr(i + 1, close - i - 1);
+    i = close + 1;
+    if (idx == "@" || idx == "*") {
+      *multi = idx == "@";
+    } else if (value) {
+      auto n = inline_word(idx, line);
+      if (!n) return n.status();
+      auto k = parse_shell_int(*n);
+      if (k && *k >= 0 && static_cast<std::size_t>(*k) < value->size())
+        value = Fields{(*value)[*k]};
+      else
+        value.reset();
+    }
+  } else if (value && value->size() > 1) {
+    value = Fields{value->front()};  // $ARR is ${ARR[0]}
+  }
+  const std::string rest = expr.substr(i);
+  const bool set = value.has_value();
+  const bool null = !set || join_fields(*value).empty();
+  auto word = [&](std::size_t skip) -> core::Result<Fields> {
+    auto s = inline_word(rest.substr(skip), line);
+    if (!s) return s.status();
+    return Fields{{*s, line}};
+  };
+  if (rest.empty()) return value.value_or(Fields{});
+  if (rest.starts_with(":-")) return null ? word(2) : *value;
+  if (rest.starts_with(":=")) {
+    if (!null) return *value;
+    auto w = word(2);
+    if (w) script.vars[name] = *w;
+    return w;
+  }
+  if (rest.starts_with(":+")) return null ? Fields{} : word(2);
+  if (rest[0] == '-') return set ? *value : word(1);
+  if (rest[0] == '=') {
+    if (set) return *value;
+    auto w = word(1);
+    if (w) script.vars[name] = *w;
+    return w;
+  }
+  if (rest[0] == '+') return set ? word(1) : Fields{};
+  script.assumptions.push_back("line " + std::to_string(line) + ": ${" + expr +
+                               "} uses an operator planck does not evaluate; took the value of " + name + " unchanged");
+  return value.value_or(Fields{});
+}
+
+core::Result<Fields> Runner::expand(const ShellWord& w, bool split) {
+  Fields out;
+  std::string cur;
+  bool have = false;
+  int cur_line = w.line;
+  auto push = [&] {
+    if (have) out.push_back({cur, cur_line});
+    cur.clear();
+    have = false;
+    cur_line = w.line;
+  };
+  for (const ShellSegment& seg : w.segs) {
+    Fields vals;
+    bool multi = false;
+    if (seg.kind == ShellSegment::kLit) {
+      cur += seg.text;
+      have = have || seg.quoted || !seg.text.empty();
+      continue;
+    }
+    if (seg.kind == ShellSegment::kParam) {
+      auto v = param(seg.text, w.line, &multi);
+      if (!v) return v.status();
+      vals = std::move(*v);
+    } else if (seg.kind == ShellSegment::kArith) {
+      auto text = inline_word(seg.text, w.line);
+      if (!text) return text.status();
+      auto v = shell_arith(*text, script.vars);
+      if (!v) script.assumptions.push_back("line " + std::to_string(w.line) + ": $((" + seg.text + ")) not evaluated");
+      vals = {{v ? std::to_string(*v) : "$((" + seg.text + "))", w.line}};
+    } else if (auto dir = substitute(seg.text)) {
+      vals = {{*dir, w.line}};
+    } else {
+      script.assumptions.push_back("line " + std::to_string(w.line) + ": $(" + one_line(seg.text) +
+                                   ") not run; kept as text");
+      vals = {{"$(" + seg.text + ")", w.line}};
+    }
+    if (seg.quoted || !split) {
+      if (multi && seg.quoted && split) {
+        for (std::size_t i = 0; i < vals.size(); ++i) {
+          if (i > 0) push();
+          if (!have) cur_line = vals[i].line;
+          cur += vals[i].text;
+          have = true;
+        }
+      } else {
+        cur += join_fields(vals);
+        have = true;
+      }
+    } else {
+      for (std::size_t i = 0; i < vals.size(); ++i) {
+        const std::string& t = vals[i].text;
+        if (i > 0 || (!t.empty() && is_blank(t.front()))) push();
+        std::size_t p = 0;
+        while (p < t.size()) {
+          while (p < t.size() && is_blank(t[p])) ++p;
+          if (p >= t.size()) break;
+          if (p > 0 && is_blank(t[p - 1])) push();
+          std::size_t e = p;
+          while (e < t.size() && !is_blank(t[e])) ++e;
+          if (!have) cur_line = vals[i].line;
+          cur += t.substr(p, e - p);
+          have = true;
+          p = e;
+        }
+        if (!t.empty() && is_blank(t.back())) push();
+      }
+    }
+    if (cur.size() > kMaxFieldBytes || out.size() > kMaxFields) {
+      return error(w.line, "expansion grows past 1 MiB or 65536 words (a self-referencing variable?)");
+    }
+  }
+  push();
+  return out;
+}
+
+std::optional<bool> Runner::test(const Fields& a) {
+  std::vector<std::string> args;
+  for (const auto& f : a) args.push_back(f.text);
+  bool negate = false;
+  while (!args.empty() && args.front() == "!") {
+    negate = !negate;
+    args.erase(args.begin());
+  }
+  std::optional<bool> r;
+  if (args.empty()) {
+    r = false;
+  } else if (args.size() == 1) {
+    r = !args[0].empty();
+  } else if (args.size() == 2) {
+    if (args[0] == "-z")
+      r = args[1].empty();
+    else if (args[0] == "-n")
+      r = !args[1].empty();
+  } else if (args.size() == 3) {
+    const std::string& op = args[1];
+    if (op == "=" || op == "==")
+      r = fnmatch(args[2].c_str(), args[0].c_str(), 0) == 0;
+    else if (op == "!=")
+      r = fnmatch(args[2].c_str(), args[0].c_str(), 0) != 0;
+    else if (op.size() == 3 && op[0] == '-') {
+      auto x = parse_shell_int(args[0]), y = parse_shell_int(args[2]);
+      if (x && y) {
+        if (op == "-eq")
+          r = *x == *y;
+        else if (op == "-ne")
+          r = *x != *y;
+        else if (op == "-lt")
+          r = *x < *y;
+        else if (op == "-le")
+          r = *x <= *y;
+        else if (op == "-gt")
+          r = *x > *y;
+        else if (op == "-ge")
+          r = *x >= *y;
+      }
+    }
+  }
+  if (r && negate) r = !*r;
+  return r;
+}
+
+core::Result<std::optional<bool>> Runner::condition(const std::vector<const ShellToken*>& toks, int line) {
+  std::optional<bool> acc;
+  std::string pending = "";
+  std::vector<const ShellToken*> cmd;
+  std::string text;
+  auto finish = [&]() -> core::Status {
+    Fields args;
+    for (const ShellToken* t : cmd) {
+      auto f = expand(t->word, true);
+      if (!f) return f.status();
+      args.insert(args.end(), f->begin(), f->end());
+    }
+    std::optional<bool> r;
+    if (!args.empty()) {
+      const std::string first = args.front().text;
+      if (first == "true")
+        r = true;
+      else if (first == "false")
+        r = false;
+      else if ((first == "[" && args.back().text == "]") || (first == "[[" && args.back().text == "]]")) {
+        r = test(Fields(args.begin() + 1, args.end() - 1));
+      } else if (first == "test") {
+        r = test(Fields(args.begin() + 1, args.end()));
+      }
+    }
+    for (const auto& f : args) text += f.text + " ";
+    if (pending.empty())
+      acc = r;
+    else if (pending == "&&")
+      acc = (acc == false || r == false) ? std::optional<bool>(false)
+            : (acc && r)                 ? std::optional<bool>(true)
+                                         : std::nullopt;
+    else
+      acc = (acc == true || r == true) ? std::optional<bool>(true)
+            : (acc && r)               ? std::optional<bool>(false)
+                                       : std::nullopt;
+    cmd.clear();
+    return core::Status::ok();
+  };
+  for (const ShellToken* t : toks) {
+    if (t->kind == ShellToken::kOp) {
+      if (auto st = finish(); !st) return st;
+      pending = t->op == "&&" || t->op == "||" ? t->op : "?";
+      text += t->op + " ";
+      if (pending == "?") acc.reset();
+    } else if (t->kind == ShellToken::kWord) {
+      cmd.push_back(t);
+    }
+  }
+  if (auto st = finish(); !st) return st;
+  if (!acc)
+    script.assumptions.push_back("line " + std::to_string(line) + ": condition `" + text +
+                                 "` cannot be decided without running it; assumed true");
+  return acc;
+}
+
+core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
+  std::size_t i = 0;
+  static const char* kPrefixes[] = {"export", "local", "readonly", "declare", "typeset"};
+  while (i < toks.size() && toks[i]->kind == ShellToken::kWord) {
+    auto lit = toks[i]->word.literal();
+    bool prefix = false;
+    for (const char* p : kPrefixes) prefix = prefix || (lit && *lit == p);
+    if (!prefix && !(lit && i > 0 && lit->size() > 1 && (*lit)[0] == '-' && toks[0]->word.literal() != "unset")) break;
+    ++i;
+  }
+  for (; i < toks.size(); ++i) {
+    const ShellToken& t = *toks[i];
+    if (t.kind == ShellToken::kArray) {
+      Fields elems;
+      for (const ShellWord& w : t.elements) {
+        auto f = expand(w, true);
+        if (!f) return f.status();
+        elems.insert(elems.end(), f->begin(), f->end());
+      }
+      if (pinned.count(t.name)) continue;  // --set on the command line wins
+      Fields& dst = script.vars[t.name];
+      if (!t.append) dst.clear();
+      dst.insert(dst.end(), elems.begin(), elems.end());
+      if (dst.size() > kMaxFields) return error(t.line, "array " + t.name + " grows past 65536 elements");
+      continue;
+    }
+    const ShellWord& w = t.word;
+    if (w.segs.empty() || w.segs[0].kind != ShellSegment::kLit || w.segs[0].quoted) break;
+    const std::string& head = w.segs[0].text;
+    const std::size_t eq = head.find('=');
+    if (eq == std::string::npos || eq == 0) break;
+    const bool append = head[eq - 1] == '+';
+    const std::string name = head.substr(0, append ? eq - 1 : eq);
+    bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+    for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!ok) break;
+    ShellWord value = w;
+    value.segs[0].text = head.substr(eq + 1);
+    auto f = expand(value, false);
+    if (!f) return f.status();
+    std::string v = join_fields(*f);
+    if (pinned.count(name)) continue;  // --set on the command line wins
+    Fields& dst = script.vars[name];
+    if (append && !dst.empty())
+      dst.front().text += v;
+    else
+      dst = Fields{{v, w.line}};
+  }
+  if (i >= toks.size()) return core::Status::ok();
+  ShellCommand cmd;
+  cmd.line = toks[i]->line;
+  for (; i < toks.size(); ++i) {
+    if (toks[i]->kind != ShellToken::kWord) continue;
+    auto f = expand(toks[i]->word, true);
+    if (!f) return f.status();
+    cmd.words.insert(cmd.words.end(), f->begin(), f->end());
+  }
+  auto followed = follow(cmd);
+  if (!followed) return followed.status();
+  if (*followed) return core::Status::ok();
+  if (!cmd.words.empty() && cmd.words.front().text == "unset") {
+    for (std::size_t k = 1; k < cmd.words.size(); ++k) script.vars.erase(cmd.words[k].text);
+    return core::Status::ok();
+  }
+  if (!cmd.words.empty()) script.commands.push_back(std::move(cmd));
+  return core::Status::ok();
+}
+
+core::Status Runner::statement(std::vector<const ShellToken*> toks) {
+  while (!toks.empty()) {
+    auto kw = toks.front()->kind == ShellToken::kWord ? toks.front()->word.literal() : std::nullopt;
+    const int line = toks.front()->line;
+    if (!kw) break;
+    if (*kw == "then" || *kw == "do" || *kw == "done" || *kw == "{" || *kw == "}" || *kw == "esac") {
+      toks.erase(toks.begin());
+      continue;
+    }
+    if (*kw == "for" || *kw == "while" || *kw == "until" || *kw == "case" || *kw == "function")
+      return core::Status::ok();
+    if (*kw == "if" || *kw == "elif") {
+      if (*kw == "elif" && frames_.empty()) return error(line, "'elif' without 'if'");
+      std::vector<const ShellToken*> cond(toks.begin() + 1, toks.end());
+      if (*kw == "if") frames_.push_back({active(), false, false});
+      Frame& f = frames_.back();
+      if (f.parent_active && !f.taken) {
+        auto c = condition(cond, line);
+        if (!c) return c.status();
+        f.active = !c->has_value() || **c;
+        f.taken = f.active;
+      } else {
+        f.active = false;
+      }
+      return core::Status::ok();
+    }
+    if (*kw == "else") {
+      if (frames_.empty()) return error(line, "'else' without 'if'");
+      Frame& f = frames_.back();
+      f.active = f.parent_active && !f.taken;
+      f.taken = true;
+      toks.erase(toks.begin());
+      continue;
+    }
+    if (*kw == "fi") {
+      if (frames_.empty()) return error(line, "'fi' without 'if'");
+      frames_.pop_back();
+      toks.erase(toks.begin());
+      continue;
+    }
+    break;
+  }
+  if (toks.empty() || !active()) return core::Status::ok();
+  std::vector<const ShellToken*> cmd;
+  for (const ShellToken* t : toks) {
+    if (t->kind == ShellToken::kOp) {
+      if (auto st = command(cmd); !st) return st;
+      cmd.clear();
+    } else {
+      cmd.push_back(t);
+    }
+  }
+  return command(cmd);
+}
+
+core::Status Runner::run(const std::vector<ShellToken>& tokens) {
+  std::vector<const ShellToken*> stmt;
+  for (const ShellToken& t : tokens) {
+    if (t.kind == ShellToken::kSep) {
+      if (auto st = statement(stmt); !st) return st;
+      stmt.clear();
+    } else {
+      stmt.push_back(&t);
+    }
+  }
+  return statement(stmt);
+}
+
+}  // namespace shell
+
+core::Result<ShellScript> run_shell(std::string_view text, const std::string& path,
+                                    const std::vector<std::pair<std::string, std::string>>& presets) {
+  std::vector<ShellComment> comments;
+  auto tokens = lex_shell(text, path, &comments);
+  if (!tokens) return tokens.status();
+  shell::Runner runner(path);
+  std::size_t positional = 0;
+  for (const auto& [name, value] : presets) {
+    const bool digits = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    });
+    bool ok = !name.empty();
+    for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!ok || (digits && (name.size() > 3 || name == "0"))) {
+      return core::Status::error("--set " + name + ": a launch script takes a shell variable (NAME=VALUE) or a "
+                                 "positional parameter from 1 to 999 (1=VALUE)");
+    }
+    runner.script.vars[name] = {{value, 0}};
+    runner.pinned.insert(name);
+    if (digits) positional = std::max<std::size_t>(positional, std::stoul(name));
+  }
+  if (positional > 0) {
+    shell::Fields all;
+    for (std::size_t k = 1; k <= positional; ++k) {
+      auto it = runner.script.vars.find(std::to_string(k));
+      all.push_back(it == runner.script.vars.end() ? ShellField{"", 0} : it->second.front());
+    }
+    runner.script.vars["@"] = all;
+    runner.script.vars["#"] = {{std::to_string(positional), 0}};
+  }
+  if (auto st = runner.run(*tokens); !st) return st;
+  for (const ShellComment& c : comments) {
+    std::size_t p = c.text.find_first_not_of("# \t");
+    if (p != std::string::npos && c.text.compare(p, 2, "--") == 0) {
+      std::string flag = c.text.substr(p);
+      while (!flag.empty() && shell::is_blank(flag.back())) flag.pop_back();
+      runner.script.commented_flags.push_back({flag, c.line});
+    }
+  }
+  return std::move(runner.script);
+}
+
+std::optional<std::int64_t> shell_int(const ShellScript& script, const std::string& name) {
+  auto it = script.vars.find(name);
+  if (it == script.vars.end() || it->second.size() != 1) return std::nullopt;
+  return parse_shell_int(it->second.front().text);
+}
+
+}  // namespace planck::import

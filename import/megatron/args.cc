@@ -1,0 +1,160 @@
+// Megatron-LM launch detection and flag access.
+
+#include "import/megatron/args.h"
+
+#include <charconv>
+
+namespace planck::import {
+
+namespace {
+
+bool is_flag(const std::string& s) { return s.size() > 2 && s[0] == '-' && s[1] == '-'; }
+
+// argparse: "--name value", "--name=value", or a bare "--switch". Underscores are taken as
+// dashes (torchrun spells --nproc_per_node both ways).
+void add_flags(const std::vector<ShellField>& words, std::size_t begin, std::size_t end,
+               std::map<std::string, MegatronFlag>& out) {
+  for (std::size_t i = begin; i < end; ++i) {
+    const std::string& w = words[i].text;
+    if (!is_flag(w)) continue;
+    std::string name = w.substr(2);
+    MegatronFlag f;
+    f.line = words[i].line;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      f.value = name.substr(eq + 1);
+      f.has_value = true;
+      name.resize(eq);
+    } else {
+      // nargs='+' flags (--recompute-modules core_attn mlp, --data-path W1 P1 W2 P2) take every
+      // word up to the next flag.
+      while (i + 1 < end && !is_flag(words[i + 1].text)) {
+        f.value += (f.has_value ? " " : "") + words[i + 1].text;
+        f.has_value = true;
+        ++i;
+      }
+    }
+    for (char& c : name) c = c == '_' ? '-' : c;
+    out[name] = f;
+  }
+}
+
+// A script path: "pretrain_gpt.py", "$MEGATRON/pretrain_gpt.py"; not a message that mentions one.
+bool ends_with_py(const std::string& s) {
+  return s.size() > 3 && s.compare(s.size() - 3, 3, ".py") == 0 && s.find_first_of(" \t") == std::string::npos;
+}
+
+}  // namespace
+
+core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, const PlanBuilder& b) {
+  MegatronLaunch launch;
+  const ShellCommand* best = nullptr;
+  std::size_t py_index = 0;
+  for (const ShellCommand& c : script.commands) {
+    for (std::size_t i = 0; i < c.words.size(); ++i) {
+      if (ends_with_py(c.words[i].text)) {
+        best = &c;
+        py_index = i;
+        break;
+      }
+    }
+  }
+  if (best) {
+    launch.script = best->words[py_index].text;
+    launch.line = best->line;
+    add_flags(best->words, 0, py_index, launch.launcher);
+    add_flags(best->words, py_index + 1, best->words.size(), launch.flags);
+    return launch;
+  }
+  // A plain args file: every command that is only flags and their values.
+  for (const ShellCommand& c : script.commands) {
+    if (!c.words.empty() && is_flag(c.words.front().text)) {
+      if (launch.line == 0) launch.line = c.line;
+      add_flags(c.words, 0, c.words.size(), launch.flags);
+    }
+  }
+  if (launch.flags.empty()) {
+    return b.error(0, "no Megatron launch command (a line running pretrain_*.py) and no --flags found");
+  }
+  return launch;
+}
+
+void relocate_flags(MegatronLaunch& launch, std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  auto writes = [](std::string_view line, const std::string& flag) {
+    for (std::size_t p = line.find(flag); p != std::string_view::npos; p = line.find(flag, p + 1)) {
+      const std::size_t after = p + flag.size();
+      if (after == line.size() || line[after] == ' ' || line[after] == '\t' || line[after] == '=' ||
+          line[after] == '\\' || line[after] == '"')
+        return true;
+    }
+    return false;
+  };
+  for (auto& [name, f] : launch.flags) {
+    const std::string flag = "--" + name;
+    if (f.line >= 1 && static_cast<std::size_t>(f.line) <= lines.size() && writes(lines[f.line - 1], flag)) continue;
+    int found = 0;  // not written in this script (a sourced file's): no line of this file
+    for (std::size_t i = 0; i < lines.size() && found == 0; ++i) {
+      const std::size_t b = lines[i].find_first_not_of(" \t");
+      if (b != std::string_view::npos && lines[i][b] == '#') continue;
+      if (writes(lines[i], flag)) found = static_cast<int>(i + 1);
+    }
+    f.line = found;
+  }
+}
+
+int MegatronFlags::line(const std::string& name) const {
+  auto it = launch_.flags.find(name);
+  return it == launch_.flags.end() ? 0 : it->second.line;
+}
+
+std::optional<std::string> MegatronFlags::string(const std::string& name) const {
+  auto it = launch_.flags.find(name);
+  if (it == launch_.flags.end() || !it->second.has_value) return std::nullopt;
+  return it->second.value;
+}
+
+std::vector<std::string> MegatronFlags::strings(const std::string& name) const {
+  std::vector<std::string> out;
+  const auto v = string(name);
+  if (!v) return out;
+  std::size_t at = 0;
+  while (at < v->size()) {
+    const std::size_t end = std::min(v->find(' ', at), v->size());
+    if (end > at) out.push_back(v->substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+core::Result<std::optional<std::int64_t>> MegatronFlags::integer(const std::string& name) const {
+  auto it = launch_.flags.find(name);
+  if (it == launch_.flags.end()) return std::optional<std::int64_t>();
+  const MegatronFlag& f = it->second;
+  std::int64_t v = 0;
+  const std::string& s = f.value;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (!f.has_value || s.empty()) {
+    return b_.error(f.line, "--" + name + " has no value (an unset shell variable?)");
+  }
+  if (ec != std::errc() || end != s.data() + s.size()) {
+    return b_.error(f.line, "--" + name + " needs an integer, got '" + s + "'" +
+                                (ec == std::errc::result_out_of_range ? " (out of 64-bit range)" : ""));
+  }
+  return std::optional<std::int64_t>(v);
+}
+
+core::Result<std::int64_t> MegatronFlags::positive(const std::string& name, std::int64_t dflt) const {
+  auto v = integer(name);
+  if (!v) return v.status();
+  if (!v->has_value()) return dflt;
+  if (**v < 1) return b_.error(line(name), "--" + name + " " + std::to_string(**v) + " must be >= 1");
+  return **v;
+}
+
+}  // namespace planck::import

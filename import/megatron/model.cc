@@ -1,0 +1,467 @@
+// Megatron-LM model, batch, precision and pipeline flags -> plan "model", "training" and the
+// pipeline keys of "parallelism". Defaults from megatron/training/arguments.py @d98e8a6.
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "import/megatron/args.h"
+#include "import/plan_builder.h"
+#include "core/plan/presets.h"
+
+namespace planck::import {
+
+namespace {
+
+
+constexpr std::int64_t kGpt2Vocab = 50257;
+
+// Megatron's GPT2BPETokenizer: named, or implied by a --vocab-file/--merge-file pair and no other
+// --tokenizer-type (the GPT-3 example scripts pass gpt2-vocab.json and gpt2-merges.txt).
+bool gpt2_bpe(const MegatronFlags& f) {
+  if (auto t = f.string("tokenizer-type")) return *t == "GPT2BPETokenizer";
+  return f.has("vocab-file") && f.has("merge-file");
+}
+
+// arguments.py: ffn = 4h, or int(4h x 2/3 / 64) x 64 with --swiglu; kv heads = heads unless
+// --group-query-attention (then --num-query-groups, default 1); embeddings tied unless
+// --untie-embeddings-and-output-weights; vocab padded to a multiple of
+// make_vocab_size_divisible_by (128) x tp (_vocab_size_with_padding).
+core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d,
+                        std::optional<std::int64_t>* layers_out) {
+  PLANCK_IMPORT_TRY(layers, f.integer("num-layers"));
+  PLANCK_IMPORT_TRY(hidden, f.integer("hidden-size"));
+  PLANCK_IMPORT_TRY(heads, f.integer("num-attention-heads"));
+  PLANCK_IMPORT_TRY(ffn, f.integer("ffn-hidden-size"));
+  PLANCK_IMPORT_TRY(groups, f.positive("num-query-groups", 1));
+  PLANCK_IMPORT_TRY(kv_channels, f.integer("kv-channels"));
+  PLANCK_IMPORT_TRY(vocab, f.integer("vocab-size"));
+  PLANCK_IMPORT_TRY(divisible, f.positive("make-vocab-size-divisible-by", 128));
+  PLANCK_IMPORT_TRY(experts, f.integer("num-experts"));
+  PLANCK_IMPORT_TRY(topk, f.positive("moe-router-topk", 2));
+  PLANCK_IMPORT_TRY(moe_ffn, f.integer("moe-ffn-hidden-size"));
+  *layers_out = layers;
+  if (auto st = say_unpriced_layers(f, b); !st) return st;
+  // Megatron's hybrid models (--hybrid-layer-pattern, earlier --hybrid-override-pattern, "M-M*-"
+  // with M = Mamba, * = attention, - = MLP): planck prices every layer as attention + MLP.
+  for (const char* flag :
+       {"hybrid-layer-pattern", "hybrid-override-pattern", "hybrid-attention-ratio", "is-hybrid-model"}) {
+    if (!f.has(flag)) continue;
+    b.finding("model-unmodelled-layers", f.line(flag),
+              "--" + std::string(flag) + (f.string(flag) ? " " + *f.string(flag) : std::string()) +
+                  (layers && hidden && heads ? ": Mamba (state-space) layers are priced as attention layers"
+                                             : ": Mamba (state-space) layers are not modelled; the model is left out"));
+    break;
+  }
+  if (!layers || !hidden || !heads) {
+    b.warn("--num-layers, --hidden-size and --num-attention-heads are needed for a model; model left out");
+    return core::Status::ok();
+  }
+  constexpr std::int64_t kMax = std::int64_t{1} << 32;
+  for (auto [name, v] : {std::pair<const char*, std::optional<std::int64_t>>{"num-layers", layers},
+                         {"hidden-size", hidden},
+                         {"num-attention-heads", heads},
+                         {"ffn-hidden-size", ffn},
+                         {"kv-channels", kv_channels},
+                         {"vocab-size", vocab},
+                         {"num-experts", experts},
+                         {"moe-ffn-hidden-size", moe_ffn}}) {
+    if (v && (*v < 1 || *v > kMax)) {
+      return b.error(f.line(name), "--" + std::string(name) + " " + str(*v) + " must be between 1 and 2^32");
+    }
+  }
+  core::ModelSpec m;
+  m.name = "custom";
+  m.layers = *layers;
+  m.hidden = *hidden;
+  m.heads = *heads;
+  m.ffn_hidden = ffn ? *ffn : f.has("swiglu") ? (4 * *hidden * 2 / 3) / 64 * 64 : 4 * *hidden;
+  if (!ffn)
+    b.note("ffn hidden size " + str(m.ffn_hidden) + " from Megatron's default" +
+           (f.has("swiglu") ? " for --swiglu" : ""));
+  m.kv_heads = f.has("group-query-attention") ? groups : *heads;
+  if (kv_channels && *kv_channels * *heads != *hidden) m.head_dim = *kv_channels;
+  m.tied_embeddings = !f.has("untie-embeddings-and-output-weights");
+  // --swiglu and --quick-geglu (GPT-OSS) are both gated linear units: three matrices per MLP
+  // (arguments.py sets gated_linear_unit for either); otherwise a GELU MLP with two.
+  m.gated_mlp = f.has("swiglu") || f.has("quick-geglu");
+  if (!m.gated_mlp) b.note("no --swiglu / --quick-geglu: a GELU MLP with 2 matrices (gated_mlp false)");
+  if (f.has("quick-geglu")) b.note("--quick-geglu: a gated MLP (3 matrices), as --swiglu");
+  if (!f.has("disable-bias-linear") && !m.gated_mlp) m.biases = true;
+  if (experts) {
+    if (*experts % d.ep != 0) {
+      return b.error(f.line("num-experts"), "--num-experts " + str(*experts) +
+                                                " is not divisible by "
+                                                "--expert-model-parallel-size " +
+                                                str(d.ep) + " (Megatron asserts)");
+    }
+    m.experts = *experts;
+    m.experts_per_token = topk;
+    m.moe_ffn_hidden = moe_ffn.value_or(m.ffn_hidden);
+    // --moe-shared-expert-intermediate-size is the total of all shared experts
+    // (transformer_config.py); planck counts shared experts of the routed experts' size.
+    PLANCK_IMPORT_TRY(shared, f.integer("moe-shared-expert-intermediate-size"));
+    if (shared && *shared > 0) {
+      m.shared_experts = std::max<std::int64_t>(1, *shared / m.moe_ffn_hidden);
+      if (*shared % m.moe_ffn_hidden != 0) {
+        b.note("--moe-shared-expert-intermediate-size " + str(*shared) + " is not a multiple of the expert size " +
+               str(m.moe_ffn_hidden) + "; counted as " + str(m.shared_experts) + " shared experts");
+      }
+    }
+    if (auto freq = f.string("moe-layer-freq"); freq && freq->find_first_not_of("0123456789") == std::string::npos) {
+      try {
+        const long long n = std::stoll(*freq);
+        if (n >= 1) m.moe_layer_freq = n;
+      } catch (const std::exception&) {  // out of range: the pattern reader says so
+      }
+    }
+  }
+  if (!vocab && gpt2_bpe(f)) {
+    // GPT2BPETokenizer's vocabulary is GPT-2's gpt2-vocab.json: 50257 tokens. Megatron pads it
+    // to a multiple of make_vocab_size_divisible_by x tp (_vocab_size_with_padding); the plan
+    // keeps the tokenizer's 50257 so that the shape can match a preset (gpt3-175b).
+    m.vocab = kGpt2Vocab;
+    const std::int64_t multiple = divisible * d.tp;
+    b.note("no --vocab-size: GPT-2 BPE tokenizer (" +
+           std::string(f.has("tokenizer-type") ? "--tokenizer-type GPT2BPETokenizer" : "--vocab-file + --merge-file") +
+           ") has 50257 tokens; Megatron pads them to " + str((kGpt2Vocab + multiple - 1) / multiple * multiple) +
+           " (multiple of " + str(divisible) + " x tp " + str(d.tp) + ")");
+    if (auto st = read_model_details(f, b, m); !st) return st;
+    b.set_model(m, "Megatron flags");
+    return core::Status::ok();
+  }
+  if (!vocab) {
+    // The tokenizer file sets the vocabulary; a preset of the same shape gives it instead.
+    auto preset = core::model_preset_by_shape(m.layers, m.hidden, m.heads, m.kv_heads);
+    if (!preset) {
+      b.warn("no --vocab-size: the vocabulary comes from the tokenizer, which planck does not read, and no model "
+             "preset has " + str(m.layers) + " layers, hidden " + str(m.hidden) + ", " + str(m.heads) +
+             " heads; model left out (add --vocab-size)");
+      return core::Status::ok();
+    }
+    vocab = preset->vocab;
+    // A guess: the tokenizer may differ (Mistral-7B's 32000 would become Llama-3's 128256).
+    const char* tok_flag = f.has("tokenizer-model") ? "tokenizer-model" : "tokenizer-type";
+    b.unmodelled(f.has(tok_flag) ? "--" + std::string(tok_flag) + " " + f.string(tok_flag).value_or("")
+                                 : std::string("the tokenizer (no --vocab-size)"),
+                 f.line(tok_flag),
+                 "no --vocab-size: vocab " + str(*vocab) + " guessed from preset " + preset->name +
+                     ", which has the same layers, hidden size and heads (the tokenizer's own size is not read; "
+                     "pass --vocab-size or --model)");
+  }
+  auto multiple = checked_mul(divisible, d.tp);
+  if (!multiple) return b.error(f.line("make-vocab-size-divisible-by"), "vocab padding multiple overflows");
+  m.vocab = (*vocab + *multiple - 1) / *multiple * *multiple;
+  if (m.vocab != *vocab) {
+    b.note("vocab " + str(*vocab) + " padded to " + str(m.vocab) + " (multiple of " + str(divisible) + " x tp " +
+           str(d.tp) + ", arguments.py _vocab_size_with_padding)");
+  }
+  if (auto st = read_model_details(f, b, m); !st) return st;
+  b.set_model(m, "Megatron flags");
+  return core::Status::ok();
+}
+
+// Virtual pipeline: --num-layers-per-virtual-pipeline-stage L gives (layers / pp) / L chunks per
+// rank; --num-virtual-stages-per-pipeline-rank gives it directly. Needs pp > 1 (RuntimeError).
+core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d,
+                                          std::optional<std::int64_t> layers) {
+  PLANCK_IMPORT_TRY(from_layout, megatron_layout_chunks(f, b, d));
+  if (from_layout) return *from_layout;
+  PLANCK_IMPORT_TRY(per_stage, f.integer("num-layers-per-virtual-pipeline-stage"));
+  PLANCK_IMPORT_TRY(direct, f.integer("num-virtual-stages-per-pipeline-rank"));
+  if (!per_stage && !direct) return std::int64_t{1};
+  const std::string flag = per_stage ? "num-layers-per-virtual-pipeline-stage" : "num-virtual-stages-per-pipeline-rank";
+  const std::int64_t v = per_stage ? *per_stage : *direct;
+  if (v < 1) return b.error(f.line(flag), "--" + flag + " " + str(v) + " must be >= 1");
+  if (d.pp == 1) {
+    return b.error(f.line(flag), "--" + flag +
+                                     " needs --pipeline-model-parallel-size > 1 (Megatron raises "
+                                     "RuntimeError for a virtual pipeline with pp 1)");
+  }
+  if (direct) return *direct;
+  if (!layers) {
+    b.warn("--num-layers-per-virtual-pipeline-stage without --num-layers: virtual stages unknown, 1 assumed");
+    return std::int64_t{1};
+  }
+  // The embedding and loss count as layers under --account-for-*-in-pipeline-split
+  // (megatron/training/arguments.py:962-975).
+  const std::int64_t units = *layers + (f.has("account-for-embedding-in-pipeline-split") ? 1 : 0) +
+                             (f.has("account-for-loss-in-pipeline-split") ? 1 : 0);
+  const std::int64_t per_rank = units / d.pp;
+  if (units % d.pp != 0 || per_rank % v != 0) {
+    b.warn("num_layers " + str(units) + " / pp " + str(d.pp) + " is not a multiple of " + str(v) +
+           " layers per virtual stage; Megatron's assertion fails");
+  }
+  const std::int64_t vpp = std::max<std::int64_t>(per_rank / v, 1);
+  b.note("virtual pipeline: (" + str(units) + " layers / pp " + str(d.pp) + ") / " + str(v) + " = " + str(vpp) +
+         " chunks per rank");
+  return vpp;
+}
+
+// --optimizer (arguments.py: adam, sgd, muon, dist_muon, lion, soap, adaptive_muon) and the
+// precision-aware optimizer's dtypes; --optimizer-cpu-offload.
+void read_optimizer(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
+  // --attention-backend unfused materialises the scores, softmax and dropout (flash, fused, local
+  // and auto, Transformer Engine's choice, keep them in the kernel).
+  if (f.string("attention-backend") == std::optional<std::string>("unfused")) t["attention"] = "standard";
+  const std::string opt = f.string("optimizer").value_or("adam");
+  if (opt == "adam") {
+    t["optimizer"] = "adamw";  // Megatron's adam applies decoupled weight decay (AdamW)
+  } else if (opt == "sgd" || opt == "lion") {
+    t["optimizer"] = opt;
+  } else if (opt == "muon" || opt == "dist_muon" || opt == "adaptive_muon") {
+    t["optimizer"] = "muon";
+    b.note("--optimizer " + opt + ": one momentum state for the layers' matrices, AdamW's two for embedding and "
+           "output layer; the Newton-Schulz iterations' FLOPs are not priced");
+  } else {
+    b.unmodelled("--optimizer " + opt, f.line("optimizer"), "AdamW's states assumed (12 bytes a parameter)");
+  }
+  if (f.has("use-precision-aware-optimizer")) {
+    const std::string avg = f.string("exp-avg-dtype").value_or("fp32"), sq = f.string("exp-avg-sq-dtype").value_or("fp32");
+    if (avg == "bf16" && sq == "bf16") {
+      t["optimizer_state_dtype"] = "bf16";
+    } else if (avg != "fp32" || sq != "fp32") {
+      b.unmodelled("--exp-avg-dtype " + avg + " --exp-avg-sq-dtype " + sq, f.line("exp-avg-dtype"),
+                   "optimizer states priced in fp32");
+    }
+    if (f.string("main-params-dtype").value_or("fp32") == "fp16") {
+      b.unmodelled("--main-params-dtype fp16", f.line("main-params-dtype"), "master weights priced in fp32");
+    }
+  }
+  if (f.has("optimizer-cpu-offload")) {
+    t["offload_optimizer"] = "cpu";
+    b.note("--optimizer-cpu-offload: optimizer states and master weights in host memory (HybridDeviceOptimizer)");
+    if (f.has("optimizer-offload-fraction")) {
+      b.unmodelled("--optimizer-offload-fraction", f.line("optimizer-offload-fraction"),
+                   "the whole optimizer assumed offloaded");
+    }
+  }
+}
+
+// Activation recompute of every Megatron-LM generation (megatron/arguments.py history):
+//   until 2021-08: --checkpoint-activations, every layer's input kept (full, uniform 1);
+//   2021-08 (c1e0689) to 2022-04: --activations-checkpoint-method uniform|block with
+//     --activations-checkpoint-num-layers (default 1); --checkpoint-activations = uniform;
+//   since 2022-04 (cfd2e21): --recompute-granularity full|selective, --recompute-method,
+//     --recompute-num-layers, --recompute-activations (= selective); --checkpoint-activations
+//     makes today's Megatron exit; --recompute-modules (selective) picks what is recomputed.
+// Megatron's selective granularity recomputes the attention core (QK^T, softmax, dropout, AV;
+// Korthikanti et al. 2022 §4.2): planck's selective_attention.
+void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
+  std::optional<std::string> granularity = f.string("recompute-granularity");
+  std::optional<std::string> method = f.string("recompute-method");
+  std::string num_flag = "recompute-num-layers";
+  if (!granularity && f.has("activations-checkpoint-method")) {
+    granularity = "full";
+    method = f.string("activations-checkpoint-method");
+    num_flag = "activations-checkpoint-num-layers";
+    b.locate("/training/activation_checkpointing", f.line("activations-checkpoint-method"));
+    b.note("--activations-checkpoint-method " + method.value_or("") +
+           " (Megatron-LM 2021-08 to 2022-04): full recompute, --recompute-method " + method.value_or(""));
+  } else if (!granularity && f.has("checkpoint-activations")) {
+    granularity = "full";
+    method = "uniform";
+    num_flag = "checkpoint-num-layers";
+    b.locate("/training/activation_checkpointing", f.line("checkpoint-activations"));
+    b.note("--checkpoint-activations (Megatron-LM before 2022-05): full recompute of every layer; today's "
+           "Megatron exits on this flag (use --recompute-granularity full)");
+  } else if (granularity) {
+    b.locate("/training/activation_checkpointing", f.line("recompute-granularity"));
+  }
+  if (granularity == "full") {
+    t["activation_checkpointing"] = "full";
+    // block recomputes the first N layers of each pipeline chunk and keeps the rest; uniform
+    // recomputes every layer, checkpointing the input of each group of N (transformer_block.py
+    // _checkpointed_forward).
+    std::optional<std::int64_t> n;
+    if (auto v = f.string(num_flag)) {
+      try {
+        std::size_t used = 0;
+        n = std::stoll(*v, &used);
+        if (used != v->size()) n.reset();
+      } catch (const std::exception&) {
+        n.reset();
+      }
+      if (!n) b.warn("--" + num_flag + " " + *v + " is not an integer; every layer recomputed");
+    }
+    if (method == "block" && n && *n > 0) {
+      t["recompute_num_layers"] = *n;
+    } else if (method == "block") {
+      t["recompute_num_layers"] = 1;  // the flag's default
+      b.note("--recompute-method block without a layer count: Megatron's default 1 layer per chunk");
+    } else if (n && *n > 1) {
+      const std::string method_flag = num_flag == "recompute-num-layers" ? "--recompute-method" : "--activations-checkpoint-method";
+      b.note(method_flag + " uniform --" + num_flag + " " + str(*n) + ": every layer recomputed; planck keeps each " +
+             "layer's input, not one per group of " + str(*n));
+    }
+  } else if (granularity == "selective" || f.has("recompute-activations")) {
+    t["activation_checkpointing"] = "selective_attention";
+    if (f.has("recompute-activations")) b.locate("/training/activation_checkpointing", f.line("recompute-activations"));
+    if (auto modules = f.string("recompute-modules"); modules && *modules != "core_attn") {
+      b.unmodelled("--recompute-modules " + *modules, f.line("recompute-modules"),
+                   "selective recompute priced as the attention core's alone (core_attn)");
+    }
+  } else {
+    t["activation_checkpointing"] = "none";
+  }
+  // Activation memory savings planck does not price.
+  for (const char* flag : {"distribute-saved-activations", "distribute-checkpointed-activations"}) {
+    if (f.has(flag))
+      b.unmodelled(std::string("--") + flag, f.line(flag),
+                   "each recomputed layer's input priced whole on every tensor-parallel rank");
+  }
+  if (f.has("cpu-offloading"))
+    b.unmodelled("--cpu-offloading", f.line("cpu-offloading"),
+                 "activations (and weights) offloaded by Transformer Engine are priced on the GPU");
+}
+
+// Frozen weights: --freeze-all-layers (Megatron-LM), --freeze-LM / --freeze-ViT
+// (examples/multimodal/multimodal_args.py). The plan's model is the language model; a vision
+// encoder is not in it.
+void read_frozen(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
+  if (f.has("freeze-all-layers") || f.has("freeze-LM")) {
+    t["frozen"] = true;
+    const std::string flag = f.has("freeze-LM") ? "freeze-LM" : "freeze-all-layers";
+    b.locate("/training/frozen", f.line(flag));
+    b.note("--" + flag + ": the language model's weights take no gradient, optimizer state or gradient reduction" +
+           (f.has("freeze-LM") ? std::string(" (the vision projection, which trains, is not in the model)") : ""));
+  }
+  if (auto vision = f.string("vision-model-type")) {
+    b.unmodelled("--vision-model-type " + *vision, f.line("vision-model-type"),
+                 std::string("the vision encoder's weights") + (f.has("freeze-ViT") ? "" : ", gradients, optimizer state") +
+                     " and activations are not in the model (only the language model is priced)");
+  }
+}
+
+}  // namespace
+
+core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d) {
+  std::optional<std::int64_t> layers;
+  if (auto st = read_model(f, b, d, &layers); !st) return st;
+  PLANCK_IMPORT_TRY(vpp, virtual_stages(f, b, d, layers));
+  auto& par = b.plan()["parallelism"];
+  if (d.pp > 1) par["pipeline_schedule"] = vpp > 1 ? "interleaved_1f1b" : "1f1b";
+  // Capacity factor: only a padded dispatch sends a fixed volume (moe_pad_expert_input_to_capacity);
+  // without padding dropped tokens only lower the routed count, which planck's dropless bytes bound.
+  if (auto cf = f.string("moe-expert-capacity-factor")) {
+    double v = 0;
+    try {
+      v = std::stod(*cf);
+    } catch (const std::exception&) {
+      return b.error(f.line("moe-expert-capacity-factor"), "--moe-expert-capacity-factor " + *cf + " is not a number");
+    }
+    if (!(v > 0)) return b.error(f.line("moe-expert-capacity-factor"), "--moe-expert-capacity-factor must be > 0");
+    if (f.has("moe-pad-expert-input-to-capacity")) {
+      par["expert_capacity_factor"] = v;
+    } else {
+      b.note("--moe-expert-capacity-factor without --moe-pad-expert-input-to-capacity: dropped tokens are not "
+             "padded, so the all-to-all is at most the dropless volume planck assumes");
+    }
+  }
+  par["virtual_stages"] = vpp;
+  // Combined 1F1B: the expert all-to-all under another micro-batch's compute (docs/simulator.md
+  // "Expert-parallel overlap"); Megatron's own asserts (virtual stages when pp > 1, no full
+  // recompute) become simulate's note when they fail.
+  if (f.has("overlap-moe-expert-parallel-comm")) par["ep_overlap"] = true;
+  if (auto st = megatron_split_and_dispatch(f, b); !st) return st;
+
+  nlohmann::ordered_json t;
+  PLANCK_IMPORT_TRY(mb, f.positive("micro-batch-size", 1));
+  PLANCK_IMPORT_TRY(gb, f.integer("global-batch-size"));
+  PLANCK_IMPORT_TRY(seq, f.integer("seq-length"));
+  if (!f.has("micro-batch-size")) b.note("no --micro-batch-size: 1 assumed");
+  if (gb && *gb < 1) return b.error(f.line("global-batch-size"), "--global-batch-size " + str(*gb) + " must be >= 1");
+  if (seq && *seq < 1) return b.error(f.line("seq-length"), "--seq-length " + str(*seq) + " must be >= 1");
+  for (const char* ramp : {"rampup-batch-size", "step-batch-size-schedule"}) {
+    if (f.has(ramp))
+      b.unmodelled("--" + std::string(ramp), f.line(ramp), "the batch ramps up; the final global batch is priced");
+  }
+  std::optional<std::int64_t> global = gb;
+  if (d.dp > 0) {
+    auto per_step = checked_mul(mb, d.dp);
+    if (!per_step) return b.error(f.line("micro-batch-size"), "micro batch x dp overflows a 64-bit integer");
+    if (!global) {
+      global = *per_step;
+      b.note("no --global-batch-size: micro batch " + str(mb) + " x dp " + str(d.dp) + " = " + str(*global));
+    }
+    if (*global % *per_step == 0) {
+      t["global_batch"] = *global;
+      t["micro_batch"] = mb;
+      t["grad_accumulation"] = *global / *per_step;
+      b.note("micro-batches per step = global " + str(*global) + " / (micro " + str(mb) + " x dp " + str(d.dp) +
+             ") = " + str(*global / *per_step) + " (num_microbatches_calculator)");
+    } else {
+      t["global_batch"] = *global;
+      t["micro_batch"] = mb;
+      b.warn("global batch size (" + str(*global) + ") is not divisible by micro batch size (" + str(mb) +
+             ") times data parallel size (" + str(d.dp) + "): Megatron asserts; `planck verify` reports it");
+    }
+  } else {
+    if (global) t["global_batch"] = *global;
+    t["micro_batch"] = mb;
+  }
+  PLANCK_IMPORT_TRY(decoder_seq, f.integer("decoder-seq-length"));
+  if (decoder_seq && *decoder_seq < 1)
+    return b.error(f.line("decoder-seq-length"), "--decoder-seq-length must be >= 1");
+  // Multimodal models (examples/multimodal, --language-model-type / --vision-model-type):
+  // --seq-length is the vision encoder's (image tokens), the language model runs
+  // --decoder-seq-length tokens. T5 (encoder-decoder) has no planck model; its --seq-length stays.
+  const bool multimodal = f.has("language-model-type") || f.has("vision-model-type");
+  if (decoder_seq && multimodal) {
+    t["seq_len"] = *decoder_seq;
+    b.locate("/training/seq_len", f.line("decoder-seq-length"));
+    b.note("seq_len = --decoder-seq-length " + str(*decoder_seq) + " (the language model's length; --seq-length" +
+           (seq ? " " + str(*seq) : std::string()) + " is the encoder's)");
+  } else if (seq) {
+    t["seq_len"] = *seq;
+  }
+  // schedules.py wraps all but the last micro-batch in no_sync. Megatron-FSDP with sharded
+  // gradients (optim_grads, optim_grads_params) keeps only each rank's gradient shard in its
+  // ParamAndGradBuffer, so every micro-batch's gradients are reduce-scattered into it: no_sync
+  // cannot defer that reduction (modelled as every_microbatch; the unsharded alternative would
+  // need full fp32 gradients on every GPU).
+  const bool fsdp = f.has("use-megatron-fsdp") || f.has("use-custom-fsdp");
+  const std::string strategy = f.string("data-parallel-sharding-strategy").value_or("no_shard");
+  const bool sharded_grads = fsdp && (strategy == "optim_grads" || strategy == "optim_grads_params");
+  t["grad_sync"] = sharded_grads ? "every_microbatch" : "last_microbatch";
+  if (sharded_grads) {
+    b.note("grad_sync = every_microbatch: Megatron-FSDP " + strategy +
+           " keeps gradients sharded, so each micro-batch is reduce-scattered");
+  }
+  std::string param = f.has("bf16") ? "bf16" : f.has("fp16") ? "fp16" : "fp32";
+  // Megatron-FSDP's --megatron-fsdp-grad-comm-dtype / --megatron-fsdp-main-grads-dtype bf16 keep
+  // the gradients and their reduce-scatter in bf16, as --grad-reduce-in-bf16 does for the DDP.
+  const bool bf16_grads = f.has("grad-reduce-in-bf16") ||
+                          (f.string("megatron-fsdp-grad-comm-dtype") == std::optional<std::string>("bf16") &&
+                           f.string("megatron-fsdp-main-grads-dtype").value_or("bf16") == "bf16");
+  std::string reduce = param == "bf16" ? (bf16_grads ? "bf16" : "fp32")
+                                       : (f.has("accumulate-allreduce-grads-in-fp32") ? "fp32" : param);
+  t["param_dtype"] = param;
+  t["reduce_dtype"] = reduce;
+  if (param == "bf16" && reduce == "fp32")
+    b.note("bf16 gradients accumulated and reduced in fp32 (arguments.py forces it for --bf16)");
+  // --fp8-format (e4m3 | hybrid) runs every transformer layer's linears in FP8 through Transformer
+  // Engine; --fp8-recipe picks the scaling (megatron/training/arguments.py: delayed by default,
+  // tensorwise = current scaling, blockwise, mxfp8). Delayed and current scaling are both
+  // per-tensor: training.fp8 "tensorwise". Parameters and gradients keep their dtypes.
+  if (auto fp8 = f.string("fp8-format")) {
+    const std::string recipe = f.string("fp8-recipe").value_or("delayed");
+    std::string mapped = recipe == "delayed" || recipe == "tensorwise" ? "tensorwise" : recipe;
+    if (mapped != "tensorwise" && mapped != "blockwise" && mapped != "mxfp8") {
+      b.warn("--fp8-recipe " + recipe + " is not one Megatron defines; priced as tensorwise");
+      mapped = "tensorwise";
+    }
+    t["fp8"] = mapped;
+    b.note("--fp8-format " + *fp8 + " --fp8-recipe " + recipe + ": training.fp8 = " + mapped +
+           " (FP8 linears; parameters stay " + param + ")");
+  }
+  megatron_runtime_flags(f, b, t);
+  read_optimizer(f, b, t);
+  read_recompute(f, b, t);
+  read_frozen(f, b, t);
+  t["stack"] = "megatron";  // Megatron's fused kernels (docs/simulator.md "Software stack")
+  b.plan()["training"] = t;
+  return core::Status::ok();
+}
+
+}  // namespace planck::import

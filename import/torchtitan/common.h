@@ -1,0 +1,54 @@
+#pragma once
+// Pieces of the torchtitan importer shared by its two front-ends: TOML job files (torchtitan.cc)
+// and Python config registries (registry.cc, which turns a registry function's
+// settings into the same [section] key = value table, with the registry's lines).
+
+#include <toml++/toml.h>
+
+#include <cctype>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/base/status.h"
+#include "import/importer.h"
+#include "import/plan_builder.h"
+#include "import/formats/toml_reader.h"
+
+namespace planck::import {
+
+struct TorchtitanInput {
+  const std::map<std::string, int>* lines = nullptr;  // "section.key" -> line, for a table built in memory
+  bool check_unknown_keys = true;                      // TOML: warn about keys torchtitan does not define
+  const nlohmann::json* model_args = nullptr;          // a registry flavour's literal sizes (dim, n_layers, ...)
+};
+
+// The plan for a torchtitan config given as TOML-shaped sections ([parallelism], [training],
+// [activation_checkpoint], [model]); `b` carries the file name, notes and source positions.
+core::Result<ImportResult> import_torchtitan_table(const toml::table& root, PlanBuilder& b,
+                                                   const ImportOptions& options, const TorchtitanInput& input);
+
+struct Degrees {
+  std::int64_t dpr = 1, dps = -1, tp = 1, pp = 1, cp = 1, ep = 1, etp = 1;
+  bool etp_given = false;
+  std::map<std::string, int> lines;  // key -> line it was written on
+};
+
+inline std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The plan's "training" object: batch, micro-batches, accumulation, dtypes, checkpointing.
+core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, const Degrees& d, std::int64_t dps_known);
+
+// unknown-key for each registry setting (fn["settings"], python/planck_torchtitan_registry.py)
+// that torchtitan's config classes do not define (import/torchtitan/registry_keys.cc).
+void check_registry_keys(const nlohmann::json& fn, const std::string& main, PlanBuilder& b);
+
+// A model object from a registry flavour's literal sizes; false (and nothing set) when they are
+// not enough for one.
+bool registry_model(const nlohmann::json& args, const std::string& described_as, PlanBuilder& b);
+
+}  // namespace planck::import
