@@ -57,7 +57,9 @@ std::string memory_bar_svg(const sim::Memory& m) {
   } parts[] = {{"parameters", m.params, "#1f78b4"},
                {"gradients", m.grads, "#33a02c"},
                {"optimizer states", m.optimizer, "#ff7f00"},
-               {"activations", m.activations, "#6a3d9a"}};
+               {"activations", m.activations, "#6a3d9a"},
+               {"allocator (workspaces, caches)", m.workspaces + m.gather_pool + m.fragmentation, "#b15928"},
+               {"CUDA context + NCCL", m.cuda_context + m.nccl_buffers, "#999999"}};
   std::string s = svg_open(w, h, "memory per GPU");
   double x = x0;
   int row = 0;

@@ -75,7 +75,9 @@ std::string memory_section(const PlanFacts& f) {
   if (!f.sim) return s + "<p>Not simulated: " + esc(f.why_not) + "</p></section>";
   const sim::Memory& m = f.sim->memory;
   s += "<p>Busiest GPU: peak <b>" + core::format_bytes(m.peak) + "</b> of " + core::format_bytes(m.capacity) +
-       (m.capacity > 0 && m.peak > m.capacity ? " &mdash; <b>does not fit</b>" : "") + ".</p>";
+       " (allocated " + core::format_bytes(m.peak_allocated) + ", reserved by the caching allocator " +
+       core::format_bytes(m.peak_reserved) + ", CUDA context and NCCL " + core::format_bytes(m.cuda_context + m.nccl_buffers) +
+       ")" + (sim::memory_exceeds(m) ? " &mdash; <b>does not fit</b>" : "") + ".</p>";
   return s + memory_bar_svg(m) + "</section>";
 }
 

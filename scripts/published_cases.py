@@ -259,12 +259,20 @@ def new_case(r):
                         "H100 variant not stated: priced as h100-sxm")
     else:
         # nanotron Llama: SwiGLU, RMSNorm, untied unless the row says tied; ZeRO-1 or plain DP,
-        # 1F1B pipeline, gradients accumulated in fp32 and reduced once per step.
+        # 1F1B pipeline, gradients accumulated in fp32 and reduced once per step. The sweep's
+        # config (huggingface/nanotron@67c5ebb6 examples/config_tiny_llama_bench.yaml, the base of
+        # scripts/scaling_benchmarks.py) sets tp_mode REDUCE_SCATTER (sequence parallel) and
+        # tp_linear_async_communication, which overlaps a column-parallel linear's all-gather
+        # only with the matmul of the rank's own shard, 1/tp of it, then waits for the rest
+        # (src/nanotron/parallel/tensor_parallel/functional.py _ColumnLinearAsyncCommunication):
+        # not async TP's chunked pipeline, so priced as not overlapped.
         tied = "tied embeddings: True" in r["notes"]
-        c.update(gated_mlp=1, biases=0, layer_norm=0, tied=1 if tied else 0, position_embeddings=0, sequence_parallel=0,
+        c.update(gated_mlp=1, biases=0, layer_norm=0, tied=1 if tied else 0, position_embeddings=0,
+                 sequence_parallel=1 if c["tp"] > 1 else 0,
                  data_parallel="zero1" if r["dp_sharding"].startswith("zero1") else "ddp", grad_sync="last_microbatch")
         c["attention_kernel"] = "fa2"
-        c["assumed"] = "step from the published MFU and nanotron's FLOP count; no sequence parallel"
+        c["assumed"] = ("step from the published MFU and nanotron's FLOP count; sequence parallel from the sweep's base "
+                        "config; its all-gather overlap with the local shard's matmul not priced")
     if c["tp"] * c["pp"] * c["dp"] * c["cp"] != c["gpus"]:
         return None
     return c

@@ -192,7 +192,8 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
   s.linear_dtype = fp8 ? core::DType::kFp8 : tr.param_dtype;
   s.attention = tr.attention;
   s.checkpointing = tr.activation_checkpointing;
-  s.eager_ops = !core::stack_fuses_memory_bound_ops(tr.stack);
+  s.eager_ops = core::stack_eager_ops(tr.stack);
+  s.fp8_saved_inputs = fp8 && tr.stack == core::Stack::kMegatron;
   s.attention_kernel = tr.attention_kernel;
   s.expert_rows_scale = plan.parallelism.expert_capacity_factor.value_or(plan.parallelism.expert_imbalance.value_or(1.0));
   return s;
@@ -279,7 +280,7 @@ PassTimes layer_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const 
   const PassTimes attn = attention_times(m, gpu, s);
   p += attn;
   const double act = core::dtype_bytes(s.dtype == core::DType::kFp8 ? core::DType::kBf16 : s.dtype);
-  const double eager = s.eager_ops ? eager_extra_layer_bytes(m, s, act) : 0;
+  const double eager = eager_extra_layer_bytes(m, s, act);
   const double mem = memory_seconds(gpu, layer_memory_bytes(m, s, moe_layer, act) + eager);
   p.forward.memory_s += mem;
   p.backward.memory_s += 2 * mem;  // gradients of each input plus the saved input read back

@@ -65,7 +65,10 @@ struct ComputeShape {
   core::Checkpointing checkpointing = core::Checkpointing::kNone;
   // training.stack runs the memory-bound ops as PyTorch's eager ops (sim/stack_cost.h), and the
   // fused attention kernel of training.attention_kernel.
-  bool eager_ops = false;
+  core::EagerOps eager_ops;
+  // Transformer Engine's FP8 linears save their inputs as FP8 for the backward (training.fp8
+  // under the megatron stack, on a GPU with FP8 tensor cores): sim/memory.cc.
+  bool fp8_saved_inputs = false;
   core::AttentionKernel attention_kernel = core::AttentionKernel::kFa2;
   double gemm_scale = 1.0;
   // Rows of the busiest rank's experts over the balanced mean: the capacity factor (every expert

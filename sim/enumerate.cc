@@ -314,7 +314,7 @@ class Search {
     for (auto ckpt : ladder_) {
       plan_.training->activation_checkpointing = ckpt;
       const Memory mem = memory(plan_, mesh, facts);
-      if (mem.peak > mem.capacity) continue;
+      if (memory_exceeds(mem)) continue;
       const bool is_tight = static_cast<double>(mem.peak) > kMemoryTightFraction * static_cast<double>(mem.capacity);
       if (!chosen || (!is_tight && tight)) {
         chosen = ckpt;

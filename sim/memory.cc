@@ -10,6 +10,7 @@
 #include "core/mesh/roles.h"
 #include "core/plan/pipeline_split.h"
 #include "core/plan/trainable.h"
+#include "sim/memory_reserved.h"
 #include "sim/step_pipeline.h"
 
 namespace planck::sim {
@@ -164,6 +165,14 @@ double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, const Co
     u = 10 * sbh;
     dv = 8 * sbh + 4 * sbf;
   }
+  if (shape.fp8_saved_inputs && act_bytes == 2) {
+    // Transformer Engine keeps each FP8 linear's input as its FP8 cast for the weight gradient
+    // (te.LayerNormLinear's ln_out, te.Linear's inputmat): the QKV and MLP inputs (whole), the
+    // attention output and the second MLP matrix's input (tp-split) at 1 byte instead of 2, a
+    // saving of half of each 2 sbh (2 sbf) tensor.
+    u -= 2 * sbh;
+    dv -= sbh + sbf;
+  }
   double scores = 0;
   if (shape.attention == core::Attention::kStandard && ckpt == core::Checkpointing::kNone) {
     // Korthikanti Table 2's 5as^2b: softmax output (2 bytes), dropout mask (1) and dropout
@@ -233,6 +242,9 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
     params = 0;
   }
 
+  // The states on the GPU before the FSDP working set is added: made once, kept every step.
+  const double persistent = params + optimizer;
+
   if (shards_params(dp) && d_dense * d_exp > 1) {
     // FSDP working set: the root stays unsharded (FSDP2 reshard_after_forward=None for the root);
     // with resharding, the block in use plus the prefetched one are gathered (docs/sources/simulator.md
@@ -248,6 +260,11 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
                             (d.pp <= 1 || core::fsdp_runtime(plan) != core::FsdpRuntime::kFsdp2);
     const double blocks = two_blocks ? 2 * block : rp.total() - rp.root;
     params += (rp.root + blocks) * bp;
+    // FSDP2 gathers into a flat buffer on its all-gather copy-in stream and copies out into the
+    // unsharded parameters; the buffer of the last gathered unit stays alive until the next
+    // unit's copy-out (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py foreach_all_gather,
+    // _fsdp_param_group.py all_gather_state), so one block's buffer is live at any time.
+    if (fsdp2_buffers(plan)) params += block * bp;
     if (!frozen) grads += block * bg;
     // set_requires_gradient_sync(False) accumulates unsharded gradients across micro-batches
     // (FSDP2 unsharded_accumulated_grad, in reduce dtype) until the last one's reduce-scatter.
@@ -280,16 +297,26 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
     // Recomputing one layer rebuilds its activations for its backward.
     recompute_ws = layer_activation_bytes(m, m.is_moe(), whole, ba) - layer_activation_bytes(m, m.is_moe(), shape, ba);
   }
-  // Output layer and loss: Megatron theoretical_memory_usage.py counts 4 s b h (1 + V/h) on the
-  // last stage (bf16 logits plus their fp32 upcast), vocab-parallel over tp.
-  // Each multi-token prediction depth computes its own logits too.
-  const double logits = 4.0 * static_cast<double>(tokens) * static_cast<double>(m.hidden + m.vocab) /
-                        static_cast<double>(std::max<std::int64_t>(1, d.tp)) *
+  // Output layer and loss on the last stage, vocab-parallel over tp (loss_bytes); each
+  // multi-token prediction depth computes its own logits and loss too.
+  const double logits = loss_bytes(core::cross_entropy_of(tr), tokens, m.hidden, m.vocab, d.tp) *
                         static_cast<double>(1 + core::trained_mtp_layers(plan));
   const HeldLayers held = held_layers(plan, s, d.pp, rp.layers());
   const double per_layer = per_mb / static_cast<double>(std::max<std::int64_t>(1, rp.layers()));
   const double activations =
       std::max(per_layer * held.layers, per_layer * held.last_rank_layers + logits) + recompute_ws;
+
+  // Transformer Engine keeps each FP8 linear's weight cast (FP8 copy and its transpose, 1 byte
+  // each) across the micro-batches of a step (te.Linear weight workspaces, cached while
+  // is_first_microbatch is passed): 2 bytes per local linear weight under Megatron with FP8 and
+  // bf16 primary weights. With FP8 primary weights (fp8_param_gather) the weight itself is the
+  // FP8 copy (1 byte in place of 2) and only the transpose is cached: no extra bytes.
+  double te_fp8 = 0;
+  if (tr.fp8 != core::Fp8Recipe::kNone && !plan.parallelism.fp8_param_gather && tr.stack == core::Stack::kMegatron &&
+      plan.cluster.gpu.fp8_tflops > 0) {
+    te_fp8 = 2.0 * (rp.total() - rp.root);
+    params += te_fp8;
+  }
 
   out.params = clamp_bytes(params);
   out.grads = clamp_bytes(grads);
@@ -297,8 +324,13 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   out.offloaded = clamp_bytes(offloaded);
   out.host_traffic = clamp_bytes(host);
   out.activations = clamp_bytes(activations);
-  out.peak = clamp_bytes(params + grads + optimizer + activations);
+  out.loss = clamp_bytes(logits);
+  out.peak_allocated = clamp_bytes(params + grads + optimizer + activations);
   out.capacity = plan.cluster.gpu.memory_bytes;
+  // What stays allocated from step to step (the parameter shards and optimizer states: made once,
+  // never freed) against what is allocated and freed within a step (sim/memory_reserved.h).
+  out.persistent = clamp_bytes(persistent + te_fp8);
+  allocator_view(plan, mesh, s, out);
   return out;
 }
 
@@ -316,7 +348,7 @@ bool narrow_recompute(core::Plan& plan, const core::Mesh& mesh, const core::Sche
   auto fits = [&](std::int64_t n) {
     field = n;
     const Memory m = memory(plan, mesh, schedule);
-    return m.peak <= m.capacity && static_cast<double>(m.peak) <= limit;
+    return !memory_exceeds(m) && static_cast<double>(m.peak) <= limit;
   };
   // Block: N in [1, per chunk - 1], the smallest that fits; every: N in [2, layers], the largest.
   std::int64_t lo = block ? 1 : 2, hi = block ? (layers + chunks - 1) / chunks - 1 : layers;

@@ -59,9 +59,33 @@ struct Memory {
   // host link per step for them (docs/simulator.md "Offload, optimizers and frozen weights").
   std::int64_t offloaded = 0;
   std::int64_t host_traffic = 0;
+  // The allocated peak (params + grads + optimizer + activations + workspaces): what
+  // torch.cuda.max_memory_allocated reports. `loss` is the loss's share of activations;
+  // `persistent` the states made once and kept every step (parameter shards, optimizer states,
+  // Transformer Engine's FP8 weight caches).
+  std::int64_t peak_allocated = 0;
+  std::int64_t loss = 0;
+  std::int64_t persistent = 0;
+  std::int64_t workspaces = 0;  // cuBLAS workspaces (allocated through the caching allocator)
+  // The caching allocator's view (sim/memory_reserved.h): segments cached on FSDP2's all-gather
+  // stream beyond the live buffer, the fragmented share of the step's own allocations, and the
+  // reserved peak as torch.cuda.max_memory_reserved would report it.
+  std::int64_t gather_pool = 0;
+  std::int64_t fragmentation = 0;
+  std::int64_t peak_reserved = 0;
+  // Outside the allocator: the CUDA context and NCCL's buffers.
+  std::int64_t cuda_context = 0;
+  std::int64_t nccl_buffers = 0;
+  // What the GPU holds at the peak: reserved (every cache kept) + context + NCCL. The rules
+  // judge it (memory-tight), and `required` = allocated + fragmentation + context + NCCL, the
+  // least the GPU must hold once the allocator has released what it can (memory-exceeds).
   std::int64_t peak = 0;
+  std::int64_t required = 0;
   std::int64_t capacity = 0;
 };
+
+// memory-exceeds: what must stay resident (Memory::required) does not fit the GPU.
+inline bool memory_exceeds(const Memory& m) { return m.capacity > 0 && m.required > m.capacity; }
 
 // Memory of the busiest GPU for a plan lowered into `schedule`.
 Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& schedule);

@@ -35,8 +35,11 @@ std::string percent(double f) {
 }
 
 std::string memory_parts(const Memory& m) {
-  return "params " + core::format_bytes(m.params) + ", grads " + core::format_bytes(m.grads) + ", optimizer " +
-         core::format_bytes(m.optimizer) + ", activations " + core::format_bytes(m.activations);
+  return "allocated " + core::format_bytes(m.peak_allocated) + ": params " + core::format_bytes(m.params) +
+         ", grads " + core::format_bytes(m.grads) + ", optimizer " + core::format_bytes(m.optimizer) +
+         ", activations " + core::format_bytes(m.activations) + "; allocator caches and fragmentation " +
+         core::format_bytes(m.gather_pool + m.fragmentation) + "; CUDA context and NCCL " +
+         core::format_bytes(m.cuda_context + m.nccl_buffers);
 }
 
 // What would shrink the peak, from what the plan does now.
@@ -60,18 +63,24 @@ void check_memory(const core::CheckContext& ctx, core::Diagnostics& out) {
   if (m.capacity <= 0) return;
   const double frac = static_cast<double>(m.peak) / static_cast<double>(m.capacity);
   if (frac <= kTightFraction) return;
-  const bool exceeds = m.peak > m.capacity;
+  const bool exceeds = memory_exceeds(m);
   Diagnostic d;
   d.rule = exceeds ? "memory-exceeds" : "memory-tight";
   d.severity = exceeds ? Severity::kError : Severity::kWarning;
-  d.message = "predicted peak memory " + core::format_bytes(m.peak) + " per GPU (" + memory_parts(m) + ") is " +
-              percent(frac) + " of " + plan.cluster.gpu.name + "'s " + core::format_bytes(m.capacity) +
-              (exceeds ? "" : ": less than 10% headroom for the allocator, CUDA context and NCCL buffers");
+  const double need = static_cast<double>(exceeds ? m.required : m.peak) / static_cast<double>(m.capacity);
+  d.message = "predicted peak memory " + core::format_bytes(exceeds ? m.required : m.peak) + " per GPU (" +
+              memory_parts(m) + ") is " + percent(need) + " of " + plan.cluster.gpu.name + "'s " +
+              core::format_bytes(m.capacity) +
+              (exceeds ? ": what must stay resident does not fit, whatever the allocator releases"
+                       : ": less than 10% headroom; the allocator will release its caches and retry (slower "
+                         "steps, and an out-of-memory error when fragmentation grows)");
   d.pointer = "/model";
   d.hint = memory_hint(plan, *schedule);
-  d.witness = core::Witness{{}, {}, {{"peak_bytes", m.peak}, {"capacity_bytes", m.capacity},
-                                     {"params_bytes", m.params}, {"grads_bytes", m.grads},
-                                     {"optimizer_bytes", m.optimizer}, {"activations_bytes", m.activations}}};
+  d.witness = core::Witness{{}, {}, {{"peak_bytes", m.peak}, {"required_bytes", m.required},
+                                     {"capacity_bytes", m.capacity}, {"allocated_bytes", m.peak_allocated},
+                                     {"reserved_bytes", m.peak_reserved}, {"params_bytes", m.params},
+                                     {"grads_bytes", m.grads}, {"optimizer_bytes", m.optimizer},
+                                     {"activations_bytes", m.activations}}};
   out.add(std::move(d));
 }
 

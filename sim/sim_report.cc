@@ -81,7 +81,13 @@ std::string sim_to_json(const SimResult& r) {
   j["memory"] = {{"params", r.memory.params},           {"grads", r.memory.grads},
                  {"optimizer", r.memory.optimizer},     {"activations", r.memory.activations},
                  {"peak", r.memory.peak},               {"capacity", r.memory.capacity},
-                 {"offloaded", r.memory.offloaded},     {"host_traffic", r.memory.host_traffic}};
+                 {"offloaded", r.memory.offloaded},     {"host_traffic", r.memory.host_traffic},
+                 {"loss", r.memory.loss},               {"workspaces", r.memory.workspaces},
+                 {"peak_allocated", r.memory.peak_allocated},
+                 {"gather_pool", r.memory.gather_pool}, {"fragmentation", r.memory.fragmentation},
+                 {"peak_reserved", r.memory.peak_reserved},
+                 {"cuda_context", r.memory.cuda_context}, {"nccl_buffers", r.memory.nccl_buffers},
+                 {"required", r.memory.required}};
   j["data_parallel"] = core::to_string(r.schedule.data_parallel);
   j["notes"] = r.notes;
   return j.dump(2) + "\n";
@@ -134,8 +140,12 @@ std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::
     << " TFLOP/s per GPU, MFU " << r.mfu << "\n";
   const auto& m = r.memory;
   o << "memory per GPU: params " << core::format_bytes(m.params) << ", grads " << core::format_bytes(m.grads) << ", optimizer "
-    << core::format_bytes(m.optimizer) << ", activations " << core::format_bytes(m.activations) << "; peak "
-    << core::format_bytes(m.peak) << " of " << core::format_bytes(m.capacity);
+    << core::format_bytes(m.optimizer) << ", activations " << core::format_bytes(m.activations) << " (loss "
+    << core::format_bytes(m.loss) << "); allocated " << core::format_bytes(m.peak_allocated) << ", reserved "
+    << core::format_bytes(m.peak_reserved) << " (all-gather stream " << core::format_bytes(m.gather_pool)
+    << ", fragmentation " << core::format_bytes(m.fragmentation) << "); CUDA context + NCCL "
+    << core::format_bytes(m.cuda_context + m.nccl_buffers) << "; peak " << core::format_bytes(m.peak) << " of "
+    << core::format_bytes(m.capacity);
   if (m.capacity > 0) {
     o << " (" << static_cast<int>(std::lround(100.0 * static_cast<double>(m.peak) / static_cast<double>(m.capacity)))
       << "%)";

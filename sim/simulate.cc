@@ -15,6 +15,7 @@
 #include "sim/model.h"
 #include "sim/moe_band.h"
 #include "sim/overlap.h"
+#include "sim/stack_cost.h"
 #include "sim/step_pipeline.h"
 #include "sim/uncertainty.h"
 
@@ -45,6 +46,11 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   if (const std::int64_t n = rp.layers(); n > 0 && tr.activation_checkpointing == core::Checkpointing::kFull) {
     layers.recompute = layers.recompute * (static_cast<double>(recomputed) / static_cast<double>(n));
   }
+  // FSDP2's copy-out of each gathered unit and copy-in of each reduce-scatter run on the compute
+  // stream (sim/stack_cost.h).
+  const FsdpCopyBytes copies = fsdp2_copy_bytes(plan, schedule);
+  layers.forward.memory_s += memory_seconds(gpu, copies.forward);
+  layers.backward.memory_s += memory_seconds(gpu, copies.backward);
   const PassTimes head = head_times(model, gpu, shape);
   const double m = static_cast<double>(schedule.micro_batches);
   ComputeBreakdown c;

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "sim/compute.h"
+#include "sim/memory_reserved.h"
 
 namespace planck::sim {
 
@@ -60,19 +61,37 @@ double eager_extra_layer_bytes(const core::ModelSpec& m, const ComputeShape& s, 
   const double h = static_cast<double>(m.hidden);
   const double scale = act_bytes / 2;  // the byte counts above are for a 2-byte activation
   double extra = 0;
-  if (!m.uses_layer_norm()) {
+  if (s.eager_ops.norm && !m.uses_layer_norm()) {
     const double region = tokens * h / (s.sequence_parallel ? t : 1.0);
     extra += 2 * region * (kRmsNormEagerBytes - kRmsNormFusedBytes);
   }
-  if (m.position_embeddings == 0) {
+  if (s.eager_ops.rope && m.position_embeddings == 0) {
     const double hd = static_cast<double>(m.effective_head_dim());
     const double kv = static_cast<double>(m.kv_heads > 0 ? m.kv_heads : m.heads);
     extra += tokens * (static_cast<double>(m.heads) + kv) * hd / t * (kRopeEagerBytes - kRopeFusedBytes);
   }
-  if (m.gated_mlp && !m.is_moe()) {
+  if (s.eager_ops.swiglu && m.gated_mlp && !m.is_moe()) {
     extra += tokens * static_cast<double>(m.ffn_hidden) / t * (kSwigluEagerBytes - kSwigluFusedBytes);
   }
   return extra * scale;
+}
+
+FsdpCopyBytes fsdp2_copy_bytes(const core::Plan& plan, const core::Schedule& s) {
+  FsdpCopyBytes b;
+  if (!fsdp2_buffers(plan)) return b;
+  const core::Training t = plan.training.value_or(core::Training{});
+  const double m = static_cast<double>(std::max<std::int64_t>(1, s.micro_batches));
+  const double bp = core::dtype_bytes(t.param_dtype);
+  for (const core::ScheduledCollective& c : s.collectives) {
+    if (c.role != "fsdp" || c.group_size <= 1) continue;
+    const double bytes = static_cast<double>(c.bytes_per_call) * static_cast<double>(c.calls_per_step) / m;
+    if (c.op == core::CollOp::kAllGather) {
+      (c.phase == core::Phase::kForward ? b.forward : b.backward) += 2 * bytes;
+    } else if (c.op == core::CollOp::kReduceScatter) {
+      b.backward += bytes * (1 + bp / static_cast<double>(std::max(1, c.dtype_bytes)));
+    }
+  }
+  return b;
 }
 
 double attention_kernel_speedup(const core::GpuSpec& gpu, core::AttentionKernel kernel, double q) {

@@ -44,6 +44,13 @@ enum class Stack { kMegatron, kTorchtitanEager, kTorchtitanCompile, kFsdp1, kFsd
 // flash backend, which is FA2), fa1 (FlashAttention-1 and the FA1-era Triton kernel MPT's
 // attn_impl "triton" runs), fa3 (FlashAttention-3, Hopper), cudnn (cuDNN fused attention).
 enum class AttentionKernel { kFa2, kFa1, kFa3, kCudnn, kSdpa };
+// How the loss is computed over the logits (docs/simulator.md "Memory as the allocator sees it"):
+// fused = a vocab-parallel cross entropy that works in place on one fp32 copy (Megatron-Core's
+// VocabParallelCrossEntropy, nanotron's sharded_cross_entropy); eager = PyTorch's cross_entropy
+// over an fp32 upcast of the logits, op by op (torchtitan before 2025-04 or without compile, HF
+// and Composer models); compiled = that expression under torch.compile (torchtitan since
+// 2025-04-02 with compile on), Inductor fusing upcast, log-softmax and gradient.
+enum class CrossEntropy { kFused, kEager, kCompiled };
 // Where states live when not on the GPU (DeepSpeed offload_optimizer / offload_param device,
 // FSDP2 CPUOffloadPolicy): none = on the GPU.
 enum class OffloadDevice { kNone, kCpu, kNvme };
@@ -63,17 +70,26 @@ const char* to_string(Attention v);
 const char* to_string(Fp8Recipe v);
 const char* to_string(Stack v);
 const char* to_string(AttentionKernel v);
+const char* to_string(CrossEntropy v);
+std::optional<CrossEntropy> parse_cross_entropy(std::string_view s);
+const std::vector<std::string>& cross_entropy_names();
 std::optional<Stack> parse_stack(std::string_view s);  // "torchtitan-eager" and "torchtitan_eager" alike
 std::optional<AttentionKernel> parse_attention_kernel(std::string_view s);
 const std::vector<std::string>& stack_names();
 const std::vector<std::string>& attention_kernel_names();
+// Which memory-bound ops a stack runs as PyTorch's eager ops, one kernel per op (the others are
+// one fused kernel): sim/stack_cost.h prices the difference.
+struct EagerOps {
+  bool norm = false, rope = false, swiglu = false;
+  bool any() const { return norm || rope || swiglu; }
+};
+EagerOps stack_eager_ops(Stack v);
 // training.cuda_graphs: what Megatron-Core captures in CUDA graphs (--cuda-graph-impl
 // transformer_engine / local with --cuda-graph-modules, formerly --cuda-graph-scope; "layer" is
 // its empty list, the whole transformer layer; "full_iteration" the whole step,
 // --cuda-graph-impl full_iteration). megatron/core/transformer/transformer_config.py
 // cuda_graph_modules.
 const std::vector<std::string>& cuda_graph_scope_names();
-bool stack_fuses_memory_bound_ops(Stack v);
 const char* to_string(OffloadDevice v);
 const char* to_string(MoeDispatcher v);
 int dtype_bytes(DType v);
@@ -249,6 +265,8 @@ struct Training {
   Stack stack = Stack::kMegatron;
   bool stack_given = false;  // training.stack was in the file (else megatron's fused pricing)
   AttentionKernel attention_kernel = AttentionKernel::kFa2;
+  // Absent: the stack's own (cross_entropy_of).
+  std::optional<CrossEntropy> cross_entropy;
   // Multi-token prediction depths trained beside the model (DeepSeek-V3's
   // num_nextn_predict_layers, Megatron --mtp-num-layers): each is one more transformer layer of
   // the model's last kind, a 2h -> h projection and the output head and loss again, on the stage
@@ -260,6 +278,11 @@ struct Training {
   // Set: compute time = model FLOPs (+ recompute) / (peak x mfu), the per-kernel model skipped.
   std::optional<double> mfu;
 };
+
+// training.cross_entropy, or the stack's own when absent: compiled for torchtitan_compile
+// (torchtitan compiles the loss with the model since pytorch/torchtitan@bbb1b616, 2025-04-02),
+// eager for torchtitan_eager, fsdp1 and fsdp2, fused for the Megatron-derived stacks and nanotron.
+CrossEntropy cross_entropy_of(const Training& t);
 
 // Transformer layers of a rank, out of `layers` held in `chunks` pipeline chunks, that full
 // activation checkpointing recomputes: all of them, floor(layers / N) under recompute_every N

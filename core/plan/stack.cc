@@ -13,6 +13,7 @@ namespace {
 
 constexpr Stack kStacks[] = {Stack::kMegatron, Stack::kTorchtitanEager, Stack::kTorchtitanCompile, Stack::kFsdp1,
                              Stack::kFsdp2,    Stack::kDeepspeed,       Stack::kMegatronDeepspeed, Stack::kNanotron};
+constexpr CrossEntropy kCrossEntropies[] = {CrossEntropy::kFused, CrossEntropy::kEager, CrossEntropy::kCompiled};
 constexpr AttentionKernel kKernels[] = {AttentionKernel::kFa2, AttentionKernel::kFa1, AttentionKernel::kFa3,
                                         AttentionKernel::kCudnn, AttentionKernel::kSdpa};
 
@@ -57,6 +58,39 @@ const char* to_string(AttentionKernel v) {
   return "fa2";
 }
 
+const char* to_string(CrossEntropy v) {
+  switch (v) {
+    case CrossEntropy::kFused: return "fused";
+    case CrossEntropy::kEager: return "eager";
+    case CrossEntropy::kCompiled: return "compiled";
+  }
+  return "fused";
+}
+
+std::optional<CrossEntropy> parse_cross_entropy(std::string_view s) {
+  const std::string n = normalised(s);
+  for (auto v : kCrossEntropies) {
+    if (n == to_string(v)) return v;
+  }
+  return std::nullopt;
+}
+
+const std::vector<std::string>& cross_entropy_names() {
+  static const std::vector<std::string> names = names_of(kCrossEntropies);
+  return names;
+}
+
+CrossEntropy cross_entropy_of(const Training& t) {
+  if (t.cross_entropy) return *t.cross_entropy;
+  switch (t.stack) {
+    case Stack::kTorchtitanCompile: return CrossEntropy::kCompiled;
+    case Stack::kTorchtitanEager:
+    case Stack::kFsdp1:
+    case Stack::kFsdp2: return CrossEntropy::kEager;
+    default: return CrossEntropy::kFused;
+  }
+}
+
 std::optional<Stack> parse_stack(std::string_view s) {
   const std::string n = normalised(s);
   for (auto v : kStacks) {
@@ -90,8 +124,18 @@ const std::vector<std::string>& cuda_graph_scope_names() {
 }
 
 // Megatron's fused kernels (apply_rope_fusion, bias_swiglu_fusion, TE's fused norms) and
-// torch.compile's Inductor fuse each memory-bound op into one read and one write; the others run
-// PyTorch's eager ops, one kernel per op (sim/compute.cc prices both).
-bool stack_fuses_memory_bound_ops(Stack v) { return v == Stack::kMegatron || v == Stack::kTorchtitanCompile; }
+// torch.compile's Inductor fuse each memory-bound op into one read and one write. nanotron's Llama
+// runs its norms as a Triton kernel (TritonRMSNorm) and its rotary embedding through
+// flash-attn's fused kernel (flash_attn.layers.rotary), but SwiGLU as two eager ops
+// (GLUActivation: act(gate) * up; huggingface/nanotron@c2528430 src/nanotron/models/llama.py).
+// The other stacks run PyTorch's eager ops, one kernel per op (sim/compute.cc prices both).
+EagerOps stack_eager_ops(Stack v) {
+  switch (v) {
+    case Stack::kMegatron:
+    case Stack::kTorchtitanCompile: return {};
+    case Stack::kNanotron: return {false, false, true};
+    default: return {true, true, true};
+  }
+}
 
 }  // namespace planck::core

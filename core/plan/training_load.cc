@@ -15,7 +15,7 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
       v, "/training",
       {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
        "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8", "stack", "attention_kernel",
-       "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank",
+       "cross_entropy", "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank",
        "lora_targets", "cuda_graphs", "mtp_layers"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
@@ -120,6 +120,11 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
   if (v.contains("attention_kernel")) {
     if (auto s = r_.choice(v["attention_kernel"], "/training/attention_kernel", attention_kernel_names())) {
       t.attention_kernel = *parse_attention_kernel(*s);
+    }
+  }
+  if (v.contains("cross_entropy")) {
+    if (auto s = r_.choice(v["cross_entropy"], "/training/cross_entropy", cross_entropy_names())) {
+      t.cross_entropy = *parse_cross_entropy(*s);
     }
   }
   if (v.contains("mtp_layers")) {

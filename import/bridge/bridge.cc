@@ -67,6 +67,7 @@ constexpr Field kFields[] = {
     {"mixed_precision.fp16", "fp16", true},
     {"mixed_precision.fp8", "fp8-format", false},
     {"mixed_precision.fp8_recipe", "fp8-recipe", false},
+    {"mixed_precision.fp8_param_gather", "fp8-param-gather", true},
 };
 
 // What a construct the reader could not follow must not touch (else config-unfollowed): the

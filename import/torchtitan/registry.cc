@@ -56,6 +56,8 @@ constexpr const char* kCopied[] = {
     "training.enable_cpu_offload",
     "activation_checkpoint.mode",
     "activation_checkpoint.selective_ac_option",
+    "compile.enable",
+    "compile.components",
 };
 
 // The leaf names a setting that matters ends in: what kCopied and the readers below take, the

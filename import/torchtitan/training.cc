@@ -201,13 +201,25 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
   }
   // The stack: torch.compile fuses the memory-bound ops ([compile] enable = true in current
   // torchtitan, [training] compile = true before the [compile] section existed); eager otherwise.
+  // [compile] components (pytorch/torchtitan@08b8b244, default ["model", "loss"]) says what is
+  // compiled: the model (the stack) and the loss (training.cross_entropy, which the memory model
+  // reads; docs/simulator.md "The loss"), e.g. Kimi K2.5's registry compiles the loss only.
   bool compiled = false;
   for (auto [section, key] : {std::pair{"compile", "enable"}, std::pair{"training", "compile"}}) {
     auto v = r.bool_in(section, key);
     if (!v) return v.status();
     if (v->value_or(false)) compiled = true;
   }
-  t["stack"] = compiled ? "torchtitan_compile" : "torchtitan_eager";
+  bool model = compiled, loss = compiled;
+  auto components = r.strings_in("compile", "components");
+  if (!components) return components.status();
+  if (compiled && components->has_value()) {
+    const auto& list = (*components)->value;
+    model = std::find(list.begin(), list.end(), "model") != list.end();
+    loss = std::find(list.begin(), list.end(), "loss") != list.end();
+  }
+  t["stack"] = model ? "torchtitan_compile" : "torchtitan_eager";
+  if (loss != model) t["cross_entropy"] = loss ? "compiled" : "eager";
   // [training] enable_cpu_offload: FSDP2's CPUOffloadPolicy on every fully_shard
   // (torchtitan/distributed/fsdp.py): parameter shards, gradients and optimizer states in host
   // memory, the optimizer step on the CPU.

@@ -260,6 +260,10 @@ TEST_CASE("settings_torchtitan_kimi_k2_5_distmuon_prices_one_state") {
   ImportResult r = registry_function("kimi_k2_7", "kimi_k2_5", world(64, 8));
   CHECK(r.plan["training"]["optimizer"] == "muon");
   CHECK(r.plan["model"] == "kimi-k2");
+  // compile_config = CompileConfig(enable=True, components=["loss"]): the loss compiled, the
+  // model eager (its cross entropy's working set is what memory-exceeds then judges).
+  CHECK(r.plan["training"]["stack"] == "torchtitan_eager");
+  CHECK(r.plan["training"]["cross_entropy"] == "compiled");
   CHECK(has_finding(r, "setting-unmodelled", "vision encoder"));
   Priced muon = price(r.plan);
   nlohmann::ordered_json adamw_plan = r.plan;

@@ -269,6 +269,13 @@ TEST_CASE("import_torchtitan_stack_follows_torch_compile") {
   const std::string legacy_on = replace(legacy, "compile = false", "compile = true");
   REQUIRE(legacy_on != legacy);
   CHECK(import_ok(&import_torchtitan, legacy_on, world(2, 8)).plan["training"]["stack"] == "torchtitan_compile");
+  // [compile] components (pytorch/torchtitan@08b8b244, default ["model", "loss"]): without
+  // "loss" the model is compiled and the loss runs eagerly (the memory model reads it).
+  CHECK(!import_ok(&import_torchtitan, compiled, world(1, 8)).plan["training"].contains("cross_entropy"));
+  const std::string model_only = replace(compiled, "components = [\"model\", \"loss\"]", "components = [\"model\"]");
+  REQUIRE(model_only != compiled);
+  const auto m = import_ok(&import_torchtitan, model_only, world(1, 8));
+  CHECK(m.plan["training"]["cross_entropy"] == "eager");
 }
 
 }  // namespace

@@ -4,12 +4,15 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "core/plan/presets.h"
 #include "sim/enumerate.h"
+#include "sim/simulate.h"
+#include "sim_test_util.h"
 
 namespace {
 
@@ -105,4 +108,34 @@ TEST_CASE("published_layouts_llama3_405b_best_keeps_metas_tp_and_pp") {
       *r, [](const Layout& l) { return degree(l, "tp") == 8 && degree(l, "pp") == 16 && degree(l, "cp") == 1; });
   MESSAGE("Meta's tp 8 pp 16 cp 1 at " << ratio << " of planck's best");
   CHECK(ratio > 0);
+}
+
+TEST_CASE("published_llama3_405b_table4_tflops_within_15_percent") {
+  // Llama 3 (arXiv:2407.21783) Table 4: BF16 TFLOP/s per GPU of Meta's 405B runs, tp 8 x pp 16
+  // (cp 1 at 8,192 tokens: 430 on 8,192 GPUs, 400 on 16,384; cp 16 at 131,072 tokens on 16,384:
+  // 380), micro-batch 1, interleaved pipeline; planck prices it with zero1, sequence parallel,
+  // interleaved_zb v 8 and every 4th layer recomputed (Meta's layout does not fit 80 GB without
+  // recompute in planck's memory model; docs/simulator.md "Published layouts against planck's best").
+  struct Run {
+    std::int64_t gpus, cp, seq, batch;
+    double published;
+  };
+  for (const Run& run : {Run{8192, 1, 8192, 2048, 430}, Run{16384, 1, 8192, 2048, 400}, Run{16384, 16, 131072, 128, 380}}) {
+    const std::int64_t dp = run.gpus / (16 * 8 * run.cp);
+    const std::string json = R"({"format": "planck/1", "cluster": {"nodes": )" + std::to_string(run.gpus / 8) +
+                             R"(, "gpus_per_node": 8, "gpu": "h100-sxm"},
+      "mesh": {"dims": ["pp", "dp", "cp", "tp"], "shape": [16, )" + std::to_string(dp) + ", " + std::to_string(run.cp) +
+                             R"(, 8]},
+      "parallelism": {"data_parallel": "zero1", "sequence_parallel": true, "pipeline_schedule": "interleaved_zb",
+                      "virtual_stages": 8},
+      "model": "llama3-405b",
+      "training": {"global_batch": )" + std::to_string(run.batch) + R"(, "micro_batch": 1, "seq_len": )" +
+                             std::to_string(run.seq) + R"(, "activation_checkpointing": "full", "recompute_every": 4}})";
+    auto plan = planck::sim::test::plan_from(json);
+    auto mesh = planck::sim::test::mesh_of(plan);
+    auto sim = planck::sim::simulate(plan, mesh);
+    REQUIRE(sim.is_ok());
+    MESSAGE(run.gpus << " GPUs, cp " << run.cp << ": " << sim->tflops_per_gpu << " TFLOP/s against Meta's " << run.published);
+    CHECK(std::fabs(sim->tflops_per_gpu / run.published - 1) <= 0.15);
+  }
 }

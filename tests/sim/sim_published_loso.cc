@@ -56,8 +56,10 @@ double predict(const Row& r, double ceiling) {
 
 }  // namespace
 
-std::vector<Row> read_cases() {
-  std::ifstream in(std::string(PLANCK_TEST_DATA_DIR) + "/published/validation.csv");
+std::vector<Row> read_cases() { return read_published("validation.csv"); }
+
+std::vector<Row> read_published(const std::string& file) {
+  std::ifstream in(std::string(PLANCK_TEST_DATA_DIR) + "/published/" + file);
   REQUIRE(in.good());
   std::string line;
   std::getline(in, line);
@@ -72,6 +74,17 @@ std::vector<Row> read_cases() {
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+nlohmann::json model_json(const Row& r) {
+  nlohmann::json m = {{"layers", n(r, "layers")},   {"hidden", n(r, "hidden")},         {"ffn_hidden", n(r, "ffn_hidden")},
+                      {"heads", n(r, "heads")},     {"kv_heads", n(r, "kv_heads")},     {"vocab", n(r, "vocab")},
+                      {"tied_embeddings", r.at("tied") == "1"}};
+  for (const char* flag : {"gated_mlp", "biases", "layer_norm"}) {
+    if (r.count(flag)) m[flag] = r.at(flag) == "1";
+  }
+  if (r.count("position_embeddings")) m["position_embeddings"] = n(r, "position_embeddings");
+  return m;
 }
 
 // The same plan scripts/fit_compute.py writes for a row.
@@ -93,18 +106,7 @@ std::string plan_json(const Row& r, double ceiling) {
       {"cluster", {{"nodes", gpus / gpn}, {"gpus_per_node", gpn}, {"gpu", gpu}}},
       {"mesh", {{"dims", {"pp", "dp", "cp", "tp"}}, {"shape", {n(r, "pp"), n(r, "dp"), n(r, "cp"), n(r, "tp")}}}},
       {"parallelism", par},
-      {"model",
-       {{"layers", n(r, "layers")},
-        {"hidden", n(r, "hidden")},
-        {"ffn_hidden", n(r, "ffn_hidden")},
-        {"heads", n(r, "heads")},
-        {"kv_heads", n(r, "kv_heads")},
-        {"vocab", n(r, "vocab")},
-        {"gated_mlp", r.at("gated_mlp") == "1"},
-        {"biases", r.at("biases") == "1"},
-        {"layer_norm", r.at("layer_norm") == "1"},
-        {"tied_embeddings", r.at("tied") == "1"},
-        {"position_embeddings", n(r, "position_embeddings")}}},
+      {"model", model_json(r)},
       {"training",
        {{"global_batch", n(r, "gbs")},
         {"micro_batch", n(r, "mbs")},

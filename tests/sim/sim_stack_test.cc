@@ -8,6 +8,7 @@
 #include "core/plan/presets.h"
 #include "sim/compute.h"
 #include "sim/stack_cost.h"
+#include "sim_test_util.h"
 
 namespace {
 
@@ -16,6 +17,7 @@ planck::sim::ComputeShape shape(std::int64_t tokens, std::int64_t tp) {
   s.micro_batch = 1;
   s.seq_len = tokens;
   s.tp = tp;
+  s.eager_ops = {true, true, true};
   return s;
 }
 
@@ -33,9 +35,10 @@ TEST_CASE("sim_eager_ops_move_the_bytes_of_their_unfused_passes") {
     CHECK(planck::sim::eager_extra_layer_bytes(llama, shape(8192, tp), 2) == doctest::Approx(expected));
     // The layer's forward memory-bound time grows by exactly those bytes at HBM speed, the
     // backward by twice them.
-    auto eager = shape(8192, tp);
-    eager.eager_ops = true;
-    const auto fused = planck::sim::layer_times(llama, gpu, shape(8192, tp), false);
+    const auto eager = shape(8192, tp);
+    auto fused_shape = eager;
+    fused_shape.eager_ops = {};
+    const auto fused = planck::sim::layer_times(llama, gpu, fused_shape, false);
     const auto unfused = planck::sim::layer_times(llama, gpu, eager, false);
     CHECK(unfused.forward.memory_s - fused.forward.memory_s ==
           doctest::Approx(planck::sim::memory_seconds(gpu, expected)));
@@ -49,6 +52,24 @@ TEST_CASE("sim_eager_ops_move_the_bytes_of_their_unfused_passes") {
   mpt.position_embeddings = 2048;
   mpt.gated_mlp = false;
   CHECK(planck::sim::eager_extra_layer_bytes(mpt, shape(2048, 1), 2) == 0);
+}
+
+TEST_CASE("sim_nanotron_runs_only_swiglu_eagerly") {
+  // nanotron's Llama: TritonRMSNorm and flash-attn's fused rotary kernel, SwiGLU as act(gate) * up
+  // (huggingface/nanotron@c2528430 src/nanotron/models/llama.py): only SwiGLU's 10 - 6 bytes per
+  // ffn element are extra.
+  const auto ops = planck::core::stack_eager_ops(planck::core::Stack::kNanotron);
+  CHECK(!ops.norm);
+  CHECK(!ops.rope);
+  CHECK(ops.swiglu);
+  const auto llama = *planck::core::model_preset("llama3-8b");
+  auto s = shape(8192, 2);
+  s.eager_ops = ops;
+  CHECK(planck::sim::eager_extra_layer_bytes(llama, s, 2) == doctest::Approx(8192.0 * 14336 / 2 * 4));
+  CHECK(!planck::core::stack_eager_ops(planck::core::Stack::kMegatron).any());
+  CHECK(!planck::core::stack_eager_ops(planck::core::Stack::kTorchtitanCompile).any());
+  const auto eager = planck::core::stack_eager_ops(planck::core::Stack::kTorchtitanEager);
+  CHECK((eager.norm && eager.rope && eager.swiglu));
 }
 
 TEST_CASE("sim_attention_kernels_follow_their_published_curves") {
@@ -68,4 +89,28 @@ TEST_CASE("sim_attention_kernels_follow_their_published_curves") {
   CHECK(planck::sim::attention_kernel_speedup(a100, K::kFa1, 65536) == doctest::Approx(83.0 / 189));
   // FA3 and cuDNN's fast paths are Hopper kernels: on A100 the FA2 curve stays.
   CHECK(planck::sim::attention_kernel_speedup(a100, K::kFa3, 4096) == 1.0);
+}
+
+TEST_CASE("sim_fsdp2_copy_passes_move_the_gathered_and_reduced_bytes") {
+  // torchtitan (FSDP2) over 8 GPUs, Llama 3 8B, one micro-batch: every unit gathered in the
+  // forward, the 32 blocks again in the backward (reshard_after_forward; never the root), every
+  // unit reduce-scattered in fp32. Copy-out reads the gathered bf16 buffer and writes the
+  // unsharded parameters (2 x 2 bytes a parameter); the reduce-scatter copy-in reads the bf16
+  // gradient and writes it as fp32 (2 + 4) (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py).
+  namespace t = planck::sim::test;
+  auto plan = t::plan_from(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8},
+    "mesh": {"dims": ["dp"], "shape": [8]}, "parallelism": {"data_parallel": "fsdp"}, "model": "llama3-8b",
+    "training": {"seq_len": 8192, "micro_batch": 1, "grad_accumulation": 1, "stack": "torchtitan_compile"}})");
+  auto mesh = t::mesh_of(plan);
+  const auto s = t::lower_ok(plan, mesh);
+  const double block = t::llama_layer_params(4096, 14336, 32, 8, 128);
+  const double root = 2 * 128256.0 * 4096 + 4096;
+  const double P = 32 * block + root;
+  const auto b = planck::sim::fsdp2_copy_bytes(plan, s);
+  CHECK(b.forward == doctest::Approx(4 * P).epsilon(1e-6));
+  CHECK(b.backward == doctest::Approx(4 * 32 * block + 6 * P).epsilon(1e-6));
+  // A stated megatron stack runs Megatron-FSDP (core::fsdp_runtime), not FSDP2: nothing.
+  plan.training->stack = planck::core::Stack::kMegatron;
+  plan.training->stack_given = true;
+  CHECK(planck::sim::fsdp2_copy_bytes(plan, s).forward == 0);
 }
