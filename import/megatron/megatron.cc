@@ -326,8 +326,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
       launch.script.find("scripts/training/") != std::string::npos) {
     refused.push_back({path, launch.line, launch.script + " ...",
                        "a Megatron-Bridge launch: the layout is in the recipe it names and its a.b=c overrides, not "
-                       "in Megatron-LM flags; verify the recipe function (RECIPE.py:FUNCTION, --framework "
-                       "megatron-bridge) with --set a.b=c for each override",
+                       "in Megatron-LM flags; read it with --framework megatron-bridge (detected when not given)",
                        "the whole config"});
   }
   MegatronFlags f(launch, b);
