@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -49,12 +51,19 @@ std::int64_t output_bytes_bound(const core::Mesh& mesh, const std::vector<std::v
 // From this many ranks listed in all, the sets are formatted on several threads.
 constexpr std::int64_t kParallelRanks = std::int64_t{1} << 18;
 
+// One set's text, in a buffer that is never zero-filled first (the pages are written once).
+struct SetText {
+  std::unique_ptr<char[]> data;
+  std::size_t size = 0;
+  std::string_view view() const { return {data.get(), size}; }
+};
+
 // One set's text: JSON `"KEY": [[r, ...], ...]`, or text lines `KEY: r r ...`.
-std::string set_text(const core::Mesh& mesh, const std::vector<std::string>& set, bool json) {
+SetText set_text(const core::Mesh& mesh, const std::vector<std::string>& set, bool json) {
   const core::GroupSet gs = mesh.groups(set);
   std::string key = gs.key().empty() ? "world" : gs.key();
   if (set.empty()) key = "(none)";
-  std::string out = json ? nlohmann::json(key).dump() + ": [" : "";
+  const std::string head = json ? nlohmann::json(key).dump() + ": [" : "";
   // Every group is group 0 shifted by its first member (GroupSet::member is fixed offset +
   // varied offset), so the varied offsets are computed once. The ranks are written through a
   // pointer into space sized from the bound (a std::string append per number costs more than
@@ -62,10 +71,12 @@ std::string set_text(const core::Mesh& mesh, const std::vector<std::string>& set
   const std::vector<std::int64_t> shape = gs.members(0);
   const std::string open = json ? "[" : key + ":";
   const std::string sep = json ? ", " : " ";
-  const std::size_t start = out.size();
-  out.resize(start + static_cast<std::size_t>(output_bytes_bound(mesh, {set})));
-  char* p = out.data() + start;
+  SetText out;
+  out.data = std::make_unique_for_overwrite<char[]>(head.size() + 1 +
+                                                     static_cast<std::size_t>(output_bytes_bound(mesh, {set})));
+  char* p = out.data.get();
   auto put = [&p](const std::string& text) { p = std::copy(text.begin(), text.end(), p); };
+  put(head);
   for (std::int64_t g = 0; g < gs.num_groups(); ++g) {
     const std::int64_t base = gs.member(g, 0);
     if (json && g) put(sep);
@@ -76,8 +87,8 @@ std::string set_text(const core::Mesh& mesh, const std::vector<std::string>& set
     }
     *p++ = json ? ']' : '\n';
   }
-  out.resize(static_cast<std::size_t>(p - out.data()));
-  if (json) out += "]";
+  if (json) *p++ = ']';
+  out.size = static_cast<std::size_t>(p - out.data.get());
   return out;
 }
 
@@ -112,7 +123,7 @@ int run_groups(const GroupsOptions& o) {
   // Each set is formatted on its own (on up to as many threads as cores: the 131,072-rank
   // listing of docs/performance.md is six sets of 131,072 ranks), then joined in order.
   const bool json = o.format == "json";
-  std::vector<std::string> parts(sets.size());
+  std::vector<SetText> parts(sets.size());
   const std::size_t threads = std::min<std::size_t>(sets.size(), std::max(1u, std::thread::hardware_concurrency()));
   auto format_from = [&](std::size_t first) {
     for (std::size_t s = first; s < sets.size(); s += threads) parts[s] = set_text(*mesh, sets[s], json);
@@ -125,23 +136,24 @@ int run_groups(const GroupsOptions& o) {
   } else {
     for (std::size_t s = 0; s < sets.size(); ++s) parts[s] = set_text(*mesh, sets[s], json);
   }
-  std::string out;
-  std::size_t total = 256;
-  for (const auto& part : parts) total += part.size() + 4;
-  out.reserve(total);
+  // Written as pieces: the sets are megabytes each at 131,072 ranks, and joining them would copy
+  // (and fault in) all of it once more.
+  std::string head;
   if (json) {
     // Built as text: a 2^20-rank mesh has millions of entries and a json tree of them is slow.
-    out = "{\"format\": \"planck-groups/1\", \"plan\": " + nlohmann::json(o.plan).dump() +
-          ", \"mesh\": " + nlohmann::json(mesh->to_string()).dump() + ", \"world\": ";
-    append_int(out, mesh->world());
-    out += ", \"groups\": {";
+    head = "{\"format\": \"planck-groups/1\", \"plan\": " + nlohmann::json(o.plan).dump() +
+           ", \"mesh\": " + nlohmann::json(mesh->to_string()).dump() + ", \"world\": ";
+    append_int(head, mesh->world());
+    head += ", \"groups\": {";
   }
+  const std::string_view sep = json ? ", " : "";
+  std::vector<std::string_view> pieces{head};
   for (std::size_t s = 0; s < parts.size(); ++s) {
-    if (json && s) out += ", ";
-    out += parts[s];
+    if (s) pieces.push_back(sep);
+    pieces.push_back(parts[s].view());
   }
-  if (o.format == "json") out += "}}\n";
-  return write_output(o.output, out) ? kExitOk : kExitCannotRun;
+  if (json) pieces.push_back("}}\n");
+  return write_output(o.output, pieces) ? kExitOk : kExitCannotRun;
 }
 
 void setup_groups(CLI::App& app, Action& action) {

@@ -10,6 +10,8 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -31,6 +33,8 @@ inline constexpr int kExitCannotRun = 2;
 // temporary file + rename for files, written through for devices and FIFOs; --force as given).
 // On failure prints "planck: cannot write PATH: reason" to stderr and returns false.
 bool write_output(const std::string& path, const std::string& content);
+// The same for a text given in pieces, written in order (a large listing is never joined).
+bool write_output(const std::string& path, const std::vector<std::string_view>& pieces);
 
 // Writes a machine-readable `document` to `path` (as write_output) and the human `table` beside
 // it: on stdout, or on stderr when the document itself goes to stdout. False when the document

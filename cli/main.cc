@@ -65,7 +65,11 @@ CommandRegistrar::CommandRegistrar(const char* name, const char* description, Co
 }
 
 bool write_output(const std::string& path, const std::string& content) {
-  core::Status st = core::write_output_file(path, content, force_output());
+  return write_output(path, std::vector<std::string_view>{content});
+}
+
+bool write_output(const std::string& path, const std::vector<std::string_view>& pieces) {
+  core::Status st = core::write_output_file(path, pieces, force_output());
   if (!st) {
     print_error(st.message());
     return false;

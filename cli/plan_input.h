@@ -15,10 +15,8 @@
 #include "core/plan/plan_load.h"
 #include "core/base/diagnostics.h"
 #include "core/base/status.h"
+#include "import/importer.h"
 
-namespace planck::import {
-struct ImportResult;
-}
 
 namespace planck::cli {
 
@@ -37,14 +35,21 @@ std::optional<PlanInput> plan_input_of(core::LoadedPlan loaded, const std::strin
 
 // What --model VALUE stands for as a plan's "model" value: a preset name (a JSON string), a file
 // holding a planck model object, or a Hugging Face config.json (an object with "model_type",
-// converted by core/plan/hf_config.h). nullopt after printing why not (`flag` names the option).
-// The result is not yet checked against the model schema: the plan loader does that.
+// converted by core/plan/hf_config.h), with the model-unmodelled-layers warnings of a Hugging Face
+// config's layers (`file` the config, `line` the key's). The model is not yet checked against the
+// model schema: the plan loader does that.
+struct ModelOption {
+  nlohmann::json model;
+  std::vector<import::ImportFinding> findings;
+};
+// nullopt after printing why not (`flag` names the option); the findings are printed as warnings.
 std::optional<nlohmann::json> model_value(const std::string& flag, const std::string& value);
 // The same as a Result, for callers that report it themselves (verify's config-unreadable).
-core::Result<nlohmann::json> read_model_option(const std::string& flag, const std::string& value);
+core::Result<ModelOption> read_model_option(const std::string& flag, const std::string& value);
 // --model on an imported config (import and verify): `model` (from read_model_option) replaces
-// whatever the config implied, a note says so, and the importer's "model left out" warnings go.
-void apply_model_option(import::ImportResult& r, const std::string& value, const nlohmann::json& model);
+// whatever the config implied, a note says so, the importer's "model left out" warnings go, and
+// the model's own findings join the config's.
+void apply_model_option(import::ImportResult& r, const std::string& value, const ModelOption& model);
 // Every --observed file (io/observed_io.h), or nullopt after printing the first that cannot be read.
 std::optional<std::vector<core::Observed>> read_observed_files(const std::vector<std::string>& paths);
 

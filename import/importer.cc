@@ -35,6 +35,7 @@ constexpr Entry kImporters[] = {
     {"megatron", &import_megatron},
     {"megatron-bridge", &bridge_one},
     {"deepspeed", &import_deepspeed},
+    {"llama-factory", &import_llama_factory},
 };
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -184,6 +185,8 @@ std::string detect_framework(const std::string& path, std::string_view text) {
       if (line.rfind(section, 0) == 0) return "torchtitan";
     }
     if (line.rfind("distributed:", 0) == 0) return "lingua";
+    // LLaMA-Factory's training YAML (HfArgumentParser keys; Lingua has no such key).
+    if (line.rfind("finetuning_type:", 0) == 0 || line.rfind("model_name_or_path:", 0) == 0) return "llama-factory";
   }
   // Megatron-Bridge's launchers (scripts/training/run_recipe.py, scripts/performance/*.py).
   for (const char* marker : {"run_recipe.py", "scripts/performance/", "scripts/training/"}) {

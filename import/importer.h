@@ -136,5 +136,9 @@ core::Result<std::vector<NamedImport>> import_bridge_launch(std::string_view tex
                                                             const ImportOptions& options);
 core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,
                                             const ImportOptions& options);
+// LLaMA-Factory's training YAML (llama_factory.cc): the DeepSpeed config it names, or torchrun DDP,
+// with its batch, sequence, model and LoRA settings.
+core::Result<ImportResult> import_llama_factory(std::string_view text, const std::string& path,
+                                                const ImportOptions& options);
 
 }  // namespace planck::import

@@ -28,6 +28,43 @@ std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> 
   return acc;
 }
 
+std::string preset_of_hf_id(const std::string& hf_id) {
+  static const std::pair<const char*, const char*> kIds[] = {
+      {"meta-llama/Meta-Llama-3-8B", "llama3-8b"},       {"meta-llama/Llama-3.1-8B", "llama3-8b"},
+      {"meta-llama/Meta-Llama-3.1-8B", "llama3-8b"},     {"meta-llama/Meta-Llama-3-70B", "llama3-70b"},
+      {"meta-llama/Llama-3.1-70B", "llama3-70b"},        {"meta-llama/Meta-Llama-3.1-70B", "llama3-70b"},
+      {"meta-llama/Llama-3.3-70B", "llama3-70b"},        {"meta-llama/Meta-Llama-3.1-405B", "llama3-405b"},
+      {"meta-llama/Llama-3.1-405B", "llama3-405b"},      {"deepseek-ai/DeepSeek-V3", "deepseek-v3"},
+      {"Qwen/Qwen3-30B-A3B", "qwen3-30b-a3b"},           {"Qwen/Qwen3-235B-A22B", "qwen3-235b-a22b"},
+      {"mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b"},   {"mistralai/Mixtral-8x22B-v0.1", "mixtral-8x22b"},
+      {"openai/gpt-oss-20b", "gpt-oss-20b"},             {"openai/gpt-oss-120b", "gpt-oss-120b"},
+      {"moonshotai/Kimi-K2-Instruct", "kimi-k2"},
+  };
+  std::string id = hf_id;
+  for (const char* suffix : {"-Instruct", "-Base"}) {
+    const std::string sfx = suffix;
+    if (id.size() > sfx.size() && id.compare(id.size() - sfx.size(), sfx.size(), sfx) == 0) id.resize(id.size() - sfx.size());
+  }
+  for (const auto& [known, preset] : kIds) {
+    if ((hf_id == known || id == known) && core::model_preset(preset)) return preset;
+  }
+  return "";
+}
+
+nlohmann::ordered_json map_lora_targets(const nlohmann::json& names, const LoraNames& table, std::string* other) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const nlohmann::json& n : names) {
+    bool known = false;
+    for (const auto& [name, ours] : table) {
+      if (n != name) continue;
+      known = true;
+      for (const std::string& o : ours) out.push_back(o);
+    }
+    if (!known) *other += (other->empty() ? "" : ", ") + (n.is_string() ? n.get<std::string>() : n.dump());
+  }
+  return out;
+}
+
 PlanBuilder::PlanBuilder(std::string framework, std::string path)
     : framework_(std::move(framework)), path_(std::move(path)) {
   // Key order follows docs/plan-format.md so the written plan reads like the documented one.
@@ -49,25 +86,28 @@ void PlanBuilder::warn(std::string text) {
 
 void PlanBuilder::hint(std::string text) { result_.hints.push_back(std::move(text)); }
 
-void PlanBuilder::finding(const std::string& rule, int line, const std::string& message) {
-  const std::string where = line > 0 ? core::str_cat(path_, ":", std::to_string(line), ": ") : path_ + ": ";
+void PlanBuilder::finding(const std::string& rule, int line, const std::string& message, const std::string& file) {
+  const std::string& in = file.empty() ? path_ : file;
+  const std::string where = line > 0 ? core::str_cat(in, ":", std::to_string(line), ": ") : in + ": ";
   warn(where + rule + ": " + message);
-  result_.findings.push_back({rule, message, path_, line});
+  result_.findings.push_back({rule, message, in, line});
 }
 
 void PlanBuilder::unmodelled(const std::string& setting, int line, const std::string& assumed) {
   finding("setting-unmodelled", line, setting + " is not modelled by planck: " + assumed);
 }
 
-void PlanBuilder::unknown_key(const std::string& key, int line, const std::vector<std::string>& known) {
-  // The key's own name: after the last '/' (JSON pointer) or ' ' ("[section] key"), brackets off.
-  const std::size_t cut = key.find_last_of("/ ");
+void PlanBuilder::unknown_key(const std::string& key, int line, const std::vector<std::string>& known,
+                              const std::string& file) {
+  // The key's own name: after the last '/' (JSON pointer), ' ' ("[section] key") or '.' (a dotted
+  // registry setting), brackets off.
+  const std::size_t cut = key.find_last_of(key.find('[') == std::string::npos ? "/ ." : "/ ");
   std::string last = cut == std::string::npos ? key : key.substr(cut + 1);
   std::erase_if(last, [](char c) { return c == '[' || c == ']'; });
   last.erase(0, last.find_first_not_of('-'));  // "--flag" compares as "flag"
   const std::string guess = core::did_you_mean(last, known);
   finding("unknown-key", line,
-          key + " is not a key the framework knows (ignored)" + (guess.empty() ? std::string() : "; " + guess));
+          key + " is not a key the framework knows (ignored)" + (guess.empty() ? std::string() : "; " + guess), file);
 }
 
 void PlanBuilder::locate(const std::string& pointer, int line) {

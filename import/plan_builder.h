@@ -14,6 +14,9 @@
 
 namespace planck::import {
 
+// A count or size as text, for the readers' messages.
+inline std::string str(std::int64_t v) { return std::to_string(v); }
+
 // a x b, or nullopt when it overflows int64 (hostile configs write 2^62-sized degrees).
 std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b);
 std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> values);
@@ -30,6 +33,17 @@ struct ConfigWorld {
   std::string source;  // "GPUS_PER_NODE/NUM_NODES in the script", for the notes
 };
 
+// A Hugging Face model id (Megatron-Bridge's AutoBridge.from_hf_pretrained, LLaMA-Factory's
+// model_name_or_path) -> planck's preset of that checkpoint ("" when none); an -Instruct / -Base
+// suffix names the same shape.
+std::string preset_of_hf_id(const std::string& hf_id);
+
+// Module names a framework's LoRA config targets -> the plan's training.lora_targets
+// (core/plan/trainable.h): `table` gives planck's targets for each name; names it lacks are
+// listed in *other (comma-separated, as written) for the importer to warn about.
+using LoraNames = std::vector<std::pair<std::string, std::vector<std::string>>>;
+nlohmann::ordered_json map_lora_targets(const nlohmann::json& names, const LoraNames& table, std::string* other);
+
 class PlanBuilder {
  public:
   PlanBuilder(std::string framework, std::string path);
@@ -42,9 +56,11 @@ class PlanBuilder {
   void unmodelled(const std::string& setting, int line, const std::string& assumed);
   // unknown-key: `key` (its full name, e.g. "/zero_optimization/offload_optimzer") is not one of
   // `known`, the framework's own keys at that level; the message offers the closest.
-  void unknown_key(const std::string& key, int line, const std::vector<std::string>& known);
+  // `file`: where the key is written when not the config itself (a module a registry imports).
+  void unknown_key(const std::string& key, int line, const std::vector<std::string>& known,
+                   const std::string& file = "");
   // A warning with its own rule (model-unmodelled-layers, ...).
-  void finding(const std::string& rule, int line, const std::string& message);
+  void finding(const std::string& rule, int line, const std::string& message, const std::string& file = "");
   // The plan field at `pointer` was set from line `line` of the config (0 = unknown, ignored).
   void locate(const std::string& pointer, int line);
 

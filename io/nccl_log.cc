@@ -21,6 +21,12 @@ std::string hex_id(std::uint64_t v) {
   return buf;
 }
 
+}  // namespace
+
+// The parser state's parts: named (not anonymous), since NcclLogParser::State, declared in the
+// header, holds them (-Wsubobject-linkage in a unity build).
+namespace nccl_log_parts {
+
 // (a, b, c) keys for the lookup tables: (host, pid, device|pointer|tid).
 struct Key3 {
   std::int64_t a;
@@ -57,6 +63,11 @@ struct Comm {
   std::string func;
   std::vector<int> members;
 };
+
+}  // namespace nccl_log_parts
+using namespace nccl_log_parts;
+
+namespace {
 
 int clamp_line(std::int64_t line) { return line > INT_MAX ? INT_MAX : static_cast<int>(line); }
 

@@ -285,6 +285,10 @@ class Function:
             return hf
         if text in READ_ONLY_BUILTINS and callee is not None and not isinstance(callee, (FuncRef, ModRef)):
             return self.builtin(node, text, line)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS and not node.args:
+            base = self.expr(node.func.value)  # "LoRA".lower(): a string method of a known string
+            if isinstance(base, Val) and isinstance(base.value, str):
+                return Val(getattr(base.value, node.func.attr)(), line, self.file)
         if not isinstance(callee, (FuncRef, ModRef)) and text.split(".")[-1][:1].isupper():
             return self.construct(node, text, line)  # a class (a config dataclass): its keyword fields
         if isinstance(callee, FuncRef):
@@ -299,9 +303,12 @@ class Function:
     def builtin(self, node, name, line):
         """Builtins that read a config without changing it: getattr of a field set, else unknown."""
         args = [self.expr(a) for a in node.args]
-        if name == "isinstance" and len(args) == 2 and ast.unparse(node.args[1]) == "str":
-            if isinstance(args[0], (Obj, Spec)) or isinstance(args[0], Val):
-                return Val(isinstance(args[0], Val) and isinstance(args[0].value, str), line, self.file)
+        if name == "isinstance" and len(args) == 2 and isinstance(args[0], (Obj, Spec, Val)):
+            kind = BUILTIN_TYPES.get(ast.unparse(node.args[1]))
+            if kind is not None:
+                return Val(isinstance(args[0], Val) and isinstance(args[0].value, kind), line, self.file)
+            if isinstance(args[0], Val):  # a constant is no instance of a config's own class
+                return Val(False, line, self.file)
         if name == "getattr" and len(args) >= 2 and isinstance(args[0], Obj) and isinstance(args[1], Val):
             if args[1].value in args[0].fields:
                 return args[0].fields[args[1].value]
@@ -409,8 +416,9 @@ class Run:
                 return caller.opaque_call(node, line, f"argument `{p.arg}` of `{ref.name}` is not given")
         if kwargs and a.kwarg is None:
             return caller.opaque_call(node, line, f"`{ref.name}` takes no argument {', '.join(kwargs)}")
-        if a.kwarg is not None:
-            f.env[a.kwarg.arg] = Opaque("**" + a.kwarg.arg, line, ref.module.path)
+        if a.kwarg is not None:  # **kwargs: the keyword arguments left over, known (none is an empty dict)
+            f.env[a.kwarg.arg] = Obj("**" + a.kwarg.arg, line, ref.module.path)
+            f.env[a.kwarg.arg].fields.update(kwargs)
         self.stack.append((ref.module.path, ref.name))
         done = f.block(fn.body)
         self.stack.pop()

@@ -10,6 +10,9 @@ import stat
 
 READ_ONLY_BUILTINS = {"getattr", "hasattr", "isinstance", "len", "str", "int", "float", "bool", "print", "repr",
                       "type", "sorted", "list", "tuple", "dict", "set", "min", "max", "abs", "any", "all"}
+# isinstance(x, T) of a constant against these is Python's answer; against any other class, False.
+BUILTIN_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "tuple": tuple, "dict": dict}
+STR_METHODS = {"lower", "upper", "strip"}
 MAX_CALL_DEPTH = 24
 MAX_STEPS = 200000
 
@@ -86,6 +89,8 @@ COMPARE = {
     ast.GtE: lambda a, b: a >= b,
     ast.Is: lambda a, b: a is b,
     ast.IsNot: lambda a, b: a is not b,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
 }
 NUMBER = (int, float)
 

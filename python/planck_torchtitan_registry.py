@@ -110,6 +110,20 @@ def is_config_function(fn):
     return "Config" in ret
 
 
+def bind_defaults(f, fn):
+    """A config function run as its framework runs it: with its parameters' defaults
+    (`def llama3_8b_peft_config(peft_scheme: str | PEFT = "lora")`); one without stays unknown."""
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    for p, d in zip(positional[len(positional) - len(a.defaults):], a.defaults):
+        f.env[p.arg] = f.expr(d)
+    for p, d in zip(a.kwonlyargs, a.kw_defaults):
+        if d is not None:
+            f.env[p.arg] = f.expr(d)
+    if a.kwarg is not None:
+        f.env[a.kwarg.arg] = Obj("**" + a.kwarg.arg, fn.lineno, f.file)
+
+
 def main(argv):
     args, paths = [], []
     i = 1
@@ -143,12 +157,15 @@ def main(argv):
         run = Run(loader)
         fn = module.functions[name]
         run.stack.append((module.path, name))
-        done = Function(run, module).block(fn.body)
+        top = Function(run, module)
+        bind_defaults(top, fn)
+        done = top.block(fn.body)
         result = done[1] if done else None
         entry = {"name": name, "line": fn.lineno, "file": module.path, "settings": {}, "notes": run.notes,
                  "unfollowed": run.unfollowed}
         resolve_touches(result, entry["unfollowed"])
         if isinstance(result, Obj):
+            entry["class"] = result.cls
             flatten(result, "", entry["settings"])
         elif isinstance(result, Opaque):
             entry["unfollowed"].append({"file": result.file, "line": result.line, "construct": result.text,

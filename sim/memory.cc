@@ -194,12 +194,7 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
       model_states(dense_total, frozen ? 0.0 : dense_total, dp, d_dense, bp, bg, k_dense);
   const ModelStates exp =
       model_states(rp.expert_total(), frozen ? 0.0 : rp.expert_total(), dp, d_exp, bp, bg, k);
-  double lora_params = 0;
-  if (tr.lora_rank > 0) {
-    lora_params = (static_cast<double>(rp.dense_layers) * core::lora_layer_params(m, false, tr.lora_rank) +
-                   static_cast<double>(rp.moe_layers) * core::lora_layer_params(m, true, tr.lora_rank)) /
-                  static_cast<double>(std::max<std::int64_t>(1, d.tp));
-  }
+  const double lora_params = core::lora_params(m, tr, rp.dense_layers, rp.moe_layers, d.tp);
   const ModelStates lora = model_states(lora_params, lora_params, dp, d_dense, bp, bg, k);
   double params = dense.params + exp.params + lora.params, grads = dense.grads + exp.grads + lora.grads;
   double optimizer = dense.optimizer + exp.optimizer + lora.optimizer;

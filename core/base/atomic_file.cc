@@ -106,7 +106,7 @@ Result<Target> resolve(const std::string& path, bool force) {
   return t;
 }
 
-Status write_all(int fd, const std::string& content, const std::string& shown) {
+Status write_all(int fd, std::string_view content, const std::string& shown) {
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -117,7 +117,15 @@ Status write_all(int fd, const std::string& content, const std::string& shown) {
   return Status::ok();
 }
 
-Status write_through(const Target& t, const std::string& shown, const std::string& content) {
+Status write_all(int fd, const std::vector<std::string_view>& pieces, const std::string& shown) {
+  for (std::string_view piece : pieces) {
+    Status st = write_all(fd, piece, shown);
+    if (!st) return st;
+  }
+  return Status::ok();
+}
+
+Status write_through(const Target& t, const std::string& shown, const std::vector<std::string_view>& content) {
   const int fd = ::open(t.path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) return Status::error(fail_text(shown, std::strerror(errno)));
   Status st = write_all(fd, content, shown);
@@ -125,7 +133,7 @@ Status write_through(const Target& t, const std::string& shown, const std::strin
   return st;
 }
 
-Status write_by_rename(const Target& t, const std::string& shown, const std::string& content) {
+Status write_by_rename(const Target& t, const std::string& shown, const std::vector<std::string_view>& content) {
   const std::string tmp = t.path + ".tmp." + std::to_string(::getpid());
   // 0666 less the umask for a new file; a replaced file keeps its own bits (fchmod below).
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -166,6 +174,10 @@ Status check_output(const std::string& path, const std::vector<std::string>& inp
 }
 
 Status write_output_file(const std::string& path, const std::string& content, bool force) {
+  return write_output_file(path, std::vector<std::string_view>{content}, force);
+}
+
+Status write_output_file(const std::string& path, const std::vector<std::string_view>& content, bool force) {
   auto t = resolve(path, force);
   if (!t) return t.status();
   const std::string shown = t->path.empty() || t->path == path ? (path.empty() ? "-" : path) : path + " (-> " + t->path + ")";

@@ -12,6 +12,7 @@
 //    (same device and inode).
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/base/status.h"
@@ -28,5 +29,7 @@ Status check_output(const std::string& path, const std::vector<std::string>& inp
 // Writes `content` to `path` by the rules above (the same checks, minus the inputs). The error
 // names the path and the reason; on any error what was at the path is untouched.
 Status write_output_file(const std::string& path, const std::string& content, bool force);
+// The same for a text given in pieces, written in order (no joined copy of a large output).
+Status write_output_file(const std::string& path, const std::vector<std::string_view>& pieces, bool force);
 
 }  // namespace planck::core

@@ -226,6 +226,8 @@ struct Training {
   // rank on every linear of each transformer layer, which train (and imply frozen).
   bool frozen = false;
   std::int64_t lora_rank = 0;
+  // The linears the adapters sit on (core/plan/trainable.h lora_target_names); empty: every linear.
+  std::vector<std::string> lora_targets;
   Checkpointing activation_checkpointing = Checkpointing::kNone;
   // With activation_checkpointing full, only some transformer layers recompute (absent: all):
   // every N-th layer of a rank (torchtitan selective_ac_option = "N", layer SAC), or the first N

@@ -3,6 +3,8 @@
 
 #include "core/plan/training_load.h"
 
+#include "core/plan/trainable.h"
+
 namespace planck::core {
 
 void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
@@ -11,7 +13,8 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
       v, "/training",
       {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
        "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8", "stack", "attention_kernel",
-       "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank"});
+       "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank",
+       "lora_targets"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
   if (v.contains("micro_batch")) {
@@ -61,6 +64,17 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
   }
   if (v.contains("lora_rank")) {
     if (auto n = r_.integer(v["lora_rank"], "/training/lora_rank", 1, 1 << 20)) t.lora_rank = *n;
+  }
+  if (v.contains("lora_targets")) {
+    if (r_.string_list(v["lora_targets"], "/training/lora_targets")) {
+      for (std::size_t i = 0; i < v["lora_targets"].size(); ++i) {
+        const std::string p = "/training/lora_targets/" + std::to_string(i);
+        if (auto n = r_.choice(v["lora_targets"][i], p, lora_target_names())) t.lora_targets.push_back(*n);
+      }
+      if (!v.contains("lora_rank")) {
+        r_.error("/training/lora_targets", "lora_targets without lora_rank", "give the adapters' rank in lora_rank");
+      }
+    }
   }
   if (v.contains("activation_checkpointing")) {
     if (auto s = r_.choice(v["activation_checkpointing"], "/training/activation_checkpointing",

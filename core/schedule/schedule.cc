@@ -350,9 +350,7 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
     for (const auto& r : param_sync_dims(plan, mesh, "replicate", true)) {
       if (std::find(dims.begin(), dims.end(), r) == dims.end()) dims.push_back(r);
     }
-    const double adapters = (static_cast<double>(rp.dense_layers) * lora_layer_params(m, false, tr.lora_rank) +
-                             static_cast<double>(rp.moe_layers) * lora_layer_params(m, true, tr.lora_rank)) /
-                            static_cast<double>(std::max<std::int64_t>(1, d.tp));
+    const double adapters = lora_params(m, tr, rp.dense_layers, rp.moe_layers, d.tp);
     lo.repeats(1);
     lo.add("dp", dims, CollOp::kAllReduce, Phase::kBackward, to_bytes(adapters, bg), 1, bg,
            "LoRA adapter gradient all-reduce");

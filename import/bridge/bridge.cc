@@ -87,7 +87,7 @@ constexpr Field kFields[] = {
 const std::set<std::string>& read_leaves() {
   static const std::set<std::string> leaves = [] {
     std::set<std::string> out = {"model", "train", "ddp", "mixed_precision", "dataset", "hf_model_id",
-                                 "pipeline_model_parallel_layout"};
+                                 "pipeline_model_parallel_layout", "peft", "dim", "target_modules"};
     for (const Field& f : kFields) out.insert(std::string(f.setting).substr(std::string(f.setting).rfind('.') + 1));
     return out;
   }();
@@ -96,20 +96,57 @@ const std::set<std::string>& read_leaves() {
 
 bool matters_fn(const std::string& path) { return setting_matters(path); }
 
-// A Hugging Face model id (AutoBridge.from_hf_pretrained) -> planck's preset of that checkpoint.
-std::string preset_of(const std::string& hf_id) {
-  static const std::pair<const char*, const char*> kIds[] = {
-      {"meta-llama/Meta-Llama-3-8B", "llama3-8b"},         {"meta-llama/Llama-3.1-8B", "llama3-8b"},
-      {"meta-llama/Meta-Llama-3-70B", "llama3-70b"},       {"meta-llama/Llama-3.1-70B", "llama3-70b"},
-      {"meta-llama/Meta-Llama-3.1-405B", "llama3-405b"},   {"meta-llama/Llama-3.1-405B", "llama3-405b"},
-      {"deepseek-ai/DeepSeek-V3", "deepseek-v3"},          {"deepseek-ai/DeepSeek-V3-Base", "deepseek-v3"},
-      {"Qwen/Qwen3-30B-A3B", "qwen3-30b-a3b"},             {"Qwen/Qwen3-235B-A22B", "qwen3-235b-a22b"},
-      {"openai/gpt-oss-20b", "gpt-oss-20b"},               {"openai/gpt-oss-120b", "gpt-oss-120b"},
-  };
-  for (const auto& [id, preset] : kIds) {
-    if (hf_id == id && core::model_preset(preset)) return preset;
+// ConfigContainer.peft (megatron/bridge/peft/lora.py LoRA, dora.py DoRA, canonical_lora.py
+// CanonicalLoRA): adapters of `dim` (default 32) on the target modules (default linear_qkv,
+// linear_proj, linear_fc1, linear_fc2), the base frozen. Megatron's fused linear_qkv and
+// linear_fc1 carry one adapter over the fused matrix; CanonicalLoRA's split names one each.
+void read_peft(const json& settings, const std::string& path, PlanBuilder& b, ImportResult& r) {
+  auto peft = settings.find("peft");
+  if (peft == settings.end() || !peft->contains("class")) return;
+  const std::string cls = (*peft)["class"];
+  const std::string kind = cls.substr(cls.rfind('.') == std::string::npos ? 0 : cls.rfind('.') + 1);
+  const int line = peft->value("line", 0);
+  const std::string file = peft->value("file", path) == path ? std::string() : peft->value("file", path);
+  if (kind != "LoRA" && kind != "DoRA" && kind != "CanonicalLoRA") {
+    b.finding("setting-unmodelled", line, "peft " + cls + " is not modelled by planck: every weight priced as trained",
+              file);
+    return;
   }
-  return "";
+  auto field = [&](const char* name) -> const json* {
+    auto it = settings.find(std::string("peft.") + name);
+    return it != settings.end() && it->contains("value") ? &(*it)["value"] : nullptr;
+  };
+  const json* dim = field("dim");
+  const std::int64_t rank = dim && dim->is_number_integer() ? dim->get<std::int64_t>() : 32;
+  static const LoraNames kModules = {{"linear_qkv", {"qkv"}}, {"linear_proj", {"o"}},  {"linear_fc1", {"gate_up"}},
+                                     {"linear_fc2", {"down"}}, {"linear_q", {"q"}},     {"linear_k", {"k"}},
+                                     {"linear_v", {"v"}},      {"linear_fc1_up", {"up"}}, {"linear_fc1_gate", {"gate"}}};
+  const json* targets = field("target_modules");
+  json names = targets && targets->is_array()
+                   ? *targets
+                   : (kind == "CanonicalLoRA"
+                          ? json{"linear_q", "linear_k", "linear_v", "linear_proj", "linear_fc1_up", "linear_fc1_gate",
+                                 "linear_fc2"}
+                          : json{"linear_qkv", "linear_proj", "linear_fc1", "linear_fc2"});
+  std::string other;
+  const nlohmann::ordered_json ours = map_lora_targets(names, kModules, &other);
+  nlohmann::ordered_json& t = r.plan["training"];
+  t["lora_rank"] = rank;
+  t["lora_targets"] = ours;
+  r.notes.push_back("peft " + cls + ": adapters of rank " + std::to_string(rank) + " on " + names.dump() +
+                    ", the base weights frozen");
+  if (!other.empty()) {
+    b.finding("setting-unmodelled", line, "peft target_modules " + other + " is not modelled by planck: no adapters "
+              "priced on them (planck prices linear_qkv, linear_proj, linear_fc1, linear_fc2 on every layer)", file);
+  }
+  if (kind == "DoRA") {
+    b.finding("setting-unmodelled", line, "peft DoRA is not modelled by planck: priced as LoRA of rank " +
+              std::to_string(rank) + " (its magnitude vectors and weight-norm computation are not)", file);
+  }
+  if (field("exclude_modules") != nullptr && !field("exclude_modules")->empty()) {
+    b.finding("setting-unmodelled", line, "peft exclude_modules is not modelled by planck: adapters priced on every "
+              "layer's targets", file);
+  }
 }
 
 // A value as one word of the args file the Megatron importer's shell reader takes (a layout holds
@@ -219,7 +256,7 @@ json override_value(const std::string& raw) {
 
 bool reads(const std::string& key) {
   if (key == "mixed_precision" || key == "ddp.grad_reduce_in_fp32" || key == "model.hf_model_id" ||
-      key == "model.pipeline_model_parallel_layout")
+      key == "model.pipeline_model_parallel_layout" || key == "peft" || key.rfind("peft.", 0) == 0)
     return true;
   return std::any_of(std::begin(kFields), std::end(kFields), [&](const Field& f) { return key == f.setting; });
 }
@@ -320,14 +357,17 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& reci
   const std::string prefix = "recipe " + name + " (" + path + ":" + std::to_string(fn.value("line", 0)) + ")";
   r->notes.insert(r->notes.begin(), prefix + ": its ConfigContainer fields read as the Megatron-LM flags of the "
                                              "same names");
-  ImportResult extra = notes.finish();
-  for (std::string& n : extra.notes) r->notes.push_back(std::move(n));
-  for (ImportFinding& f : extra.findings) r->findings.push_back(std::move(f));
-  for (std::string& w : extra.warnings) r->warnings.push_back(std::move(w));
+  read_peft(settings, main_path, notes, *r);
+  {  // the recipe's own notes, warnings and findings after the Megatron importer's
+    ImportResult own = notes.finish();
+    for (std::string& n : own.notes) r->notes.push_back(std::move(n));
+    for (std::string& w : own.warnings) r->warnings.push_back(std::move(w));
+    for (ImportFinding& f : own.findings) r->findings.push_back(std::move(f));
+  }
   auto hf = settings.find("model.hf_model_id");
   if (hf != settings.end() && hf->contains("value") && (*hf)["value"].is_string()) {
     const std::string id = (*hf)["value"];
-    const std::string preset = preset_of(id);
+    const std::string preset = preset_of_hf_id(id);
     if (!preset.empty()) {
       r->plan["model"] = preset;
       r->positions["/model"] = hf->value("line", 0);

@@ -28,7 +28,6 @@ namespace {
 
 using namespace deepspeed_keys;
 
-std::string str(std::int64_t v) { return std::to_string(v); }
 
 // An integer field that may be absent, a number, or the Hugging Face placeholder "auto".
 struct DsInt {

@@ -18,12 +18,18 @@ YAML::Node YamlReader::section(const std::string& name) const {
   return n && n->IsMap() ? *n : YAML::Node();
 }
 
-void YamlReader::warn_unknown(const YAML::Node& map, const std::string& where, const std::vector<std::string>& known) {
+void YamlReader::check_keys(const YAML::Node& map, const ConfigClasses& classes, const std::string& type,
+                            const std::string& where) {
   if (!map.IsDefined() || !map.IsMap()) return;
+  const auto fields = config_fields(classes, type);
+  if (fields.empty()) return;  // a field typed as a dict or Any: its keys are the user's
   for (const auto& kv : map) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      b_.warn(b_.path() + ":" + std::to_string(line(kv.first)) + ": unknown key " + where + key + " (ignored)");
+    auto it = fields.find(key);
+    if (it == fields.end()) {
+      b_.unknown_key(where + key, line(kv.first), field_names(fields));
+    } else if (!it->second.empty()) {
+      check_keys(kv.second, classes, it->second, where + key + ".");
     }
   }
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "import/config_keys.h"
 #include "import/plan_builder.h"
 
 namespace planck::import {
@@ -25,8 +26,10 @@ class YamlReader {
   static int line(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
   // The mapping under `name`, or a null node (test with IsMap()) when absent or not a mapping.
   YAML::Node section(const std::string& name) const;
-  // `where` prefixes key names in messages, e.g. "distributed.".
-  void warn_unknown(const YAML::Node& map, const std::string& where, const std::vector<std::string>& known);
+  // unknown-key for each key of `map` (and of its sub-mappings, recursively) that the config class
+  // `type` of `classes` (import/config_keys.h) does not define; `where` prefixes key names in
+  // messages, e.g. "distributed.".
+  void check_keys(const YAML::Node& map, const ConfigClasses& classes, const std::string& type, const std::string& where);
 
   core::Result<std::optional<std::int64_t>> integer(const YAML::Node& map, const std::string& key,
                                                     const std::string& where);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "import/importer.h"
+#include "import/lingua/keys.h"
 #include "import/plan_builder.h"
 #include "import/formats/yaml_reader.h"
 #include "core/plan/presets.h"
@@ -18,47 +19,6 @@
 namespace planck::import {
 
 namespace {
-
-const std::vector<std::string> kTopKeys = {"name",
-                                           "dump_dir",
-                                           "seed",
-                                           "grad_acc_steps",
-                                           "gc_collect_freq",
-                                           "probe_freq",
-                                           "steps",
-                                           "data",
-                                           "optim",
-                                           "model",
-                                           "distributed",
-                                           "env",
-                                           "checkpoint",
-                                           "profiling",
-                                           "logging",
-                                           "async_eval_gpus",
-                                           "eval",
-                                           "intradoc_mask",
-                                           "doc_separator",
-                                           "dynamic_mask"};
-const std::vector<std::string> kDistributedKeys = {"dp_shard",
-                                                   "dp_replicate",
-                                                   "tp_size",
-                                                   "selective_activation_checkpointing",
-                                                   "compile",
-                                                   "fsdp_type",
-                                                   "model_dtype",
-                                                   "float8_recipe",
-                                                   "float8_filter",
-                                                   "matmul_allow_tf32",
-                                                   "allow_bf16_reduced_precision_reduction",
-                                                   "detect_anomaly",
-                                                   "compile_cache_size_limit",
-                                                   "spawn_method"};
-const std::vector<std::string> kModelKeys = {"dim",        "n_layers",           "head_dim",        "n_heads",
-                                             "n_kv_heads", "ffn_dim_multiplier", "multiple_of",     "norm_eps",
-                                             "rope_theta", "init_base_std",      "init_std_factor", "max_seqlen",
-                                             "seed",       "vocab_size",         "weight_tying",    "sliding_window"};
-const std::vector<std::string> kDataKeys = {"root_dir", "sources", "batch_size", "seq_len",       "n_views",  "seed",
-                                            "add_bos",  "add_eos", "load_async", "prefetch_size", "tokenizer"};
 
 // LMTransformerArgs -> ModelSpec. FeedForward: hidden = 4 dim -> int(2 hidden / 3) -> x
 // ffn_dim_multiplier -> rounded up to multiple_of (Llama's recipe, lingua/transformer.py).
@@ -130,8 +90,12 @@ core::Status read_model(YamlReader& y, PlanBuilder& b) {
         return core::Status::ok();
       }
       spec.vocab = preset->vocab;
-      b.note("vocab " + std::to_string(spec.vocab) + " of preset " + preset->name + " (same layers, dim and heads): "
-             "the '" + name + "' tokenizer file, which sets it, is not read");
+      // A guess is said in every output (issue 30), not only --explain.
+      const YAML::Node tok = data.IsMap() ? data["tokenizer"] : YAML::Node();
+      b.unmodelled("data.tokenizer.name " + name, tok.IsDefined() && tok.IsMap() ? y.line_of(tok, "name") : 0,
+                   "no model.vocab_size: vocab " + std::to_string(spec.vocab) + " guessed from preset " +
+                       preset->name + ", which has the same layers, dim and heads (the tokenizer file, which sets "
+                       "it, is not read; set model.vocab_size)");
     } else {
       spec.vocab = name == "bytes" ? 258 : 256;
       b.note("vocab " + std::to_string(spec.vocab) + " from the '" + name + "' tokenizer (lingua/tokenizer.py n_words)");
@@ -227,10 +191,8 @@ core::Result<ImportResult> import_lingua(std::string_view text, const std::strin
   PLANCK_IMPORT_TRY(root, parse_yaml(std::string(text), b));
   if (!root.IsMap()) return b.error(0, "a Lingua config is a YAML mapping (name, data, model, distributed, ...)");
   YamlReader y(root, b);
-  y.warn_unknown(root, "", kTopKeys);
-  y.warn_unknown(y.section("distributed"), "distributed.", kDistributedKeys);
-  y.warn_unknown(y.section("model"), "model.", kModelKeys);
-  y.warn_unknown(y.section("data"), "data.", kDataKeys);
+  // Keys of Lingua's own TrainArgs (every app's, import/lingua_keys.h): another is unknown-key.
+  y.check_keys(root, kLinguaClasses, "TrainArgs", "");
   if (!y.section("distributed").IsMap())
     b.note("no distributed section: Lingua's defaults (dp_shard 1, tp_size 1, no_shard)");
 

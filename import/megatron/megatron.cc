@@ -121,7 +121,6 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-std::string str(std::int64_t v) { return std::to_string(v); }
 
 ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script) {
   ConfigWorld cw;
@@ -314,7 +313,8 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
     // The launch line is often in the file that could not be read: say which.
     return core::Status::error(launch_r.message() + "; " + core::join(script.warnings, "; "));
   }
-  PLANCK_IMPORT_TRY(launch, std::move(launch_r));
+  if (!launch_r) return launch_r.status();
+  auto launch = std::move(*launch_r);
   relocate_flags(launch, text);
   // A Megatron-Bridge launch (run_recipe.py, scripts/performance|training/*.py) passes a recipe name
   // and Hydra-style a.b=c overrides, not Megatron-LM flags: reading it as flags would give the

@@ -13,7 +13,6 @@ namespace planck::import {
 
 namespace {
 
-std::string str(std::int64_t v) { return std::to_string(v); }
 
 constexpr std::int64_t kGpt2Vocab = 50257;
 

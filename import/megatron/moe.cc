@@ -12,7 +12,6 @@
 namespace planck::import {
 namespace {
 
-std::string str(std::int64_t v) { return std::to_string(v); }
 
 }  // namespace
 

@@ -43,6 +43,10 @@ inline std::string lower(std::string s) {
 // The plan's "training" object: batch, micro-batches, accumulation, dtypes, checkpointing.
 core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, const Degrees& d, std::int64_t dps_known);
 
+// unknown-key for each registry setting (fn["settings"], python/planck_torchtitan_registry.py)
+// that torchtitan's config classes do not define (import/torchtitan/registry_keys.cc).
+void check_registry_keys(const nlohmann::json& fn, const std::string& main, PlanBuilder& b);
+
 // A model object from a registry flavour's literal sizes; false (and nothing set) when they are
 // not enough for one.
 bool registry_model(const nlohmann::json& args, const std::string& described_as, PlanBuilder& b);

@@ -121,6 +121,7 @@ core::Result<ImportResult> import_function(const json& fn, const std::string& pa
   std::vector<Unfollowed> refused = python_unfollowed(with_sets, main, options, b, &setting_matters);
   b.locate("", fn.value("line", 0));
   const json& s = with_sets["settings"];
+  check_registry_keys(with_sets, main, b);
   if (auto st = registry::check_int_range(s, b); !st) return st;
   Table t(main);
   for (const char* key : kCopied) {

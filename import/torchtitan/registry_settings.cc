@@ -121,9 +121,20 @@ void read_converters(const json& spec, Table& t, PlanBuilder& b) {
       // torchtitan/components/lora.py: LoRA adapters of `rank` (default 8) beside frozen weights,
       // on every Linear unless target_modules names some (planck: every linear of each layer).
       t.set_in("lora", "rank", fields.value("rank", json(8)), line);
-      if (fields.contains("target_modules")) {
-        b.unmodelled("LoRAConverter target_modules " + fields["target_modules"].dump(), line,
-                     "adapters priced on every linear of each transformer layer");
+      if (fields.contains("target_modules") && fields["target_modules"].is_array()) {
+        // Matched by a Linear's own field name (lora.py convert: last_segment in target_modules);
+        // wkv builds both wk and wv (models/common/attention.py), w1 / w3 / w2 are the MLP's
+        // gate / up / down.
+        static const LoraNames kNames = {{"wq", {"q"}},    {"wk", {"k"}},      {"wv", {"v"}},
+                                         {"wkv", {"k", "v"}}, {"wo", {"o"}},      {"w1", {"gate"}},
+                                         {"w3", {"up"}},    {"w2", {"down"}}};
+        std::string other;
+        const json targets = json::parse(map_lora_targets(fields["target_modules"], kNames, &other).dump());
+        t.set_in("lora", "targets", targets, line);
+        if (!other.empty()) {
+          b.unmodelled("LoRAConverter target_modules " + other, line,
+                       "no adapters priced on them (planck prices adapters on q, k, v, o and the MLP's linears)");
+        }
       }
       continue;
     }

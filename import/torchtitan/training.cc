@@ -223,6 +223,9 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
   if (lora->has_value() && (*lora)->value > 0) {
     t["lora_rank"] = (*lora)->value;
     b.note("LoRA rank " + std::to_string((*lora)->value) + ": base weights frozen, adapters trained");
+    auto targets = r.strings_in("lora", "targets");
+    if (!targets) return targets.status();
+    if (targets->has_value()) t["lora_targets"] = (*targets)->value;
   }
   auto opt = r.string_in("optimizer", "name");
   if (!opt) return opt.status();

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/run_command.h"
+#include "tests/temp_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -28,7 +29,7 @@ Run planck(const std::string& args, bool merge = false) {
 std::string plans(const char* name) { return std::string(PLANCK_PLANS_DIR) + "/" + name; }
 
 fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("planck-cli-test-" + std::to_string(::getpid()));
+  fs::path d = planck_test::process_temp_dir("planck-cli-test");
   fs::create_directories(d);
   return d;
 }

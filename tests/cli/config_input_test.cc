@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tests/run_command.h"
+#include "tests/temp_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -25,7 +26,7 @@ std::string pkg(const std::string& rel) {
 }
 
 fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("planck-config-input-" + std::to_string(::getpid()));
+  fs::path d = planck_test::process_temp_dir("planck-config-input");
   fs::create_directories(d);
   return d;
 }

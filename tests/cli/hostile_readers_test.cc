@@ -13,6 +13,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <string>
 
 #include "tests/cli/hostile_util.h"
@@ -130,7 +132,7 @@ TEST_CASE("an __init__.py linked to /dev/zero or made a FIFO is refused at once,
   CHECK(has(z, "__init__.py: it is a character device, not a regular file"));
   CHECK(z.seconds < seconds_limit(10));  // python3 once grew to 3.8 GB reading it
   const fs::path reg2 = write("fifo/llama3/config_registry.py", kRegistry);
-  REQUIRE(::mkfifo((reg2.parent_path() / "__init__.py").c_str(), 0600) == 0);
+  REQUIRE_MESSAGE(::mkfifo((reg2.parent_path() / "__init__.py").c_str(), 0600) == 0, std::strerror(errno));
   Run f = planck("import torchtitan " + reg2.string() + " --nodes 1 --gpus-per-node 8 --model llama3-8b");
   CHECK(f.code == 2);
   CHECK(has(f, "__init__.py: it is a FIFO (named pipe), not a regular file"));
@@ -156,7 +158,7 @@ TEST_CASE("a registry over the 4 MiB config cap is refused before python3 reads 
 TEST_CASE("a directory, a FIFO and a symlink loop named *.py get precise messages") {
   const fs::path dir = temp_dir() / "kinds";
   fs::create_directories(dir / "dir.py");
-  REQUIRE(::mkfifo((dir / "fifo.py").c_str(), 0600) == 0);
+  REQUIRE_MESSAGE(::mkfifo((dir / "fifo.py").c_str(), 0600) == 0, std::strerror(errno));
   fs::create_symlink(dir / "loop.py", dir / "loop.py");
   Run d = planck("verify " + (dir / "dir.py").string() + " --nodes 1 --gpus-per-node 8");
   CHECK(d.code == 2);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tests/run_command.h"
+#include "tests/temp_dir.h"
 
 namespace planck_test::hostile {
 
@@ -40,7 +41,7 @@ inline Run sh(const std::string& cmd) { return planck_test::run_command(cmd + " 
 inline Run planck(const std::string& args) { return sh("timeout 120 " + kBin + " " + args); }
 
 inline fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("planck-hostile-test-" + std::to_string(::getpid()));
+  fs::path d = planck_test::process_temp_dir("planck-hostile-test");
   fs::create_directories(d);
   return d;
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tests/run_command.h"
+#include "tests/temp_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -23,7 +24,7 @@ Run planck(const std::string& args) { return planck_test::run_command(std::strin
 std::string plans(const char* name) { return std::string(PLANCK_PLANS_DIR) + "/" + name; }
 
 fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("planck-input-cli-test-" + std::to_string(::getpid()));
+  fs::path d = planck_test::process_temp_dir("planck-input-cli-test");
   fs::create_directories(d);
   return d;
 }

@@ -11,9 +11,12 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <cerrno>
+#include <cstring>
 #include <string>
 
 #include "tests/run_command.h"
+#include "tests/temp_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -32,7 +35,7 @@ std::string slurp(const fs::path& p) {
 
 // A fresh directory holding x.json, a copy of plans/ddp-8.json.
 fs::path fresh(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("planck-output-test-" + std::to_string(::getpid())) / name;
+  fs::path d = planck_test::process_temp_dir("planck-output-test") / name;
   fs::remove_all(d);
   fs::create_directories(d);
   fs::copy_file(std::string(PLANCK_PLANS_DIR) + "/ddp-8.json", d / "x.json");
@@ -76,7 +79,7 @@ TEST_CASE("output through a symlink writes its target and keeps the link") {
 
 TEST_CASE("output into a FIFO is written through to its reader and the FIFO stays") {
   fs::path d = fresh("fifo");
-  REQUIRE(::mkfifo((d / "pipe").c_str(), 0600) == 0);
+  REQUIRE_MESSAGE(::mkfifo((d / "pipe").c_str(), 0600) == 0, std::strerror(errno));
   Run r = planck_test::run_command("(cat " + q(d / "pipe") + " > " + q(d / "got.txt") + " &) ; " + PLANCK_BIN +
                                    " verify " + q(d / "x.json") + " -o " + q(d / "pipe") + " 2>&1; sleep 0.2");
   CHECK(r.code == 0);
@@ -147,6 +150,8 @@ TEST_CASE("as a non-root user: a file or directory it may not write is refused, 
     return;
   }
   fs::path d = fresh("nonroot");
+  // The process folder comes from mkdtemp (0700): let the other user reach the case folder.
+  fs::permissions(d.parent_path(), fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
   fs::permissions(d, fs::perms::all);  // anyone may create files here: only the file itself says no
   fs::create_directories(d / "locked");
   fs::permissions(d / "locked", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/base/input_file.h"
+#include "tests/temp_dir.h"
 
 namespace fs = std::filesystem;
 using planck::core::InputFile;
@@ -20,7 +21,7 @@ using planck::core::read_input;
 namespace {
 
 fs::path temp_file(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("planck-input-test-" + std::to_string(::getpid()));
+  fs::path d = planck_test::process_temp_dir("planck-input-test");
   fs::create_directories(d);
   return d / name;
 }

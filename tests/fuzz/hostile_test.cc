@@ -14,6 +14,7 @@
 #include "core/plan/json_doc.h"
 #include "io/nccl_log.h"
 #include "core/plan/plan_load.h"
+#include "tests/temp_dir.h"
 
 using namespace planck::core;
 
@@ -99,7 +100,7 @@ TEST_CASE("fuzz_hostile: NUL bytes and invalid UTF-8 are plan-syntax errors with
 
 TEST_CASE("fuzz_hostile: a 100 MB plan file loads with every note") {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("planck-hostile-" + std::to_string(::getpid()));
+  fs::path dir = planck_test::process_temp_dir("planck-hostile");
   fs::create_directories(dir);
   fs::path path = dir / "big.json";
   constexpr int kNotes = 1'000'000;

@@ -116,7 +116,7 @@ TEST_CASE("import_lingua_tp_needs_full_shard_and_sets_sequence_parallel") {
 
 TEST_CASE("import_lingua_unknown_keys_warn_and_garbage_refuses") {
   ImportResult r = import_ok(&import_lingua, dist("  dp_shrad: 2\n"), world(1, 8));
-  CHECK(any_contains(r.warnings, "config:12: unknown key distributed.dp_shrad"));
+  CHECK(any_contains(r.warnings, "config:12: unknown-key: distributed.dp_shrad is not a key the framework knows"));
   CHECK(import_error(&import_lingua, "distributed: [unclosed\n", world(1, 8)).find("not valid YAML") !=
         std::string::npos);
   CHECK(import_error(&import_lingua, "- a list\n- not a mapping\n", world(1, 8)).find("mapping") != std::string::npos);

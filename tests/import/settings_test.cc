@@ -243,7 +243,7 @@ TEST_CASE("settings_torchtitan_lora_converter_freezes_the_weights") {
   CHECK(r.plan["training"]["lora_rank"] == 8);
   CHECK(!r.plan["training"].contains("fp8"));  // emulated FP8 runs in high precision
   CHECK(has_finding(r, "setting-unmodelled", "Float8LinearConverter emulate=True"));
-  CHECK(has_finding(r, "setting-unmodelled", "LoRAConverter target_modules"));
+  CHECK(r.plan["training"]["lora_targets"] == nlohmann::ordered_json::array({"q", "k", "v", "o"}));
 }
 
 TEST_CASE("settings_torchtitan_gpt_oss_flavours_are_presets") {

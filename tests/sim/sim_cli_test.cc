@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/run_command.h"
+#include "tests/temp_dir.h"
 
 namespace {
 
@@ -24,7 +25,7 @@ Run run(const std::string& args, bool merge = false) {
 std::string plan(const char* name) { return std::string(PLANCK_PLANS_DIR) + "/" + name; }
 
 std::filesystem::path scratch(const std::string& name, const std::string& content) {
-  auto d = std::filesystem::temp_directory_path() / ("planck-sim-cli-" + std::to_string(::getpid()));
+  auto d = planck_test::process_temp_dir("planck-sim-cli");
   std::filesystem::create_directories(d);
   std::ofstream(d / name) << content;
   return d / name;

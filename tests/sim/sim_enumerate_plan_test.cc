@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/run_command.h"
+#include "tests/temp_dir.h"
 
 namespace {
 
@@ -30,7 +31,7 @@ Run run(const std::string& args, bool merge = false) {
 std::string plan(const std::string& name) { return std::string(PLANCK_PLANS_DIR) + "/" + name; }
 
 std::filesystem::path scratch(const std::string& name, const std::string& content) {
-  auto d = std::filesystem::temp_directory_path() / ("planck-enum-plan-" + std::to_string(::getpid()));
+  auto d = planck_test::process_temp_dir("planck-enum-plan");
   std::filesystem::create_directories(d);
   std::ofstream(d / name) << content;
   return d / name;

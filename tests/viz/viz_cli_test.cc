@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include "tests/viz/viz_helpers.h"
+#include "tests/temp_dir.h"
 
 namespace planck::viz::test {
 namespace {
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 const std::string kPlans = PLANCK_PLANS_DIR;
 
 fs::path scratch_dir() {
-  fs::path d = fs::temp_directory_path() / ("planck_viz_cli_" + std::to_string(::getpid()));
+  fs::path d = planck_test::process_temp_dir("planck-viz-cli");
   fs::create_directories(d);
   return d;
 }
@@ -91,7 +92,9 @@ TEST_CASE("viz_cli_control_characters_in_a_plan_name_are_drawn_not_fatal") {
 }
 
 TEST_CASE("viz_cli_exit_codes") {
-  fs::path d = scratch_dir();
+  // A folder of its own: the file count below must not see the other cases' files.
+  fs::path d = scratch_dir() / "exit_codes";
+  fs::create_directories(d);
   fs::path err = d / "err.txt";
   fs::path out = d / "x.svg";
   // Unreadable plan: exit 2, nothing written.

@@ -1,0 +1,246 @@
+// LLaMA-Factory training YAML (`llamafactory-cli train X.yaml`) -> plan.
+//
+// Semantics, hiyouga/LLaMA-Factory@ff6d4d12: src/llamafactory/hparams/ (the YAML's keys are the
+// fields of ModelArguments, DataArguments, TrainingArguments (Hugging Face's Seq2SeqTrainingArguments
+// and LLaMA-Factory's additions), FinetuningArguments, GeneratingArguments, parsed by
+// HfArgumentParser, parser.py _TRAIN_ARGS); finetuning_args.py (finetuning_type default "lora",
+// lora_rank 8, lora_target "all"); model_args.py (gradient checkpointing on unless
+// disable_gradient_checkpointing); data_args.py (cutoff_len 2048). With `deepspeed: FILE` the run is
+// that DeepSpeed config, its "auto" values filled by Hugging Face's integrations/deepspeed.py from
+// the YAML's batch and dtype; without it, torchrun's DDP.
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/base/input_file.h"
+#include "import/llama_factory/hf_training_args.h"
+#include "import/importer.h"
+#include "import/llama_factory/keys.h"
+#include "import/plan_builder.h"
+#include "import/formats/yaml_reader.h"
+
+namespace planck::import {
+
+namespace {
+
+// The keys HfArgumentParser(_TRAIN_ARGS) accepts.
+std::vector<std::string> known_keys() {
+  std::vector<std::string> out = kHfTrainingArguments;
+  for (const char* cls : {"ModelArguments", "DataArguments", "TrainingArguments", "FinetuningArguments",
+                          "GeneratingArguments"}) {
+    for (const auto& [field, kind] : config_fields(kLlamaFactoryClasses, cls)) out.push_back(field);
+  }
+  return out;
+}
+
+// `deepspeed: examples/deepspeed/ds_z3_config.json` is relative to where llamafactory-cli runs,
+// the repository root: found beside the YAML or in the first parent directory that holds it.
+std::string find_deepspeed(const std::string& given, const std::string& yaml_path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::path(given).is_absolute() || fs::is_regular_file(given, ec)) return given;
+  for (fs::path dir = fs::absolute(yaml_path, ec).parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::is_regular_file(dir / given, ec)) return (dir / given).lexically_normal().string();
+    if (dir == dir.parent_path()) break;
+  }
+  return "";
+}
+
+struct Run {
+  std::int64_t micro = 8, accumulation = 1;  // TrainingArguments defaults
+  bool bf16 = false, fp16 = false;
+};
+
+// The finetuning method: LoRA adapters, or a warning where planck prices every weight as trained.
+core::Status read_finetuning(YamlReader& y, const YAML::Node& root, PlanBuilder& b, nlohmann::ordered_json& t) {
+  PLANCK_IMPORT_TRY(type, y.string(root, "finetuning_type", ""));
+  const std::string kind = type.value_or("lora");
+  if (kind == "freeze" || kind == "oft") {
+    b.unmodelled("finetuning_type " + kind, y.line_of(root, "finetuning_type"),
+                 "every weight priced as trained (full fine-tuning)");
+    return core::Status::ok();
+  }
+  if (kind != "lora") return core::Status::ok();
+  PLANCK_IMPORT_TRY(rank, y.integer(root, "lora_rank", ""));
+  PLANCK_IMPORT_TRY(target, y.string(root, "lora_target", ""));
+  t["lora_rank"] = rank.value_or(8);
+  // lora_target: "all" (every Linear but the output layer) or PEFT module names, comma-separated.
+  const std::string names = target.value_or("all");
+  std::string other;
+  if (names != "all") {
+    nlohmann::json list = nlohmann::json::array();
+    std::size_t start = 0;
+    while (start <= names.size()) {
+      const std::size_t comma = std::min(names.find(',', start), names.size());
+      std::string n = names.substr(start, comma - start);
+      n.erase(0, n.find_first_not_of(' '));
+      n.erase(n.find_last_not_of(' ') + 1);
+      if (!n.empty()) list.push_back(n);
+      start = comma + 1;
+    }
+    static const LoraNames kModules = {{"q_proj", {"q"}},       {"k_proj", {"k"}},   {"v_proj", {"v"}},
+                                       {"o_proj", {"o"}},       {"gate_proj", {"gate"}}, {"up_proj", {"up"}},
+                                       {"down_proj", {"down"}}};
+    t["lora_targets"] = map_lora_targets(list, kModules, &other);
+  }
+  b.note("finetuning_type lora: adapters of rank " + std::to_string(t["lora_rank"].get<std::int64_t>()) + " on " +
+         names + ", the base weights frozen");
+  if (!other.empty()) {
+    b.unmodelled("lora_target " + other, y.line_of(root, "lora_target"),
+                 "no adapters priced on them (planck prices q_proj ... down_proj)");
+  }
+  for (const char* key : {"use_dora", "use_llama_pro"}) {
+    PLANCK_IMPORT_TRY(on, y.boolean(root, key, "", false));
+    if (on) b.unmodelled(std::string(key) + " true", y.line_of(root, key), "priced as plain LoRA adapters");
+  }
+  PLANCK_IMPORT_TRY(additional, y.string(root, "additional_target", ""));
+  if (additional) {
+    b.unmodelled("additional_target " + *additional, y.line_of(root, "additional_target"),
+                 "those modules priced as frozen");
+  }
+  return core::Status::ok();
+}
+
+// What the trainer runs besides the layout: model, sequence, checkpointing, optimizer, methods.
+core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b, nlohmann::ordered_json& t) {
+  PLANCK_IMPORT_TRY(cutoff, y.integer(root, "cutoff_len", ""));
+  t["seq_len"] = cutoff.value_or(2048);
+  if (!cutoff) b.note("seq_len 2048: LLaMA-Factory's cutoff_len default (data_args.py)");
+  PLANCK_IMPORT_TRY(no_gc, y.boolean(root, "disable_gradient_checkpointing", "", false));
+  t["activation_checkpointing"] = no_gc ? "none" : "full";
+  if (!no_gc) b.note("gradient checkpointing of every layer: LLaMA-Factory's default (disable_gradient_checkpointing)");
+  PLANCK_IMPORT_TRY(optim, y.string(root, "optim", ""));
+  if (optim) {
+    const std::string o = *optim;
+    if (o.rfind("adamw", 0) == 0 && o.find("8bit") == std::string::npos) t["optimizer"] = "adamw";
+    else if (o.find("8bit") != std::string::npos && o.find("adam") != std::string::npos) t["optimizer"] = "adam8bit";
+    else if (o == "adafactor") t["optimizer"] = "adafactor";
+    else if (o == "sgd") t["optimizer"] = "sgd";
+    else if (o.rfind("lion", 0) == 0) t["optimizer"] = "lion";
+    else b.unmodelled("optim " + o, y.line_of(root, "optim"), "AdamW's two fp32 states assumed");
+  }
+  PLANCK_IMPORT_TRY(muon, y.boolean(root, "use_muon", "", false));
+  if (muon) t["optimizer"] = "muon";
+  for (const char* key : {"use_galore", "use_apollo", "use_badam", "use_adam_mini", "use_unsloth",
+                          "enable_liger_kernel", "mixture_of_depths", "use_unsloth_gc"}) {
+    PLANCK_IMPORT_TRY(on, y.boolean(root, key, "", false));
+    if (on) b.unmodelled(std::string(key) + " true", y.line_of(root, key), "priced without it");
+  }
+  PLANCK_IMPORT_TRY(bits, y.integer(root, "quantization_bit", ""));
+  if (bits) {
+    b.unmodelled("quantization_bit " + std::to_string(*bits), y.line_of(root, "quantization_bit"),
+                 "the frozen base weights priced in the training dtype, not " + std::to_string(*bits) + "-bit");
+  }
+  PLANCK_IMPORT_TRY(stage, y.string(root, "stage", ""));
+  if (stage && (*stage == "dpo" || *stage == "kto" || *stage == "ppo")) {
+    b.unmodelled("stage " + *stage, y.line_of(root, "stage"),
+                 "one policy model priced: the reference (and reward / value) models' weights and forward passes "
+                 "are not");
+  }
+  PLANCK_IMPORT_TRY(fp8, y.boolean(root, "fp8", "", false));
+  if (fp8) t["fp8"] = "tensorwise";
+  PLANCK_IMPORT_TRY(attn, y.string(root, "flash_attn", ""));
+  if (attn && *attn == "disabled") t["attention"] = "standard";
+  else if (attn && (*attn == "fa2" || *attn == "fa3" || *attn == "sdpa")) t["attention_kernel"] = *attn;
+  return core::Status::ok();
+}
+
+}  // namespace
+
+core::Result<ImportResult> import_llama_factory(std::string_view text, const std::string& path,
+                                                const ImportOptions& options) {
+  PlanBuilder b("llama-factory", path);
+  PLANCK_IMPORT_TRY(root, parse_yaml(std::string(text), b));
+  if (!root.IsMap()) return b.error(0, "a LLaMA-Factory config is a YAML mapping (model_name_or_path, stage, ...)");
+  YamlReader y(root, b);
+  const std::vector<std::string> known = known_keys();
+  for (const auto& kv : root) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      b.unknown_key(key, YamlReader::line(kv.first), known);
+  }
+  Run run;
+  PLANCK_IMPORT_TRY(micro, y.integer(root, "per_device_train_batch_size", ""));
+  PLANCK_IMPORT_TRY(acc, y.integer(root, "gradient_accumulation_steps", ""));
+  PLANCK_IMPORT_TRY(bf16, y.boolean(root, "bf16", "", false));
+  PLANCK_IMPORT_TRY(pure, y.boolean(root, "pure_bf16", "", false));
+  PLANCK_IMPORT_TRY(fp16, y.boolean(root, "fp16", "", false));
+  run.micro = micro.value_or(8);
+  run.accumulation = acc.value_or(1);
+  run.bf16 = bf16 || pure;
+  run.fp16 = fp16;
+  if (pure) {
+    b.unmodelled("pure_bf16 true", y.line_of(root, "pure_bf16"), "an fp32 master copy of the trained weights priced");
+  }
+  PLANCK_IMPORT_TRY(ds, y.string(root, "deepspeed", ""));
+  ImportResult r;
+  if (ds) {
+    // The DeepSpeed config is the run; what the trainer fills ("auto") comes from the YAML.
+    const std::string ds_path = find_deepspeed(*ds, path);
+    if (ds_path.empty()) {
+      return b.error(y.line_of(root, "deepspeed"), "deepspeed " + *ds +
+                     ": no such file here or beside " + path + " or in a parent directory of it (LLaMA-Factory "
+                     "resolves it from where llamafactory-cli runs)");
+    }
+    auto ds_text = core::read_input(ds_path, core::kMaxConfigBytes, core::kConfigLimitName);
+    if (!ds_text) return ds_text.status();
+    ImportOptions o = options;
+    o.sets.insert(o.sets.begin(), {{"train_micro_batch_size_per_gpu", std::to_string(run.micro)},
+                                   {"gradient_accumulation_steps", std::to_string(run.accumulation)},
+                                   {"bf16.enabled", run.bf16 ? "true" : "false"},
+                                   {"fp16.enabled", run.fp16 ? "true" : "false"}});
+    if (options.nodes && options.gpus_per_node) {
+      o.sets.insert(o.sets.begin(), {"train_batch_size", std::to_string(run.micro * run.accumulation *
+                                                                        *options.nodes * *options.gpus_per_node)});
+    }
+    auto imported = import_deepspeed(*ds_text, ds_path, o);
+    if (!imported) return imported.status();
+    r = std::move(*imported);
+    for (const auto& [pointer, line] : r.positions) r.position_files.emplace(pointer, ds_path);
+    b.note("deepspeed " + ds_path + ": the run's layout, its \"auto\" batch and dtype filled from this YAML "
+           "(Hugging Face integrations/deepspeed.py)");
+  } else {
+    PLANCK_IMPORT_TRY(world, b.resolve_world(options, {}));
+    b.set_cluster(world);
+    b.set_mesh({"dp"}, {world.size});
+    b.plan()["parallelism"] = {{"data_parallel", world.size > 1 ? "ddp" : "none"}};
+    b.set_data_rank_program({"dp"}, "Hugging Face Trainer's DistributedSampler over torchrun's ranks");
+    b.note("no deepspeed: torchrun with PyTorch DDP (the Hugging Face Trainer's default)");
+    nlohmann::ordered_json& t = b.plan()["training"];
+    t["micro_batch"] = run.micro;
+    t["grad_accumulation"] = run.accumulation;
+    t["global_batch"] = run.micro * run.accumulation * world.size;
+    t["grad_sync"] = "last_microbatch";
+    t["param_dtype"] = run.fp16 ? "fp16" : (run.bf16 ? "bf16" : "fp32");
+    t["stack"] = "fsdp2";
+    PLANCK_IMPORT_TRY(fsdp, y.string(root, "fsdp", ""));
+    if (fsdp) b.unmodelled("fsdp " + *fsdp, y.line_of(root, "fsdp"), "priced as DDP");
+    r = b.finish();
+    b = PlanBuilder("llama-factory", path);
+  }
+  nlohmann::ordered_json& t = r.plan["training"];
+  if (auto st = read_training(y, root, b, t); !st) return st;
+  if (auto st = read_finetuning(y, root, b, t); !st) return st;
+  PLANCK_IMPORT_TRY(model, y.string(root, "model_name_or_path", ""));
+  const std::string preset = model ? preset_of_hf_id(*model) : "";
+  if (!preset.empty()) {
+    r.plan["model"] = preset;
+    r.positions["/model"] = y.line_of(root, "model_name_or_path");
+    b.note("model: " + *model + " is preset " + preset);
+  } else {
+    b.warn("model " + (model ? *model : std::string("(no model_name_or_path)")) +
+           " has no planck preset; model left out (give --model, e.g. its config.json)");
+  }
+  r.plan["name"] = "llama-factory-" + std::filesystem::path(path).stem().string();
+  ImportResult own = b.finish();
+  for (const std::string& n : own.notes) r.plan["notes"].push_back(n);
+  for (std::string& n : own.notes) r.notes.push_back(std::move(n));
+  for (std::string& w : own.warnings) r.warnings.push_back(std::move(w));
+  for (ImportFinding& f : own.findings) r.findings.push_back(std::move(f));
+  r.source_path = path;
+  return r;
+}
+
+}  // namespace planck::import
