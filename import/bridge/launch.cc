@@ -271,7 +271,11 @@ core::Result<ImportResult> run_recipe_launch(const LaunchCommand& l, const std::
                   "recipe " + name + " not found (searched " + searched +
                       "); pass --python-path DIR for a Megatron-Bridge checkout's src/");
   }
-  PLANCK_IMPORT_TRY(doc, read_python_config(where->file, where->function, options, "Megatron-Bridge recipe"));
+  // load_recipe calls the recipe with peft_scheme = the mode for lora / dora, where it takes one
+  // (recipe_runner.py _load_with_optional_kwargs).
+  std::vector<std::pair<std::string, json>> kwargs;
+  if (mode == "lora" || mode == "dora") kwargs.emplace_back("peft_scheme", mode);
+  PLANCK_IMPORT_TRY(doc, read_python_config(where->file, where->function, options, "Megatron-Bridge recipe", kwargs));
   const json functions = doc.value("functions", json::array());
   if (functions.empty()) return core::Status::error(where->file + ": no recipe function " + where->function);
   const json& fn = functions.front();

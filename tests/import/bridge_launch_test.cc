@@ -101,10 +101,23 @@ TEST_CASE("bridge_launch_case_and_read_select_recipe_and_layout_deepseek_v4") {
   // (a `case` on it adds checkpoint overrides), PARALLELISM_CONFIG=${PARALLELISM_CONFIG:-1,4,8,1}
   // split by `IFS=',' read -r TP PP EP CP`, and torchrun --nproc_per_node=$NPROC_PER_NODE
   // (${SLURM_GPUS_PER_NODE:-4}) --nnodes=$NNODES (${SLURM_JOB_NUM_NODES:-8}): 32 ranks.
-  const std::vector<NamedImport> pre = launches("examples/models/deepseek_v4/slurm_pretrain.sh");
+  // The recipe's set_deepseek_v4_pipeline_model_parallel_layout (models/deepseek/
+  // deepseek_v4_bridge.py:125-163) builds the layout from the model's num_layers, which
+  // AutoBridge reads from the Hugging Face config when Bridge runs: refused at that line, until
+  // the layout is given on the command line.
+  const std::vector<NamedImport> refused = launches("examples/models/deepseek_v4/slurm_pretrain.sh");
+  REQUIRE(refused.size() == 1);
+  REQUIRE(refused[0].result.unfollowed.size() == 1);
+  CHECK(refused[0].result.unfollowed[0].file.find("deepseek_v4_bridge.py") != std::string::npos);
+  CHECK(refused[0].result.unfollowed[0].line == 143);
+  CHECK(refused[0].result.unfollowed[0].settings == "model.pipeline_model_parallel_layout");
+  ImportOptions layout;
+  layout.sets = {{"model.pipeline_model_parallel_layout", "Et*10|t*11|t*11|t*11mL"}};
+  const std::vector<NamedImport> pre = launches("examples/models/deepseek_v4/slurm_pretrain.sh", layout);
   REQUIRE(pre.size() == 1);
   const ImportResult& r = pre[0].result;
   CHECK(r.unfollowed.empty());
+  CHECK(r.plan["parallelism"]["pipeline_layout"] == "Et*10|t*11|t*11|t*11mL");
   CHECK(any_contains(r.notes, "runs recipe deepseek_v4_flash_pretrain_mxfp8_config"));
   CHECK(r.plan["cluster"]["nodes"] == 8);
   CHECK(r.plan["cluster"]["gpus_per_node"] == 4);
@@ -113,11 +126,11 @@ TEST_CASE("bridge_launch_case_and_read_select_recipe_and_layout_deepseek_v4") {
   CHECK(r.plan["training"]["global_batch"] == 128);
   CHECK(r.plan["training"]["seq_len"] == 4096);
   // slurm_sft.sh picks the recipe with `case "${MTP}" in on) ... ;; off) ... ;; esac` (MTP=on).
-  const std::vector<NamedImport> sft = launches("examples/models/deepseek_v4/slurm_sft.sh");
+  const std::vector<NamedImport> sft = launches("examples/models/deepseek_v4/slurm_sft.sh", layout);
   REQUIRE(sft.size() == 1);
   CHECK(any_contains(sft[0].result.notes, "runs recipe deepseek_v4_flash_sft_config"));
-  ImportOptions off;
-  off.sets = {{"MTP", "off"}};
+  ImportOptions off = layout;
+  off.sets.emplace_back("MTP", "off");
   CHECK(any_contains(launches("examples/models/deepseek_v4/slurm_sft.sh", off)[0].result.notes,
                      "runs recipe deepseek_v4_flash_no_mtp_sft_config"));
 }
@@ -167,6 +180,23 @@ TEST_CASE("bridge_launch_unknown_value_of_a_setting_that_matters_is_refused") {
   CHECK(one.unfollowed[0].construct == "model.tensor_model_parallel_size=");
   CHECK(one.unfollowed[0].line == 5);
   CHECK(one.unfollowed[0].settings == "model.tensor_model_parallel_size");
+}
+
+TEST_CASE("bridge_launch_mode_is_the_recipes_peft_scheme") {
+  // run_recipe.py --mode dora calls the recipe with peft_scheme="dora" (recipe_runner.py
+  // _load_with_optional_kwargs); gpt_oss_20b_peft_1gpu_h100_bf16_config(peft_scheme="lora") then
+  // builds DoRA. Without --mode the name's _peft_ means lora, the recipe's default.
+  const std::string head = "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=8\n"
+                           "python scripts/training/run_recipe.py --recipe gpt_oss_20b_peft_config";
+  const std::string path = data_path(kTree + "examples/models/gpt_oss/mode.sh");
+  auto lora = import_bridge_launch(head + "\n", path, {});
+  REQUIRE_MESSAGE(lora.is_ok(), (lora.is_ok() ? std::string() : lora.message()));
+  CHECK(any_contains(lora->front().result.notes, "peft LoRA: adapters of rank 32"));
+  auto dora = import_bridge_launch(head + " --mode dora\n", path, {});
+  REQUIRE_MESSAGE(dora.is_ok(), (dora.is_ok() ? std::string() : dora.message()));
+  CHECK(any_contains(dora->front().result.warnings, "peft DoRA is not modelled"));
+  // --mode sft contradicts the recipe's name: run_recipe.py's _validate_recipe_mode refuses it.
+  CHECK_FALSE(import_bridge_launch(head + " --mode sft\n", path, {}).is_ok());
 }
 
 TEST_CASE("bridge_launch_override_values_parse_as_hydra_does") {

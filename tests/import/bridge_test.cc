@@ -91,6 +91,19 @@ TEST_CASE("bridge_perf_recipes_deepseek_v3_and_qwen3_moe") {
   CHECK(split->layers == expected);
   CHECK(split->mtp_layers == 1);
   CHECK(split->loss_stage == 31);
+  // deepseek_v3_pretrain_1024gpu_h100_fp8sc_config sets pp 8, vp 2 and no layout string; the
+  // recipe's set_deepseek_v3_pipeline_model_parallel_layout then takes
+  // _get_deepseek_v3_pipeline_layout(8, 2, 1) from its layout_map (recipes/deepseek/h100/
+  // deepseek_v3.py:50-68): [["embedding"] + ["decoder"] * 4] + [["decoder"] * 4] * 14 +
+  // [["decoder"] + ["mtp"] + ["loss"]], 16 stages, 4 + 56 + 1 = 61 layers.
+  const ImportResult sc =
+      import_one(recipe("deepseek/h100/deepseek_v3.py:deepseek_v3_pretrain_1024gpu_h100_fp8sc_config"), 128);
+  CHECK(sc.unfollowed.empty());
+  std::string want = "Etttt";
+  for (int k = 0; k < 14; ++k) want += "|tttt";
+  want += "|tmL";
+  CHECK(sc.plan["parallelism"]["pipeline_layout"] == want);
+  CHECK(sc.plan["parallelism"]["virtual_stages"] == 2);
   // qwen/h100/qwen3_moe.py qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config -> recipes/qwen/h100/
   // qwen3_moe.py: tp 1, pp 1, cp 1, ep 16, etp 1, gbs 1024, mbs 1, seq 4096.
   const ImportResult qw = import_one(recipe("qwen/h100/qwen3_moe.py:qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config"), 2);
