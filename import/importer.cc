@@ -106,6 +106,10 @@ core::Result<std::vector<NamedImport>> import_all(std::string_view framework, co
     // The registry reader's input gate says what the path is (missing, a directory, a FIFO, ...).
     return import_torchtitan_registry(path, function, options);
   }
+  if (!function.empty() && framework != "megatron-bridge") {
+    return core::Status::error(spec + ": FILE:NAME names a function of a Python config or a launch of a "
+                               "Megatron-Bridge script; a " + std::string(framework) + " config has neither");
+  }
   if (!options.sets.empty() && framework == "lingua") {
     return core::Status::error("--set / --script-args: planck does not apply them to a Lingua YAML yet; edit " +
                                path + " instead");

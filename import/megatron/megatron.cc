@@ -333,6 +333,13 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   b.note(launch.script.empty() ? "args file: " + str(static_cast<std::int64_t>(launch.flags.size())) + " flags"
                                : "launch: " + launch.script + " at line " + str(launch.line) + " with " +
                                      str(static_cast<std::int64_t>(launch.flags.size())) + " flags");
+  if (!launch.earlier.empty()) {
+    std::string lines;
+    for (int l : launch.earlier) lines += (lines.empty() ? "" : ", ") + str(l);
+    b.warn("the script runs " + launch.script + " " + str(static_cast<std::int64_t>(launch.earlier.size()) + 1) +
+           " times with different flags (also at line " + lines + "); planck reads the last, at line " +
+           str(launch.line));
+  }
   for (const std::string& a : script.assumptions) b.hint(a);
   for (const std::string& r : script.followed) b.note(r);
   for (const std::string& w : script.warnings) b.warn(w);

@@ -96,6 +96,21 @@ TEST_CASE("bridge_launch_shell_variable_set_on_the_command_line_reaches_the_over
   CHECK(shape_of(first[0].result) == Shape{2, 4, 2, 1, 2});
 }
 
+TEST_CASE("bridge_launch_script_colon_picks_one_launch_and_nothing_else_takes_a_colon") {
+  const std::string script = data_path(kTree + "examples/models/gpt_oss/slurm_pretrain.sh");
+  auto by_name = import_all("megatron-bridge", script + ":CONFIG=4,2,4,1,True", {});
+  REQUIRE(by_name.is_ok());
+  REQUIRE(by_name->size() == 1);
+  CHECK(shape_of(by_name->front().result)[4] == 4);
+  auto none = import_all("megatron-bridge", script + ":4", {});
+  REQUIRE_FALSE(none.is_ok());
+  CHECK(none.message().find("CONFIG=2,4,4,1,True; CONFIG=4,2,4,1,True; CONFIG=2,4,4,2,True") != std::string::npos);
+  // A TOML has no functions or launches: FILE:NAME is refused, not read as FILE.
+  auto toml = import_all("torchtitan", data_path("torchtitan/llama3_8b.toml") + ":x", world(1, 8));
+  REQUIRE_FALSE(toml.is_ok());
+  CHECK(toml.message().find("FILE:NAME") != std::string::npos);
+}
+
 TEST_CASE("bridge_launch_case_and_read_select_recipe_and_layout_deepseek_v4") {
   // examples/models/deepseek_v4/slurm_pretrain.sh: RECIPE_NAME=deepseek_v4_flash_pretrain_mxfp8_config
   // (a `case` on it adds checkpoint overrides), PARALLELISM_CONFIG=${PARALLELISM_CONFIG:-1,4,8,1}
