@@ -214,6 +214,24 @@ TEST_CASE("bridge_launch_mode_is_the_recipes_peft_scheme") {
   CHECK_FALSE(import_bridge_launch(head + " --mode sft\n", path, {}).is_ok());
 }
 
+TEST_CASE("bridge_launch_recipe_found_through_python_path") {
+  // The launch outside a Bridge checkout: the recipe is not found beside it (config-unfollowed,
+  // with the fix), and is with --python-path naming the checkout's src/.
+  const std::string text = read_data(kTree + "examples/models/gpt_oss/slurm_pretrain.sh");
+  const std::string outside = "/nonexistent-planck-test/slurm_pretrain.sh";
+  auto lost = import_bridge_launch(text, outside, {});
+  REQUIRE(lost.is_ok());
+  REQUIRE(lost->front().result.unfollowed.size() == 1);
+  CHECK(lost->front().result.unfollowed[0].why.find("--python-path") != std::string::npos);
+  ImportOptions o;
+  o.python_path = {data_path(kTree + "src")};
+  auto found = import_bridge_launch(text, outside, o);
+  REQUIRE_MESSAGE(found.is_ok(), (found.is_ok() ? std::string() : found.message()));
+  REQUIRE(found->size() == 3);
+  CHECK(found->front().result.unfollowed.empty());
+  CHECK(found->front().result.plan["model"] == "gpt-oss-20b");
+}
+
 TEST_CASE("bridge_launch_override_values_parse_as_hydra_does") {
   // hydra's override grammar: true/false in any case, null, quoted strings, lists.
   CHECK(bridge::override_value("True") == true);
