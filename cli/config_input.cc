@@ -26,6 +26,12 @@ void set_fact(import::ImportResult& r, const std::string& pointer, nlohmann::ord
   r.plan[p] = value;
   r.positions.erase(pointer);
   r.position_files.erase(pointer);
+  // An assumption the importer said about this field is settled by the command line.
+  std::erase_if(r.findings, [&](const import::ImportFinding& f) {
+    if (f.pointer != pointer) return false;
+    std::erase_if(r.warnings, [&f](const std::string& w) { return w.find(f.message) != std::string::npos; });
+    return true;
+  });
   const std::string note = pointer.substr(1) + " = " + value.dump() + " from " + flag + was;
   r.notes.push_back(note);
   if (r.plan.contains("notes") && r.plan["notes"].is_array()) r.plan["notes"].push_back(note);

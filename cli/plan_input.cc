@@ -76,7 +76,7 @@ core::Result<ModelOption> read_model_option(const std::string& flag, const std::
   if (!m) return core::Status::error(flag + " " + value + ": " + m.message());
   ModelOption out{std::move(m->model), {}};
   for (const core::HfUnmodelled& u : m->unmodelled)
-    out.findings.push_back({"model-unmodelled-layers", u.message, value, key_line(*text, u.key)});
+    out.findings.push_back({"model-unmodelled-layers", u.message, value, key_line(*text, u.key), ""});
   return out;
 }
 

@@ -45,7 +45,7 @@ core::Result<std::string> config_framework(const std::string& spec, const Config
     return core::Status::error(file +
                                ": neither a planck plan nor a config planck recognises (torchtitan TOML or "
                                "config_registry.py, Lingua YAML, Megatron script, DeepSpeed JSON); pass "
-                               "--framework torchtitan|lingua|megatron|megatron-bridge|deepspeed");
+                               "--framework torchtitan|lingua|megatron|megatron-bridge|deepspeed|llama-factory");
   }
   return fw;
 }

@@ -65,6 +65,9 @@ struct ImportFinding {
   std::string message;  // without the file:line prefix
   std::string file;     // the config or the script the setting is written in
   int line = 0;
+  // The plan field the assumption fills ("/training/micro_batch"), when it is one: the same fact
+  // given on the command line (--micro-batch) settles it, and the finding goes.
+  std::string pointer;
 };
 
 struct ImportResult {

@@ -90,11 +90,13 @@ void PlanBuilder::finding(const std::string& rule, int line, const std::string& 
   const std::string& in = file.empty() ? path_ : file;
   const std::string where = line > 0 ? core::str_cat(in, ":", std::to_string(line), ": ") : in + ": ";
   warn(where + rule + ": " + message);
-  result_.findings.push_back({rule, message, in, line});
+  result_.findings.push_back({rule, message, in, line, ""});
 }
 
-void PlanBuilder::unmodelled(const std::string& setting, int line, const std::string& assumed) {
+void PlanBuilder::unmodelled(const std::string& setting, int line, const std::string& assumed,
+                             const std::string& pointer) {
   finding("setting-unmodelled", line, setting + " is not modelled by planck: " + assumed);
+  result_.findings.back().pointer = pointer;
 }
 
 void PlanBuilder::unknown_key(const std::string& key, int line, const std::vector<std::string>& known,
@@ -219,11 +221,26 @@ void PlanBuilder::set_model(const core::ModelSpec& m, const std::string& describ
   if (m.tied_embeddings) obj["tied_embeddings"] = true;
   if (!m.gated_mlp) obj["gated_mlp"] = false;
   if (m.biases) obj["biases"] = true;
+  if (m.layer_norm && *m.layer_norm != m.biases) obj["layer_norm"] = *m.layer_norm;
+  if (m.position_embeddings > 0) obj["position_embeddings"] = m.position_embeddings;
   if (m.experts > 0) {
     obj["experts"] = m.experts;
     if (m.experts_per_token > 0) obj["experts_per_token"] = m.experts_per_token;
     if (m.moe_ffn_hidden > 0) obj["moe_ffn_hidden"] = m.moe_ffn_hidden;
     if (m.shared_experts > 0) obj["shared_experts"] = m.shared_experts;
+    if (m.dense_layers > 0) obj["dense_layers"] = m.dense_layers;
+    if (m.moe_layer_freq > 1) obj["moe_layer_freq"] = m.moe_layer_freq;
+    if (m.expert_groups > 0) {
+      obj["expert_groups"] = m.expert_groups;
+      obj["expert_groups_per_token"] = m.expert_groups_per_token;
+    }
+  }
+  if (m.kv_lora_rank > 0) {  // multi-head latent attention
+    if (m.q_lora_rank > 0) obj["q_lora_rank"] = m.q_lora_rank;
+    obj["kv_lora_rank"] = m.kv_lora_rank;
+    obj["qk_nope_head_dim"] = m.qk_nope_head_dim;
+    obj["qk_rope_head_dim"] = m.qk_rope_head_dim;
+    obj["v_head_dim"] = m.v_head_dim;
   }
   plan_["model"] = obj;
   note("model: " + described_as + " (" + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) +

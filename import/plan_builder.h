@@ -53,7 +53,8 @@ class PlanBuilder {
   void hint(std::string text);  // --explain only
   // setting-unmodelled (importer.h ImportFinding): `setting` as written in the config, at `line`
   // (0 = unknown), and what planck assumed instead.
-  void unmodelled(const std::string& setting, int line, const std::string& assumed);
+  // `pointer`: the plan field the assumption fills (ImportFinding::pointer), when it is one.
+  void unmodelled(const std::string& setting, int line, const std::string& assumed, const std::string& pointer = "");
   // unknown-key: `key` (its full name, e.g. "/zero_optimization/offload_optimzer") is not one of
   // `known`, the framework's own keys at that level; the message offers the closest.
   // `file`: where the key is written when not the config itself (a module a registry imports).

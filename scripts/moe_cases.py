@@ -39,6 +39,9 @@ def dispatcher_of(d):
     dl = d.lower()
     if "uccl" in dl:
         return None, ""
+    # Megatron-Bridge 25.09's run_script.py: token drop "disables DeepEP" (the text names DeepEP).
+    if "token drop" in dl:
+        return "alltoall", ""
     if "hybridep" in dl:
         return "hybridep", ""
     if "deepep" in dl:
@@ -46,6 +49,27 @@ def dispatcher_of(d):
     if "alltoall" in dl or "all-to-all" in dl:
         return "alltoall", ""
     return "alltoall", "dispatcher not stated: alltoall (Megatron-Bridge provider default)"
+
+
+def megatron_layout(cell):
+    """The row's pipeline layout in Megatron's --pipeline-model-parallel-layout syntax. moe_runs.csv
+    writes Megatron-Bridge's layout_map entries in a shorthand ("E+4t|(4t|)x14|1t+mL" for
+    [["embedding"] + ["decoder"] * 4] + [["decoder"] * 4] * 14 + [["decoder"] + ["mtp"] + ["loss"]],
+    src/megatron/bridge/recipes/deepseek/deepseek_v3.py layout_map at 97ad8cc6f), which Megatron's
+    parser would refuse; the same layout in its syntax is "Et*4|(t*4|)*14tmL"."""
+    layout = cell.split(" ")[0] if cell[:1] == "E" else ""
+    return {"E+4t|(4t|)x14|1t+mL": "Et*4|(t*4|)*14tmL"}.get(layout, layout)
+
+
+def layout_stages(layout):
+    """Stages of a Megatron layout string: '|'-separated after expanding (...)*n and x*n."""
+    import re
+    prev = None
+    while prev != layout:
+        prev = layout
+        layout = re.sub(r"\(([^()]*)\)\*(\d+)", lambda m: m.group(1) * int(m.group(2)), layout)
+    layout = re.sub(r"([A-Za-z])\*(\d+)", lambda m: m.group(1) * int(m.group(2)), layout)
+    return len([s for s in layout.split("|") if s != ""])
 
 
 def main():
@@ -81,15 +105,47 @@ def main():
         vpp = r["vpp"] if r["vpp"].isdigit() else "1"
         tp, cp, ep = int(r["tp"]), int(r["cp"] or 1), int(r["ep"])
         capacity = "1.0" if "token drop" in r["dispatcher"].lower() else ""
-        overlap = "1" if "=true" in r["overlap"].lower() else "0"
-        layout = r["pipeline_layout"] if r["pipeline_layout"][:1] == "E" else ""
-        layout = layout.split(" ")[0]
+        # Only the expert-parallel overlap flag: the same cell may say moe_shared_expert_overlap=True
+        # or tp_comm_overlap=True, which are other features.
+        overlap = "1" if "overlap_moe_expert_parallel_comm=true" in r["overlap"].lower() else "0"
+        bridge = r["source"].startswith("Megatron-Bridge")
+        mzoo = r["source"].startswith("Megatron-LM MoE model zoo")
+        # Gradient reduction dtype: every Megatron-Bridge MoE recipe sets grad_reduce_in_fp32 = False
+        # (scripts/performance/configs/*/..._llm_pretrain.py, 25.09's yaml); Megatron-LM with --bf16
+        # and no --grad-reduce-in-bf16 reduces in fp32 (the model zoo's yaml).
+        reduce_dtype = "bf16" if bridge else "fp32"
+        # The model zoo's sbatch_benchmarking.sh adds --tp-comm-overlap for PR=bf16; the Bridge
+        # recipes of these TP > 1 rows set tp_comm_overlap=False.
+        async_tp = "1" if mzoo and fp8 == "none" and tp > 1 else "0"
+        # Model zoo Qwen3-235B-A22B.yaml: --account-for-embedding/loss-in-pipeline-split.
+        account = "1" if mzoo and "qwen3-235b" in r["id"] else "0"
+        # Megatron-FSDP shards gradients (the model zoo's memory estimate divides all 18 bytes by
+        # the DP size: optim_grads_params), so each micro-batch's gradients are reduce-scattered.
+        grad_sync = "every_microbatch" if "fsdp on" in r["dp_sharding"].lower() else ""
+        # Megatron-Bridge 25.09 run_script.py: DeepSeek-V3 on H100 sets overlap_grad_reduce = False.
+        # CUDA graphs the recipe or command states: Megatron --cuda-graph-impl transformer_engine
+        # --cuda-graph-scope ... (Megatron-Bridge cuda_graph_impl / cuda_graph_scope).
+        import re
+        m = re.search(r"cuda[_ ]graph[=: ]*(?:transformer_engine:)?\(?([a-z_, ]+)", r["overlap"] + " " + r["notes"], re.I)
+        graphs = ",".join(x.strip() for x in m.group(1).replace(" ", ",").split(",") if x.strip() in
+                          ("attn", "moe_router", "moe_preprocess", "mlp", "moe", "full_iteration")) if m else ""
+        grad_overlap = "0" if "overlap_grad_reduce=false" in (r["notes"] + r["overlap"]).lower().replace(" ", "") else "1"
+        layout = megatron_layout(r["pipeline_layout"])
+        if layout and layout_stages(layout) != int(r["pp"]) * int(vpp):
+            # Megatron derives the virtual stages from the layout (megatron/training/arguments.py
+            # checks layout stages == pp x vp): 25.09's DeepSeek-V3 B200 row states PP 16, VP 1 and
+            # run_script.py's 32-stage layout "Et|(tt|)*30mL", which runs as 2 chunks per rank.
+            assumed.append("virtual stages " + str(layout_stages(layout) // int(r["pp"])) + " from the " +
+                           str(layout_stages(layout)) + "-stage pipeline layout (the table says " + vpp + ")")
+            vpp = str(layout_stages(layout) // int(r["pp"]))
         out.append({"id": r["id"], "source": r["source"], "model": model, "gpu": gpu, "gpus": r["gpus_total"],
                     "gpus_per_node": r["gpus_per_node"], "tp": tp, "pp": r["pp"], "cp": cp, "ep": ep, "vpp": vpp,
                     "mbs": r["mbs"], "gbs": r["gbs_seqs"], "seq_len": r["seq_len"], "fp8": fp8,
                     "recompute": recompute,
                     "data_parallel": "fsdp" if "fsdp on" in r["dp_sharding"].lower() else "zero1", "dispatcher": disp, "capacity_factor": capacity, "ep_overlap": overlap,
-                    "pipeline_layout": layout, "group": r["same_model_group"], "step_s": step,
+                    "pipeline_layout": layout, "reduce_dtype": reduce_dtype, "async_tp": async_tp,
+                    "account_for_embedding_and_loss": account, "grad_sync": grad_sync, "grad_overlap": grad_overlap, "cuda_graphs": graphs,
+                    "group": r["same_model_group"], "step_s": step,
                     "assumed": "; ".join(assumed)})
     with open(DATA / "moe_validation.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(out[0].keys()))

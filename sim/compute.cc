@@ -198,6 +198,15 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
   return s;
 }
 
+std::pair<double, double> moe_host_times(const core::Training& training, double overhead_s, double floor_s) {
+  auto has = [&](const char* g) {
+    return std::find(training.cuda_graphs.begin(), training.cuda_graphs.end(), g) != training.cuda_graphs.end();
+  };
+  if (has("layer") || has("full_iteration") || (has("attn") && has("moe"))) return {0.0, 0.0};
+  if (has("moe") || has("moe_router")) return {0.0, floor_s};
+  return {overhead_s, floor_s};
+}
+
 double ComputeShape::tokens() const {
   return static_cast<double>(micro_batch) * static_cast<double>(seq_len) /
          static_cast<double>(std::max<std::int64_t>(1, cp));
@@ -291,6 +300,14 @@ PassTimes layer_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const 
     p.forward.memory_s += memory_seconds(gpu, fwd_bytes);
     p.backward.memory_s += memory_seconds(gpu, bwd_bytes);
   }
+  if (moe_layer) {
+    // The dropless dispatcher copies the per-expert token counts to the host every layer
+    // (Megatron token_dispatcher.py cuda_sync_point, DeepEP's dispatch waits on the CPU), so the
+    // host cannot queue the layer's kernels ahead of the GPU: a pass takes at least the time to
+    // launch them (backward launches the data- and weight-gradient kernels: twice).
+    p.forward.memory_s += std::max(0.0, s.moe_layer_floor_s - p.forward.total_s());
+    p.backward.memory_s += std::max(0.0, 2 * s.moe_layer_floor_s - p.backward.total_s());
+  }
   switch (s.checkpointing) {
     case core::Checkpointing::kNone: break;
     case core::Checkpointing::kFull: p.recompute = p.forward; break;
@@ -329,6 +346,20 @@ PassTimes head_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const C
   const double norm = 2 * T * h * act / (s.sequence_parallel ? t : 1.0);
   p.forward.memory_s += memory_seconds(gpu, norm + 14 * logits);
   p.backward.memory_s += memory_seconds(gpu, 2 * norm + 14 * logits);
+  return p;
+}
+
+PassTimes mtp_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const ComputeShape& s) {
+  const double t = static_cast<double>(std::max<std::int64_t>(1, s.tp));
+  const double h = static_cast<double>(m.hidden);
+  PassTimes p = layer_times(m, gpu, s, m.is_moe());
+  // eh_proj: a column-parallel linear of the concatenated [norm(embedding); norm(hidden)] (2h -> h).
+  p += time_gemms({{s.tokens(), h / t, 2 * h}}, gpu, s);
+  const double act = core::dtype_bytes(s.dtype == core::DType::kFp8 ? core::DType::kBf16 : s.dtype);
+  const double norms = memory_seconds(gpu, 2 * 2 * s.tokens() * h * act / (s.sequence_parallel ? t : 1.0));
+  p.forward.memory_s += norms;
+  p.backward.memory_s += 2 * norms;
+  p += head_times(m, gpu, s);
   return p;
 }
 

@@ -7,6 +7,7 @@
 // (model, GPU, shape): O(1) in the world size.
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/mesh/roles.h"
@@ -71,12 +72,25 @@ struct ComputeShape {
   // buffer padded to it) or, dropless, parallelism.expert_imbalance (the slowest rank sets the pace).
   double expert_rows_scale = 1.0;
   // Fitted to published MoE runs (sim/moe_band.h, SimOptions::moe): the grouped GEMMs' efficiency
-  // relative to a dense GEMM of the same shape, and the fixed seconds an MoE layer's router,
-  // permutation and dispatch bookkeeping add to a micro-batch's forward (twice that backward).
+  // relative to a dense GEMM of the same shape; the host time an MoE layer's router and dispatch
+  // preprocessing add to a micro-batch's forward (twice that backward), 0 where CUDA graphs replay
+  // them; and the least time an MoE layer's forward takes while the host launches its kernels
+  // one by one (twice that backward), 0 where the whole layer replays from a graph
+  // (moe_host_times).
   double expert_gemm_scale = 1.0;
   double moe_layer_overhead_s = 0;
+  double moe_layer_floor_s = 0;
   double tokens() const;  // micro_batch x seq_len / cp
 };
+// What of an MoE layer's host time training.cuda_graphs leaves on the host, as the
+// (overhead, floor) pair ComputeShape takes: Megatron-Core replays the router and the token
+// dispatcher's preprocessing (its device-to-host copy of the per-expert token counts included)
+// from a graph under --cuda-graph-modules moe_router moe_preprocess, the whole MoE block under
+// moe, the whole layer under layer (its empty module list) and the step under full_iteration
+// (megatron/core/transformer/transformer_config.py cuda_graph_modules; token_dispatcher.py
+// moves the copy out of the graph: cuda_dtoh_point "before_ep_alltoall").
+std::pair<double, double> moe_host_times(const core::Training& training, double overhead_s, double floor_s);
+
 // The shape of a plan lowered into `schedule` on `mesh` (gemm_scale 1).
 ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& schedule);
 
@@ -96,6 +110,11 @@ PassTimes layer_times(const core::ModelSpec& model, const core::GpuSpec& gpu, co
                       bool moe_layer);
 // Final norm, output head and cross-entropy loss (the last stage).
 PassTimes head_times(const core::ModelSpec& model, const core::GpuSpec& gpu, const ComputeShape& shape);
+// One multi-token prediction depth for one micro-batch (DeepSeek-V3 §2.2; Megatron
+// MultiTokenPredictionLayer): the two input norms and the 2h -> h projection of the concatenated
+// hidden state and next-token embedding, one transformer layer of the model's routed kind (MoE
+// for an MoE model), and the shared output head and loss again.
+PassTimes mtp_times(const core::ModelSpec& model, const core::GpuSpec& gpu, const ComputeShape& shape);
 // One optimizer step over `params` parameters held by this rank (AdamW in mixed precision reads
 // and writes ~32 bytes per parameter: bf16 param and fp32 grad, master, m, v).
 KernelTimes optimizer_times(const core::GpuSpec& gpu, double params);

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/mesh/roles.h"
+#include "core/plan/pipeline_split.h"
 #include "core/plan/trainable.h"
 #include "sim/step_pipeline.h"
 
@@ -37,17 +38,22 @@ struct HeldLayers {
 
 HeldLayers held_layers(const core::Plan& plan, const core::Schedule& s, std::int64_t pp, std::int64_t rank_layers) {
   const double all = static_cast<double>(rank_layers);
-  if (pp <= 1 || !plan.model) return {all, all};  // accumulation frees each micro-batch in its backward
+  if (pp <= 1 || !plan.model) {
+    const double with_mtp = all + static_cast<double>(core::trained_mtp_layers(plan));
+    return {with_mtp, with_mtp};
+  }  // accumulation frees each micro-batch in its backward
   StageCosts c;
   c.schedule = plan.parallelism.pipeline_schedule.value_or(core::PipelineSchedule::k1F1B);
   c.pp = pp;
   c.virtual_stages = std::max(1, s.virtual_stages);
   c.micro_batches = s.micro_batches;
   c.layers = plan.model->layers;
+  // Multi-token prediction layers are held on the loss stage with its layers.
+  c.mtp_units = core::trained_mtp_layers(plan);
   // enumerate asks for the same few pipeline shapes across thousands of layouts: keep them.
-  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
   thread_local std::map<Key, HeldLayers> cache;
-  const Key key{static_cast<int>(c.schedule), pp, c.virtual_stages, c.micro_batches, c.layers};
+  const Key key{static_cast<int>(c.schedule), pp, c.virtual_stages, c.micro_batches, c.layers, c.mtp_units};
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   const PipelineInput in = pipeline_input(c);
   auto peaks = activation_peaks(in);
@@ -234,10 +240,12 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
     // block's unsharded gradient as the reduce-scatter input.
     const double block = std::max(rp.dense_layers > 0 ? rp.dense_layer : 0.0,
                                   rp.moe_layers > 0 ? rp.moe_layer_dense + rp.moe_layer_experts : 0.0);
-    // Under a pipeline a backward leaves its units gathered until the stage's next forward (or
-    // REDUCE_GRAD), so the stage's last backward ends with every block gathered either way
-    // (core/schedule/schedule.cc, the FSDP gather count).
-    const bool two_blocks = plan.parallelism.reshard_after_forward && d.pp <= 1;
+    // Under torch.distributed.pipelining a backward leaves its units gathered until the stage's
+    // next forward (or REDUCE_GRAD), so the stage's last backward ends with every block gathered
+    // either way (core/schedule/schedule.cc, the FSDP gather count); Megatron-FSDP and DeepSpeed
+    // release each unit after its pass, pipeline or not (core::fsdp_runtime).
+    const bool two_blocks = plan.parallelism.reshard_after_forward &&
+                            (d.pp <= 1 || core::fsdp_runtime(plan) != core::FsdpRuntime::kFsdp2);
     const double blocks = two_blocks ? 2 * block : rp.total() - rp.root;
     params += (rp.root + blocks) * bp;
     if (!frozen) grads += block * bg;
@@ -274,8 +282,10 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   }
   // Output layer and loss: Megatron theoretical_memory_usage.py counts 4 s b h (1 + V/h) on the
   // last stage (bf16 logits plus their fp32 upcast), vocab-parallel over tp.
+  // Each multi-token prediction depth computes its own logits too.
   const double logits = 4.0 * static_cast<double>(tokens) * static_cast<double>(m.hidden + m.vocab) /
-                        static_cast<double>(std::max<std::int64_t>(1, d.tp));
+                        static_cast<double>(std::max<std::int64_t>(1, d.tp)) *
+                        static_cast<double>(1 + core::trained_mtp_layers(plan));
   const HeldLayers held = held_layers(plan, s, d.pp, rp.layers());
   const double per_layer = per_mb / static_cast<double>(std::max<std::int64_t>(1, rp.layers()));
   const double activations =

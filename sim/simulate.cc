@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "core/base/format.h"
 #include "core/base/saturating.h"
@@ -32,7 +33,8 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   ComputeShape shape = compute_shape(plan, mesh, schedule);
   shape.gemm_scale = options.topology && options.topology->compute ? options.topology->compute->gemm_scale : 1.0;
   shape.expert_gemm_scale = options.moe.expert_gemm_scale;
-  shape.moe_layer_overhead_s = options.moe.layer_overhead_s;
+  std::tie(shape.moe_layer_overhead_s, shape.moe_layer_floor_s) =
+      moe_host_times(tr, options.moe.layer_overhead_s, options.moe.layer_host_floor_s);
   const core::RankParams rp = core::rank_params(model, d.pp, d.tp, shape.ep, shape.etp);
   PassTimes layers;
   if (rp.dense_layers > 0) layers += layer_times(model, gpu, shape, false) * static_cast<double>(rp.dense_layers);
@@ -54,6 +56,18 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   c.attention_s = m * (layers.forward.attention_s + layers.backward.attention_s);
   c.memory_s = m * (layers.forward.memory_s + layers.backward.memory_s + head.forward.memory_s + head.backward.memory_s);
   c.recompute_s = m * layers.recompute.total_s();
+  // Multi-token prediction on the stage that holds the loss: counted with the head.
+  if (const std::int64_t mtp = core::trained_mtp_layers(plan); mtp > 0) {
+    PassTimes p = mtp_times(model, gpu, shape) * static_cast<double>(mtp);
+    c.mtp_layers = mtp;
+    c.mtp_forward_s = p.forward.total_s();
+    c.mtp_backward_s = p.backward.total_s() + p.recompute.total_s();
+    c.mtp_weight_grad_s = p.backward.gemm_s / 2;
+    c.gemm_s += m * (p.forward.gemm_s + p.backward.gemm_s);
+    c.attention_s += m * (p.forward.attention_s + p.backward.attention_s);
+    c.memory_s += m * (p.forward.memory_s + p.backward.memory_s);
+    c.recompute_s += m * p.recompute.total_s();
+  }
   // Optimizer step over this rank's parameter shard (the optimizer states memory already holds it).
   // It moves what an AdamW step over the same shard would, scaled by the optimizer's bytes
   // (sim/memory.h optimizer_bytes; AdamW with fp32 master: 12 a parameter). An offloaded step
@@ -185,16 +199,17 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   sc.rank_f = ex.rank_f;
   sc.rank_b = ex.rank_b;
   sc.p2p_s = ex.p2p_s;
+  sc.mtp_f = c.mtp_forward_s;
+  sc.mtp_b = c.mtp_backward_s;
+  sc.mtp_w = c.mtp_weight_grad_s;
+  sc.mtp_units = c.mtp_layers;
   if (plan.model && core::has_megatron_split(plan.parallelism)) {
     // Megatron's split (verify's layers-indivisible reports a refused one; it is timed evenly).
     if (auto split = core::megatron_split(plan.parallelism, plan.model->layers, sc.pp, sc.virtual_stages)) {
       sc.split = split->layers;
       sc.embedding_stage = split->embedding_stage;
       sc.loss_stage = split->loss_stage;
-      if (split->mtp_layers > 0) {
-        r.notes.push_back("pipeline_layout holds " + std::to_string(split->mtp_layers) +
-                          " MTP layers (m): not priced (planck's model has no multi-token prediction)");
-      }
+      sc.mtp_stage = split->mtp_stage;
     } else {
       r.notes.push_back("pipeline split refused (" + split.message() + "): timed with the even split");
     }

@@ -20,8 +20,9 @@ namespace planck::sim {
 
 // The shared MoE constants fitted to published MoE runs (sim/moe_band.h; defaults: the fit).
 struct MoeConstants {
-  double expert_gemm_scale;     // grouped-GEMM efficiency relative to a dense GEMM
-  double layer_overhead_s;      // fixed forward seconds per MoE layer per micro-batch (2x backward)
+  double expert_gemm_scale;      // grouped-GEMM efficiency relative to a dense GEMM
+  double layer_overhead_s;       // router + dispatch preprocessing host time per MoE layer forward (2x backward)
+  double layer_host_floor_s;     // least time of an eagerly launched MoE layer's forward (2x backward)
   double ep_overlap_efficiency;  // share of the paired all-to-all the overlap really hides
 };
 MoeConstants fitted_moe_constants();
@@ -85,6 +86,9 @@ struct ComputeBreakdown {
   // inside the backward times above (what zero-bubble schedules split off), and the GEMM /
   // attention parts of the busiest stage's layers (over `layers` layers).
   double layers_weight_grad_s = 0, head_weight_grad_s = 0;
+  // Multi-token prediction (training.mtp_layers), per micro-batch on the stage holding it.
+  std::int64_t mtp_layers = 0;
+  double mtp_forward_s = 0, mtp_backward_s = 0, mtp_weight_grad_s = 0;
   double layers_forward_gemm_s = 0, layers_backward_gemm_s = 0;
   double layers_forward_attention_s = 0, layers_backward_attention_s = 0;
   std::int64_t layers = 0;

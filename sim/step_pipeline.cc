@@ -51,17 +51,20 @@ PipelineInput pipeline_input(const StageCosts& c) {
   const std::vector<std::int64_t> per = stage_split(c);
   const std::int64_t loss = c.loss_stage >= 0 && c.loss_stage < n_stages ? c.loss_stage : n_stages - 1;
   const std::int64_t embedding = c.embedding_stage >= 0 && c.embedding_stage < n_stages ? c.embedding_stage : 0;
+  const std::int64_t mtp = c.mtp_stage >= 0 && c.mtp_stage < n_stages ? c.mtp_stage : loss;
   const double v = static_cast<double>(in.virtual_stages);
   in.stages.reserve(per.size());
   for (std::int64_t s = 0; s < n_stages; ++s) {
     const double n = static_cast<double>(per[static_cast<std::size_t>(s)]);
-    const bool first = s == embedding, last = s == loss;
+    const bool first = s == embedding, last = s == loss, has_mtp = s == mtp;
     StageTimes t;
-    t.forward_s = n * c.layer_f + (first ? c.first_f : 0) + (last ? c.last_f : 0) + c.rank_f / v;
-    const double b = n * c.layer_b + (first ? c.first_b : 0) + (last ? c.last_b : 0) + c.rank_b / v;
-    t.backward_weight_s = n * c.layer_w + (last ? c.last_w : 0);
+    t.forward_s =
+        n * c.layer_f + (first ? c.first_f : 0) + (last ? c.last_f : 0) + (has_mtp ? c.mtp_f : 0) + c.rank_f / v;
+    const double b =
+        n * c.layer_b + (first ? c.first_b : 0) + (last ? c.last_b : 0) + (has_mtp ? c.mtp_b : 0) + c.rank_b / v;
+    t.backward_weight_s = n * c.layer_w + (last ? c.last_w : 0) + (has_mtp ? c.mtp_w : 0);
     t.backward_input_s = std::max(0.0, b - t.backward_weight_s);
-    t.activation_units = n;
+    t.activation_units = n + (has_mtp ? static_cast<double>(c.mtp_units) : 0);
     in.stages.push_back(t);
   }
   return in;

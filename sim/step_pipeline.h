@@ -29,6 +29,11 @@ struct StageCosts {
   // Empty: stage_layers, the embedding on the first stage, the loss on the last.
   std::vector<std::int64_t> split;
   std::int64_t embedding_stage = 0, loss_stage = -1;
+  // Multi-token prediction (training.mtp_layers): what its layers, projection, head and loss add
+  // to the stage holding them (-1: the loss stage, where Megatron builds them without a layout);
+  // mtp_b includes mtp_w. mtp_units: their layers, for the activations that stage holds.
+  double mtp_f = 0, mtp_b = 0, mtp_w = 0;
+  std::int64_t mtp_stage = -1, mtp_units = 0;
 };
 
 // Layers of each stage: c.split when it has pp x v entries, else stage_layers.

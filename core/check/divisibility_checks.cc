@@ -80,6 +80,17 @@ void check_megatron_split(const Plan& plan, std::int64_t pp, std::int64_t layers
         split_ptr(plan), "give a split Megatron-LM builds (docs/plan-format.md \"Pipeline split\")");
     return;
   }
+  // Megatron asserts the layout's MTP layers match --mtp-num-layers
+  // (pipeline_parallel_layer_layout.py validate_layer_layout, "Number of mtp layers in layout must
+  // match mtp_num_layers").
+  const std::int64_t mtp = plan.training ? plan.training->mtp_layers : 0;
+  if (mtp > 0 && plan.parallelism.pipeline_layout && split->mtp_layers != mtp) {
+    add(out, "layers-indivisible", Severity::kError,
+        "pipeline_layout holds " + s(split->mtp_layers) + " MTP layers m but training.mtp_layers is " + s(mtp) +
+            " (Megatron-LM: \"Number of mtp layers in layout must match mtp_num_layers\")",
+        "/training/mtp_layers", "write " + s(mtp) + " m before the loss L in the layout, or set mtp_layers to " +
+                                    s(split->mtp_layers));
+  }
   if (split->virtual_stages != v) {
     add(out, "layers-indivisible", Severity::kError,
         "pipeline_layout gives " + s(split->virtual_stages) + " chunks per pipeline rank but virtual_stages is " + s(v),

@@ -105,6 +105,7 @@ Result<PipelineSplit> layout_split(const std::string& layout, std::int64_t layer
     const std::string& st = stages[static_cast<std::size_t>(i)];
     if (count(st, 'm') == 0) continue;
     ++mtp_stages;
+    out.mtp_stage = i;
     if (i / pp != out.virtual_stages - 1) {
       return refuse("MTP layers m must be in the last virtual stage of their pipeline rank (stage " + s(i) + " is not)",
                     kLayout);
@@ -122,6 +123,16 @@ Result<PipelineSplit> layout_split(const std::string& layout, std::int64_t layer
 }
 
 }  // namespace
+
+std::int64_t trained_mtp_layers(const Plan& plan) {
+  if (plan.training && plan.training->mtp_layers > 0) return plan.training->mtp_layers;
+  if (!plan.parallelism.pipeline_layout) return 0;
+  auto stages = parse_pipeline_layout(*plan.parallelism.pipeline_layout);
+  if (!stages) return 0;
+  std::int64_t m = 0;
+  for (const auto& st : *stages) m += count(st, 'm');
+  return m;
+}
 
 bool has_megatron_split(const Parallelism& p) {
   return p.account_for_embedding_in_pipeline_split || p.account_for_loss_in_pipeline_split ||

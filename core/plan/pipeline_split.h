@@ -25,8 +25,13 @@ struct PipelineSplit {
   std::int64_t embedding_stage = 0;  // the stage that holds the embedding
   std::int64_t loss_stage = 0;       // the stage that holds the output head and the loss
   std::int64_t mtp_layers = 0;       // 'm' entries of a layout (multi-token prediction)
+  std::int64_t mtp_stage = -1;       // the stage holding them (-1: none in the layout)
   std::int64_t virtual_stages = 1;   // chunks per rank (a layout implies it)
 };
+
+// Multi-token prediction layers the plan trains: training.mtp_layers, else the 'm' entries of its
+// pipeline_layout (Megatron asserts the two agree; verify's layers-indivisible reports a mismatch).
+std::int64_t trained_mtp_layers(const Plan& plan);
 
 // True when the plan sets any of Megatron's split options.
 bool has_megatron_split(const Parallelism& p);

@@ -67,6 +67,12 @@ std::optional<Stack> parse_stack(std::string_view s);  // "torchtitan-eager" and
 std::optional<AttentionKernel> parse_attention_kernel(std::string_view s);
 const std::vector<std::string>& stack_names();
 const std::vector<std::string>& attention_kernel_names();
+// training.cuda_graphs: what Megatron-Core captures in CUDA graphs (--cuda-graph-impl
+// transformer_engine / local with --cuda-graph-modules, formerly --cuda-graph-scope; "layer" is
+// its empty list, the whole transformer layer; "full_iteration" the whole step,
+// --cuda-graph-impl full_iteration). megatron/core/transformer/transformer_config.py
+// cuda_graph_modules.
+const std::vector<std::string>& cuda_graph_scope_names();
 bool stack_fuses_memory_bound_ops(Stack v);
 const char* to_string(OffloadDevice v);
 const char* to_string(MoeDispatcher v);
@@ -200,6 +206,10 @@ struct Parallelism {
   // the mean (absent: 1, a balanced router; a capacity factor bounds it by padding instead).
   std::optional<MoeDispatcher> moe_dispatcher;
   std::optional<double> expert_imbalance;
+  // The sharded optimizer's and FSDP's parameter all-gathers carry the transformer blocks'
+  // weights in FP8 (Megatron --fp8-param-gather, torchtitan enable_fsdp_float8_all_gather);
+  // only with training.fp8 (core::gathered_param_bytes).
+  bool fp8_param_gather = false;
 };
 
 struct Training {
@@ -239,6 +249,14 @@ struct Training {
   Stack stack = Stack::kMegatron;
   bool stack_given = false;  // training.stack was in the file (else megatron's fused pricing)
   AttentionKernel attention_kernel = AttentionKernel::kFa2;
+  // Multi-token prediction depths trained beside the model (DeepSeek-V3's
+  // num_nextn_predict_layers, Megatron --mtp-num-layers): each is one more transformer layer of
+  // the model's last kind, a 2h -> h projection and the output head and loss again, on the stage
+  // that holds the loss (or a pipeline_layout's 'm'); 0: none.
+  std::int64_t mtp_layers = 0;
+  // Parts of each layer replayed from CUDA graphs (cuda_graph_scope_names()); empty: launched
+  // eagerly. The simulator reads what they remove from the MoE layers' host time.
+  std::vector<std::string> cuda_graphs;
   // Set: compute time = model FLOPs (+ recompute) / (peak x mfu), the per-kernel model skipped.
   std::optional<double> mfu;
 };

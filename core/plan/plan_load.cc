@@ -220,7 +220,7 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
                                     "expert_capacity_factor", "async_tp", "overlap_param_gather", "dp_bucket_params",
                                     "pp_scatter_gather", "ep_overlap", "account_for_embedding_in_pipeline_split",
                                     "account_for_loss_in_pipeline_split", "first_stage_layers", "last_stage_layers",
-                                    "pipeline_layout", "moe_dispatcher", "expert_imbalance"});
+                                    "pipeline_layout", "moe_dispatcher", "expert_imbalance", "fp8_param_gather"});
   Parallelism& p = plan.parallelism;
   p.present = true;
   auto flag = [&](const char* key, auto& out) {
@@ -257,6 +257,7 @@ void Loader::parallelism(const nlohmann::json& v, Plan& plan) {
   flag("async_tp", p.async_tp);
   flag("ep_overlap", p.ep_overlap);
   flag("overlap_param_gather", p.overlap_param_gather);
+  flag("fp8_param_gather", p.fp8_param_gather);
   if (v.contains("dp_bucket_params")) {
     p.dp_bucket_params = r_.integer(v["dp_bucket_params"], "/parallelism/dp_bucket_params", 1, kMaxBucketParams);
   }

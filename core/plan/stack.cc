@@ -83,6 +83,12 @@ const std::vector<std::string>& attention_kernel_names() {
   return names;
 }
 
+const std::vector<std::string>& cuda_graph_scope_names() {
+  static const std::vector<std::string> names = {"layer", "full_iteration", "attn",          "mlp",
+                                                 "moe",   "moe_router",     "moe_preprocess"};
+  return names;
+}
+
 // Megatron's fused kernels (apply_rope_fusion, bias_swiglu_fusion, TE's fused norms) and
 // torch.compile's Inductor fuse each memory-bound op into one read and one write; the others run
 // PyTorch's eager ops, one kernel per op (sim/compute.cc prices both).

@@ -3,6 +3,8 @@
 
 #include "core/plan/training_load.h"
 
+#include <algorithm>
+
 #include "core/plan/trainable.h"
 
 namespace planck::core {
@@ -14,7 +16,7 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
       {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
        "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8", "stack", "attention_kernel",
        "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank",
-       "lora_targets"});
+       "lora_targets", "cuda_graphs", "mtp_layers"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
   if (v.contains("micro_batch")) {
@@ -118,6 +120,24 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
   if (v.contains("attention_kernel")) {
     if (auto s = r_.choice(v["attention_kernel"], "/training/attention_kernel", attention_kernel_names())) {
       t.attention_kernel = *parse_attention_kernel(*s);
+    }
+  }
+  if (v.contains("mtp_layers")) {
+    if (auto n = r_.integer(v["mtp_layers"], "/training/mtp_layers", 0, 64)) t.mtp_layers = *n;
+  }
+  if (v.contains("cuda_graphs")) {
+    if (auto list = r_.string_list(v["cuda_graphs"], "/training/cuda_graphs")) {
+      const auto& known = cuda_graph_scope_names();
+      for (std::size_t i = 0; i < list->size(); ++i) {
+        const std::string& g = (*list)[i];
+        if (std::find(known.begin(), known.end(), g) == known.end()) {
+          r_.error("/training/cuda_graphs/" + std::to_string(i), "unknown CUDA graph scope \"" + g + "\"",
+                   "use layer, full_iteration, attn, mlp, moe, moe_router or moe_preprocess (Megatron's "
+                   "--cuda-graph-modules)");
+        } else if (std::find(t.cuda_graphs.begin(), t.cuda_graphs.end(), g) == t.cuda_graphs.end()) {
+          t.cuda_graphs.push_back(g);
+        }
+      }
     }
   }
   if (v.contains("mfu")) {

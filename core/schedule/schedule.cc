@@ -5,11 +5,13 @@
 #include <limits>
 
 #include "core/base/saturating.h"
+#include "core/plan/pipeline_split.h"
 #include "core/plan/presets.h"
 #include "core/plan/trainable.h"
 #include "core/mesh/placement.h"
 #include "core/mesh/roles.h"
 #include "core/schedule/ep_dispatch.h"
+#include "core/schedule/lowering.h"
 
 // The one lowering of a plan into the collectives of one optimizer step (docs/simulator.md). Each
 // strategy follows where its framework communicates; formulas from
@@ -18,96 +20,11 @@
 namespace planck::core {
 namespace {
 
+using lowering::ceil_div;
+using lowering::Lowering;
+using lowering::to_bytes;
+
 constexpr std::int64_t kDefaultSeqLen = 8192;
-// PyTorch DDP bucket_cap_mb = 25, turned into bytes as int(bucket_cap_mb * 1024 * 1024)
-// (torch/nn/parallel/distributed.py).
-constexpr std::int64_t kDdpBucketBytes = 25LL * 1024 * 1024;
-// DeepSpeed ZeRO-1/2 reduce_bucket_size and allgather_bucket_size default 5e8 elements
-// (deepspeed/runtime/zero/config.py).
-constexpr std::int64_t kZeroBucketElements = 500000000;
-
-std::int64_t to_bytes(double params, int bytes_per_element) {
-  const double b = std::round(params * bytes_per_element);
-  if (!(b > 0)) return 0;
-  // Absurd shapes saturate (core/base/saturating.h); 2^63 itself is past INT64_MAX.
-  return b >= 9223372036854775808.0 ? kSaturated : static_cast<std::int64_t>(b);
-}
-
-// Rounded-up share of `bytes` over n ranks (n >= 1), without overflowing at saturation.
-std::int64_t ceil_div(std::int64_t bytes, std::int64_t n) {
-  n = std::max<std::int64_t>(1, n);
-  return bytes / n + (bytes % n != 0 ? 1 : 0);
-}
-
-class Lowering {
- public:
-  Lowering(const Mesh& mesh, Schedule& out) : mesh_(mesh), out_(out) {}
-
-  void add(const std::string& role, const std::vector<std::string>& dims, CollOp op, Phase phase,
-           std::int64_t bytes, std::int64_t calls, int dtype, std::string what) {
-    if (bytes <= 0 || calls <= 0) return;
-    GroupSet g = mesh_.groups(dims);
-    if (g.group_size() <= 1) return;
-    ScheduledCollective c;
-    c.role = role;
-    c.dims = g.dims();
-    c.op = op;
-    c.phase = phase;
-    c.group_size = g.group_size();
-    c.groups = g.num_groups();
-    c.bytes_per_call = bytes;
-    c.calls_per_step = calls;
-    c.dtype_bytes = dtype;
-    c.what = std::move(what);
-    c.micro_batches = repeats_;
-    c.stages = stages_;
-    out_.collectives.push_back(std::move(c));
-  }
-
-  // What the next add() calls repeat over (k micro-batches or 1 per step) and which stages run them.
-  void repeats(std::int64_t micro_batches, StageScope stages = StageScope::kEvery) {
-    repeats_ = std::max<std::int64_t>(1, micro_batches);
-    stages_ = stages;
-  }
-
-  // `total` bytes in buckets of `bucket` bytes, `syncs` times per step: full buckets and the
-  // remainder as two entries so bytes add up exactly.
-  void add_bucketed(const std::string& role, const std::vector<std::string>& dims, CollOp op, Phase phase,
-                    std::int64_t total, std::int64_t bucket, std::int64_t syncs, int dtype, const std::string& what) {
-    if (total <= 0) return;
-    const std::int64_t full = total / bucket, rest = total % bucket;
-    add(role, dims, op, phase, bucket, sat_mul(full, syncs), dtype, what + " (full buckets)");
-    add(role, dims, op, phase, rest, syncs, dtype, what + (full > 0 ? " (last bucket)" : ""));
-  }
-
- private:
-  const Mesh& mesh_;
-  Schedule& out_;
-  std::int64_t repeats_ = 1;
-  StageScope stages_ = StageScope::kEvery;
-};
-
-// One kind of FSDP unit: `count` units of `params` each (per rank, before sharding).
-struct Unit {
-  double params;
-  std::int64_t count;
-  bool root;
-  const char* name;
-};
-
-// A set of parameters synchronised over one group: dense weights over the data-parallel dims
-// (and ep, whose ranks see different tokens: Megatron reduces dense grads over the full DP group
-// that contains the expert-parallel ranks), routed experts over the data-parallel dims only
-// (Megatron's expert-data-parallel group, docs/sources/simulator.md §2.1).
-struct ParamClass {
-  const char* label;
-  std::vector<Unit> units;
-  double total() const {
-    double t = 0;
-    for (const auto& u : units) t += u.params * static_cast<double>(u.count);
-    return t;
-  }
-};
 
 }  // namespace
 
@@ -199,6 +116,22 @@ std::vector<std::string> param_sync_dims(const Plan& plan, const Mesh& mesh, std
   return out;
 }
 
+FsdpRuntime fsdp_runtime(const Plan& plan) {
+  if (!plan.training || !plan.training->stack_given) return FsdpRuntime::kFsdp2;
+  switch (plan.training->stack) {
+    case Stack::kMegatron: return FsdpRuntime::kMegatronFsdp;
+    case Stack::kDeepspeed:
+    case Stack::kMegatronDeepspeed: return FsdpRuntime::kDeepSpeed;
+    default: return FsdpRuntime::kFsdp2;
+  }
+}
+
+int gathered_param_bytes(const Plan& plan, bool root) {
+  const Training tr = plan.training.value_or(Training{});
+  if (!root && plan.parallelism.fp8_param_gather && tr.fp8 != Fp8Recipe::kNone) return 1;
+  return dtype_bytes(tr.param_dtype);
+}
+
 int pipeline_chunks(const Plan& plan, std::int64_t pp) {
   if (pp <= 1) return 1;
   const auto sched = plan.parallelism.pipeline_schedule.value_or(PipelineSchedule::k1F1B);
@@ -236,6 +169,16 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   Schedule s;
   s.world = mesh.world();
   s.data_parallel = effective_data_parallel(plan, mesh);
+  const FsdpRuntime runtime = fsdp_runtime(plan);
+  const bool sharded_params = s.data_parallel == DataParallel::kFsdp || s.data_parallel == DataParallel::kZero3;
+  if (runtime == FsdpRuntime::kMegatronFsdp && sharded_params && grad_sync != GradSync::kEveryMicrobatch) {
+    // Megatron-FSDP keeps only gradient shards: its no_sync() cannot defer the reduce-scatter.
+    s.notes.push_back("Megatron-FSDP (training.stack megatron, fsdp) reduce-scatters its sharded gradients every "
+                      "micro-batch (megatron_fsdp.py grad_reduce_every_bprop): grad_sync " +
+                      std::string(grad_sync == GradSync::kLastMicrobatch ? "last_microbatch" : "last_microbatch_replicate") +
+                      " has no effect");
+    grad_sync = GradSync::kEveryMicrobatch;
+  }
   s.grad_sync = grad_sync;
   s.seq_len = tr.seq_len.value_or(kDefaultSeqLen);
   s.micro_batch = std::max<std::int64_t>(1, tr.micro_batch);
@@ -251,97 +194,9 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
   const ExpertDegrees ed = expert_degrees(plan, mesh);
   const RankParams rp = rank_params(m, d.pp, d.tp, ed.ep, ed.etp);
   const std::int64_t layers = rp.layers();
-  ParamClass dense{"dense", {}};
-  dense.units.push_back({rp.dense_layer, rp.dense_layers, false, "transformer block"});
-  dense.units.push_back({rp.moe_layer_dense, rp.moe_layers, false, "MoE block, non-expert part"});
-  dense.units.push_back({rp.root, 1, true, "root (embedding, head, final norm)"});
-  ParamClass experts{"expert", {{rp.moe_layer_experts, rp.moe_layers, false, "routed experts of an MoE block"}}};
 
-  // --- data-parallel family -------------------------------------------------------------
+  lower_data_parallel(plan, mesh, {k, bp, bg, every, rs_every, rp, runtime}, lo);
   const DataParallel dp = s.data_parallel;
-  const std::optional<std::int64_t> bucket = plan.parallelism.dp_bucket_params;
-  // Frozen weights (training.frozen, LoRA's base) take no gradient: no gradient reduction and no
-  // updated-parameter gather for them; FSDP still gathers them to compute (core/plan/trainable.h).
-  const bool frozen = base_frozen(tr);
-  for (const ParamClass* pc : {&dense, &experts}) {
-    const bool is_dense = pc == &dense;
-    if (pc->total() <= 0) continue;
-    if (frozen && dp != DataParallel::kFsdp && dp != DataParallel::kZero3 && dp != DataParallel::kHsdp) continue;
-    auto dims_of = [&](const char* role) { return param_sync_dims(plan, mesh, role, is_dense); };
-    const std::string tag = m.is_moe() ? std::string(" of ") + pc->label + " parameters" : std::string();
-    if (dp == DataParallel::kNone || dp == DataParallel::kDdp) {
-      // DDP: bucketed all-reduce during backward; no_sync() skips it on all but the last
-      // micro-batch (PyTorch DDP docs; docs/sources/simulator.md §2.1).
-      lo.repeats(every ? k : 1);
-      lo.add_bucketed("dp", dims_of("dp"), CollOp::kAllReduce, Phase::kBackward, to_bytes(pc->total(), bg),
-                      bucket ? sat_mul(*bucket, bg) : kDdpBucketBytes, every ? k : 1, bg, "gradient all-reduce" + tag);
-    } else if (dp == DataParallel::kZero1 || dp == DataParallel::kZero2) {
-      // DeepSpeed stage_1_and_2.py reduce_ready_partitions_and_remove_grads: stage 2 reduces every
-      // micro-batch, stage 1 at the accumulation boundary; both all-gather the updated
-      // parameters after the optimizer step (ZeRO §7.2.1).
-      const auto dims = dims_of("fsdp");
-      const std::int64_t syncs = (dp == DataParallel::kZero2 || every) ? k : 1;
-      lo.repeats(syncs);
-      lo.add_bucketed("fsdp", dims, CollOp::kReduceScatter, Phase::kBackward, to_bytes(pc->total(), bg),
-                      sat_mul(bucket.value_or(kZeroBucketElements), bg), syncs, bg, "gradient reduce-scatter" + tag);
-      lo.repeats(1);
-      lo.add_bucketed("fsdp", dims, CollOp::kAllGather, Phase::kOptimizer, to_bytes(pc->total(), bp),
-                      sat_mul(bucket.value_or(kZeroBucketElements), bp), 1, bp, "updated-parameter all-gather" + tag);
-    } else {
-      // FSDP2 / ZeRO-3 per unit (each block plus the root): all-gather in forward, again in
-      // backward when resharded after forward (the root never is: FSDP2 reshard_after_forward=None
-      // keeps the root unsharded), reduce-scatter of gradients; under accumulation
-      // set_requires_gradient_sync(False) skips the reduce-scatter (and HSDP's all-reduce) until
-      // the last micro-batch, set_requires_all_reduce(False) only the all-reduce
-      // (torch/distributed/fsdp/_fully_shard/_fully_shard.py; docs/sources/simulator.md §2.1).
-      const auto shard = dims_of("fsdp");
-      const std::int64_t n_shard = mesh.groups(shard).group_size();
-      // Replicas all-reduce over the replicate dims the shard group does not already span: when
-      // fsdp_dims include them (the flattened HSDP of torchtitan #711) FSDP shards across the
-      // replicas and no all-reduce runs (Lowering::add drops the trivial group).
-      std::vector<std::string> replicate;
-      for (const auto& r : dims_of("replicate")) {
-        if (std::find(shard.begin(), shard.end(), r) == shard.end()) replicate.push_back(r);
-      }
-      // Under a pipeline, torch.distributed.pipelining runs every backward with
-      // set_reshard_after_backward(False) and reshards only in REDUCE_GRAD after the stage's last
-      // backward (stage.py backward_maybe_with_nosync / perform_reduce_grad). A unit gathered
-      // once stays gathered until something reshards it: without reshard_after_forward nothing
-      // does before the step's end (1 gather per step); with it every forward reshards, so a
-      // forward gathers only when the stage's previous pass was a forward (or none) and every
-      // backward after a forward gathers again: 1 + k per step, whatever the schedule (each of
-      // the k forwards is followed by exactly one pass, the step ending on a backward).
-      const bool pipelined = d.pp > 1;
-      for (const Unit& u : pc->units) {
-        if (u.count <= 0 || u.params <= 0) continue;
-        const std::string what = u.name;
-        const bool reshard = plan.parallelism.reshard_after_forward && !u.root;
-        const std::int64_t fwd_gathers = pipelined ? 1 : k;
-        lo.repeats(fwd_gathers);
-        lo.add("fsdp", shard, CollOp::kAllGather, Phase::kForward, to_bytes(u.params, bp), sat_mul(u.count, fwd_gathers),
-               bp,
-               !pipelined ? "parameter all-gather, " + what
-               : reshard  ? "parameter all-gather of the first forward (a backward leaves it gathered), " + what
-                          : "parameter all-gather once per step (gathered until the last backward), " + what);
-        if (reshard) {
-          lo.repeats(k);
-          lo.add("fsdp", shard, CollOp::kAllGather, Phase::kBackward, to_bytes(u.params, bp), sat_mul(u.count, k), bp,
-                 "parameter re-gather in backward, " + what);
-        }
-        if (frozen) continue;
-        const bool hsdp = dp == DataParallel::kHsdp;
-        lo.repeats((hsdp ? rs_every : every) ? k : 1);
-        lo.add("fsdp", shard, CollOp::kReduceScatter, Phase::kBackward, to_bytes(u.params, bg),
-               sat_mul(u.count, (hsdp ? rs_every : every) ? k : 1), bg, "gradient reduce-scatter, " + what);
-        if (hsdp) {
-          const std::int64_t shard_bytes = ceil_div(to_bytes(u.params, bg), n_shard);
-          lo.repeats(every ? k : 1);
-          lo.add("replicate", replicate, CollOp::kAllReduce, Phase::kBackward, shard_bytes,
-                 sat_mul(u.count, every ? k : 1), bg, "gradient-shard all-reduce across replicas, " + what);
-        }
-      }
-    }
-  }
 
   if (tr.lora_rank > 0 && dp != DataParallel::kNone) {
     // LoRA adapters' gradients, all-reduced once a step over the data-parallel ranks (small
@@ -388,11 +243,31 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       // Korthikanti et al. §4.2.2: each all-reduce becomes all-gather + reduce-scatter; Megatron-
       // Core re-gathers the sequence-sharded input in backward for the weight gradient
       // (megatron/core/tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication).
-      lo.add("tp", tp, CollOp::kAllGather, Phase::kForward, act, sat_mul(2, lk), ba, "sequence-parallel all-gather");
-      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kForward, act, sat_mul(2, lk), ba, "sequence-parallel reduce-scatter");
-      lo.add("tp", tp, CollOp::kAllGather, Phase::kBackward, act, bwd_calls(4, 2, layers), ba,
+      // A dense layer has two such regions (attention, MLP). An MoE layer under expert parallelism
+      // routes its sequence-sharded tokens as they are: only the attention (and a TP-split shared
+      // expert) gathers over tp; the routed experts' tokens travel in the dispatch (and the etp
+      // collectives below when etp > 1). Megatron: MoELayer hands the SP-sharded hidden states to
+      // the router and token dispatcher (megatron/core/transformer/moe/moe_layer.py,
+      // token_dispatcher.py gathers over the *expert* TP group only); torchtitan: the MoE
+      // wrapper's desired input layout is the sequence-parallel one when EP is on
+      // (torchtitan/models/common/moe_sharding.py _moe_sharding_config).
+      const std::int64_t regions = [&] {
+        if (ed.ep <= 1 || rp.moe_layers <= 0) return sat_mul(2, layers);
+        return sat_add(sat_mul(2, rp.dense_layers), sat_mul(m.shared_experts > 0 ? 2 : 1, rp.moe_layers));
+      }();
+      const std::int64_t rk = sat_mul(regions, k);
+      lo.add("tp", tp, CollOp::kAllGather, Phase::kForward, act, rk, ba, "sequence-parallel all-gather");
+      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kForward, act, rk, ba, "sequence-parallel reduce-scatter");
+      // Per region: backward 2 all-gathers (output grad, input re-gather) and 1 reduce-scatter,
+      // and a recomputed layer's forward again (1 + 1); bwd_calls spreads them over the layers.
+      const std::int64_t per_layer_num = regions, per_layer_den = std::max<std::int64_t>(1, layers);
+      auto region_bwd = [&](std::int64_t per_region, std::int64_t again_per_region) {
+        const std::int64_t re = layers > 0 ? sat_mul(recomputed, per_layer_num) / per_layer_den : 0;
+        return sat_mul(sat_add(sat_mul(per_region, per_layer_num), sat_mul(again_per_region, re)), k);
+      };
+      lo.add("tp", tp, CollOp::kAllGather, Phase::kBackward, act, region_bwd(2, 1), ba,
              "grad all-gather + input re-gather for weight grads");
-      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kBackward, act, bwd_calls(2, 2, layers), ba,
+      lo.add("tp", tp, CollOp::kReduceScatter, Phase::kBackward, act, region_bwd(1, 1), ba,
              "input-grad reduce-scatter");
       lo.repeats(k, StageScope::kFirst);
       lo.add("tp", tp, CollOp::kReduceScatter, Phase::kForward, act, k, ba, "vocab-parallel embedding reduce-scatter");
@@ -480,6 +355,17 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kForward, bytes, calls, ba, "token dispatch + combine");
       lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kBackward, bytes, bwd_calls(2, 2, rp.moe_layers), ba,
              full_ckpt ? "grad dispatch + combine + recomputed forward" : "grad dispatch + combine");
+      // Multi-token prediction: each depth runs one more MoE layer on the stage that holds the loss
+      // (Megatron builds MultiTokenPredictionBlock with the post-process stage), dispatching its
+      // tokens the same way (core::trained_mtp_layers).
+      if (const std::int64_t mtp = trained_mtp_layers(plan); mtp > 0) {
+        lo.repeats(k, StageScope::kLast);
+        lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kForward, bytes, sat_mul(sat_mul(mtp, k), 2), ba,
+               "MTP layer token dispatch + combine");
+        lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kBackward, bytes, sat_mul(sat_mul(mtp, k), full_ckpt ? 4 : 2), ba,
+               "MTP layer grad dispatch + combine");
+        lo.repeats(k);
+      }
       if (const DispatchSplit split = dispatch_split(plan, mesh, ep_dims, t_rank, bytes, ba); split.inter_node > 0) {
         for (auto& c : s.collectives) {
           if (c.role == "ep" && c.op == CollOp::kAllToAll) {

@@ -98,6 +98,21 @@ RankParams rank_params(const ModelSpec& model, std::int64_t pp, std::int64_t tp,
 std::int64_t dispatched_rows(std::int64_t tokens, std::int64_t top_k, std::int64_t experts,
                              std::optional<double> capacity_factor);
 
+// Who runs a plan's sharded data parallelism, where the frameworks differ in how often they
+// gather and reduce (docs/simulator.md "FSDP runtimes"): Megatron-FSDP (training.stack megatron
+// stated) and DeepSpeed ZeRO-3 gather each unit for every micro-batch's forward and backward,
+// pipeline or not, and Megatron-FSDP's sharded gradients are reduce-scattered every micro-batch
+// (megatron_fsdp.py grad_reduce_every_bprop for optim_grads / optim_grads_params); torch FSDP2
+// (the default) follows torch.distributed.pipelining under a pipeline (gathered once per step).
+enum class FsdpRuntime { kFsdp2, kMegatronFsdp, kDeepSpeed };
+FsdpRuntime fsdp_runtime(const Plan& plan);
+
+// The bytes an all-gather of `params` moves per parameter: 1 under parallelism.fp8_param_gather
+// with FP8 linears (Megatron --fp8-param-gather, torchtitan enable_fsdp_float8_all_gather: the
+// transformer blocks' weights travel as FP8), else param_dtype's. The root (embedding, head,
+// norms) always travels in param_dtype.
+int gathered_param_bytes(const Plan& plan, bool root);
+
 // The dims a data-parallel role ("dp", "fsdp", "replicate") synchronises a parameter class over:
 // role_dims() for dense parameters (the innermost role spans ep: expert-parallel ranks see
 // different tokens, so dense gradients reduce across them, as Megatron's data-parallel group

@@ -21,6 +21,7 @@
 #include "core/plan/pipeline_split.h"
 #include "core/plan/presets.h"
 #include "import/importer.h"
+#include "import/megatron/flags.h"
 #include "import/plan_builder.h"
 #include "import/bridge/recipe.h"
 #include "import/formats/python_config.h"
@@ -95,6 +96,22 @@ const std::set<std::string>& read_leaves() {
 }
 
 bool matters_fn(const std::string& path) { return setting_matters(path); }
+
+// A model / train / ddp / optimizer / mixed_precision field outside kFields whose name is a
+// Megatron-LM flag (import/megatron/flags.h): passed through as that flag, so the Megatron-LM
+// importer reads, warns about or ignores it as it does in a launch script (issue 30).
+bool passes_as_flag(const std::string& key) {
+  static const std::set<std::string> flags(std::begin(kMegatronFlags), std::end(kMegatronFlags));
+  const std::size_t dot = key.find('.');
+  if (dot == std::string::npos || key.find('.', dot + 1) != std::string::npos) return false;
+  const std::string section = key.substr(0, dot);
+  if (section != "model" && section != "train" && section != "ddp" && section != "optimizer" &&
+      section != "mixed_precision")
+    return false;
+  std::string flag = key.substr(dot + 1);
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flags.count(flag) > 0;
+}
 
 // ConfigContainer.peft (megatron/bridge/peft/lora.py LoRA, dora.py DoRA, canonical_lora.py
 // CanonicalLoRA): adapters of `dim` (default 32) on the target modules (default linear_qkv,
@@ -258,7 +275,8 @@ bool reads(const std::string& key) {
   if (key == "mixed_precision" || key == "ddp.grad_reduce_in_fp32" || key == "model.hf_model_id" ||
       key == "model.pipeline_model_parallel_layout" || key == "peft" || key.rfind("peft.", 0) == 0)
     return true;
-  return std::any_of(std::begin(kFields), std::end(kFields), [&](const Field& f) { return key == f.setting; });
+  return passes_as_flag(key) ||
+         std::any_of(std::begin(kFields), std::end(kFields), [&](const Field& f) { return key == f.setting; });
 }
 
 bool setting_matters(const std::string& path) {
@@ -306,6 +324,39 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& reci
     args += "--" + std::string(f.flag) + (text.empty() ? "" : " " + text) + "\n";
     origin.emplace_back(it->value("file", path), it->value("line", 0));
   }
+  // Every other field of model / train / ddp / optimizer / mixed_precision whose name is a
+  // Megatron-LM flag (import/megatron/flags.h) goes through as that flag, so the Megatron-LM
+  // importer reads, warns about or ignores it as it does in a launch script: a recipe's setting is
+  // never dropped unread (issue 30). A false boolean is Megatron's default for its store_true flag.
+  for (const auto& [key, entry] : settings.items()) {
+    if (std::any_of(std::begin(kFields), std::end(kFields), [&k = key](const Field& f) { return k == f.setting; }))
+      continue;  // mapped above, under the flag name Megatron-LM gives it
+    if (!entry.contains("value") || !passes_as_flag(key)) continue;
+    std::string flag = key.substr(key.find('.') + 1);
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    const json& v = entry["value"];
+    std::string text;
+    if (v.is_boolean()) {
+      if (!v.get<bool>()) continue;
+    } else if (v.is_null()) {
+      continue;
+    } else if (v.is_array()) {
+      for (const json& e : v) {
+        if (!text.empty()) text += ' ';
+        text += e.is_string() ? e.get<std::string>() : e.dump();
+      }
+      if (text.empty()) continue;
+    } else {
+      text = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+    if (written.count(flag)) continue;
+    written.insert(flag);
+    // The args file is read as shell words: a value with | ( ) * and the like is quoted.
+    if (text.find_first_of("|()*;&<>$`\\\"'") != std::string::npos && text.find('\'') == std::string::npos)
+      text = "'" + text + "'";
+    args += "--" + flag + (text.empty() ? "" : " " + text) + "\n";
+    origin.emplace_back(entry.value("file", path), entry.value("line", 0));
+  }
   // mixed_precision given by name (Bridge's recipe strings, training/mixed_precision.py): its dtype.
   auto mp = settings.find("mixed_precision");
   if (mp != settings.end() && mp->contains("value") && (*mp)["value"].is_string()) {
@@ -348,9 +399,17 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& reci
     if (file != main_path) r->position_files[pointer] = file;
     line = source_line;
   }
-  for (ImportFinding& f : r->findings) {  // the same for the Megatron importer's own findings
+  // The Megatron importer's findings name args-file lines: the recipe line that set the field.
+  for (ImportFinding& f : r->findings) {
     if (f.file != path || f.line < 1 || f.line >= static_cast<int>(origin.size())) continue;
-    std::tie(f.file, f.line) = origin[static_cast<std::size_t>(f.line)];
+    const auto& [file, source_line] = origin[static_cast<std::size_t>(f.line)];
+    const std::string old_where = path + ":" + std::to_string(f.line) + ": ";
+    const std::string new_where = file + ":" + std::to_string(source_line) + ": ";
+    for (std::string& w : r->warnings) {
+      if (w.rfind(old_where, 0) == 0 && w.find(f.message) != std::string::npos) w = new_where + w.substr(old_where.size());
+    }
+    f.file = file;
+    f.line = source_line;
   }
   r->positions[""] = fn.value("line", 0);
   if (path != main_path) r->position_files[""] = path;

@@ -107,7 +107,9 @@ core::Status read_batch(DsReader& r, PlanBuilder& b, std::int64_t dp, nlohmann::
   if (mb.is_auto) {
     mb.value = 8;
     b.unmodelled("train_micro_batch_size_per_gpu \"auto\"", r.line("/train_micro_batch_size_per_gpu"),
-                 "the trainer fills it; 8 assumed, Hugging Face's per_device_train_batch_size default");
+                 "the trainer fills it; 8 assumed, Hugging Face's per_device_train_batch_size default (give "
+                 "--micro-batch)",
+                 "/training/micro_batch");
   }
   if (gas.is_auto) {
     gas.value = 1;
@@ -406,6 +408,11 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
                                   str(world.size) + ": planck needs autoep_size a multiple of autotp_size whose " +
                                   "quotient divides world / autotp_size (DeepSpeed asserts stage_size % " +
                                   "(autoep_size x etp) == 0)");
+    }
+    if (stage == 3 && tp > 1) {
+      return b.error(ep.line, "AutoEP with ZeRO stage 3 and autotp_size " + str(tp) +
+                                  ": DeepSpeed raises \"AutoEP with ZeRO Stage 3 does not support AutoTP yet\" "
+                                  "(deepspeed/runtime/engine.py _validate_zero3_moe_compatibility)");
     }
     const std::int64_t mesh_ep = ep.size / tp;
     if (ep.data_before_expert && tp == 1) {

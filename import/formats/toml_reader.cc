@@ -47,27 +47,28 @@ core::Result<toml::table> parse_toml(std::string_view text, const PlanBuilder& b
   }
 }
 
-void TomlReader::warn_unknown(const KnownKeys& known, const std::vector<std::string>& other_sections) {
-  for (const auto& [name, node] : root_) {
-    const std::string section(name.str());
-    auto it = std::find_if(known.begin(), known.end(), [&](const auto& k) { return k.first == section; });
-    if (it == known.end()) {
-      if (std::find(other_sections.begin(), other_sections.end(), section) == other_sections.end()) {
-        std::vector<std::string> sections = other_sections;
-        for (const auto& k : known) sections.push_back(k.first);
-        builder_.unknown_key("[" + section + "]", node_line(node), sections);
-      }
-      continue;
-    }
-    const toml::table* table = node.as_table();
-    if (!table) continue;
-    for (const auto& [key, value] : *table) {
-      const std::string k(key.str());
-      if (std::find(it->second.begin(), it->second.end(), k) == it->second.end()) {
-        builder_.unknown_key("[" + section + "] " + k, node_line(value), it->second);
-      }
+namespace {
+
+void check_table(const toml::table& t, const ConfigClasses& classes, const std::string& type, const std::string& where,
+                 PlanBuilder& b) {
+  const auto fields = config_fields(classes, type);
+  if (fields.empty()) return;  // a field typed as a dict: its keys are the user's
+  for (const auto& [name, node] : t) {
+    const std::string key(name.str());
+    const std::string shown = where.empty() ? "[" + key + "]" : "[" + where + "] " + key;
+    auto it = fields.find(key);
+    if (it == fields.end()) {
+      b.unknown_key(shown, node_line(node), field_names(fields));
+    } else if (const toml::table* sub = node.as_table(); sub && !it->second.empty()) {
+      check_table(*sub, classes, it->second, where.empty() ? key : where + "." + key, b);
     }
   }
+}
+
+}  // namespace
+
+void TomlReader::check_keys(const ConfigClasses& classes, const std::string& root) {
+  check_table(root_, classes, root, "", builder_);
 }
 
 const toml::node* TomlReader::find(const std::string& section, const std::string& key) const {

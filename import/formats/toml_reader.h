@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "import/config_keys.h"
 #include "import/plan_builder.h"
 
 namespace planck::import {
@@ -27,9 +28,6 @@ struct TomlValue {
 using TomlInt = TomlValue<std::int64_t>;
 using TomlString = TomlValue<std::string>;
 
-// section -> keys the framework defines there.
-using KnownKeys = std::vector<std::pair<std::string, std::vector<std::string>>>;
-
 // Parses TOML; a syntax error names file:line:column and the parser's reason.
 core::Result<toml::table> parse_toml(std::string_view text, const PlanBuilder& builder);
 
@@ -41,9 +39,9 @@ class TomlReader {
   // values came from, e.g. a torchtitan registry); parsed nodes carry their own.
   void set_lines(const std::map<std::string, int>* lines) { lines_ = lines; }
 
-  // Warns about keys of `known` sections the framework does not define, and about top-level
-  // sections that are neither in `known` nor in `other_sections`.
-  void warn_unknown(const KnownKeys& known, const std::vector<std::string>& other_sections);
+  // unknown-key for each section or key the config class `root` of `classes` (import/config_keys.h)
+  // does not define, followed down nested tables ([quantize.linear.float8]).
+  void check_keys(const ConfigClasses& classes, const std::string& root);
 
   core::Result<std::optional<TomlInt>> int_in(const std::string& section, const std::string& key);
   core::Result<std::optional<TomlString>> string_in(const std::string& section, const std::string& key);

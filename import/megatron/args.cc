@@ -25,10 +25,14 @@ void add_flags(const std::vector<ShellField>& words, std::size_t begin, std::siz
       f.value = name.substr(eq + 1);
       f.has_value = true;
       name.resize(eq);
-    } else if (i + 1 < end && !is_flag(words[i + 1].text)) {
-      f.value = words[i + 1].text;
-      f.has_value = true;
-      ++i;
+    } else {
+      // nargs='+' flags (--recompute-modules core_attn mlp, --data-path W1 P1 W2 P2) take every
+      // word up to the next flag.
+      while (i + 1 < end && !is_flag(words[i + 1].text)) {
+        f.value += (f.has_value ? " " : "") + words[i + 1].text;
+        f.has_value = true;
+        ++i;
+      }
     }
     for (char& c : name) c = c == '_' ? '-' : c;
     out[name] = f;
@@ -121,6 +125,19 @@ std::optional<std::string> MegatronFlags::string(const std::string& name) const 
   auto it = launch_.flags.find(name);
   if (it == launch_.flags.end() || !it->second.has_value) return std::nullopt;
   return it->second.value;
+}
+
+std::vector<std::string> MegatronFlags::strings(const std::string& name) const {
+  std::vector<std::string> out;
+  const auto v = string(name);
+  if (!v) return out;
+  std::size_t at = 0;
+  while (at < v->size()) {
+    const std::size_t end = std::min(v->find(' ', at), v->size());
+    if (end > at) out.push_back(v->substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
 }
 
 core::Result<std::optional<std::int64_t>> MegatronFlags::integer(const std::string& name) const {

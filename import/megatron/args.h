@@ -45,6 +45,8 @@ class MegatronFlags {
   bool has(const std::string& name) const { return launch_.flags.count(name) > 0; }
   int line(const std::string& name) const;
   std::optional<std::string> string(const std::string& name) const;
+  // Every value of an nargs='+' flag (empty when absent or bare).
+  std::vector<std::string> strings(const std::string& name) const;
   // An integer flag (absent: nullopt); a missing or non-integer value is an error naming the line.
   core::Result<std::optional<std::int64_t>> integer(const std::string& name) const;
   // As integer(), and >= 1 (a parallel size or a batch).
@@ -67,6 +69,12 @@ struct MegatronDegrees {
 // Model flags -> "model", batch / precision / recompute / virtual-pipeline flags -> "training"
 // and the parallelism's pipeline keys (model.cc).
 core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d);
+// The model's flags beyond its shape (layers.cc): MLA, router groups, the MoE layer
+// pattern, normalization, learned positions; MTP and sliding windows said.
+core::Status read_model_details(const MegatronFlags& f, PlanBuilder& b, core::ModelSpec& m);
+// What planck prices as something else, with or without a model: MTP layers, sliding-window
+// attention, the shared experts' overlap (layers.cc).
+core::Status say_unpriced_layers(const MegatronFlags& f, PlanBuilder& b);
 
 // --pipeline-model-parallel-layout's chunks per rank (stages / pp), or nullopt without it
 // (moe.cc).
@@ -74,5 +82,8 @@ core::Result<std::optional<std::int64_t>> megatron_layout_chunks(const MegatronF
                                                                  const MegatronDegrees& d);
 // The pipeline-split and MoE token-dispatcher flags -> parallelism (moe.cc).
 core::Status megatron_split_and_dispatch(const MegatronFlags& f, PlanBuilder& b);
+// CUDA graphs, FP8 weight gathers and multi-token prediction -> training `t` and
+// parallelism (runtime.cc).
+void megatron_runtime_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t);
 
 }  // namespace planck::import

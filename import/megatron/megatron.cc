@@ -75,13 +75,22 @@ const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
                                                "global-batch-size",
                                                "seq-length",
                                                "rampup-batch-size",
+                                               "step-batch-size-schedule",
                                                "bf16",
                                                "fp16",
                                                "grad-reduce-in-bf16",
+                                               "megatron-fsdp-grad-comm-dtype",
+                                               "megatron-fsdp-main-grads-dtype",
                                                "accumulate-allreduce-grads-in-fp32",
                                                "fp8-format",
                                                "fp8-recipe",
                                                "fp8-param-gather",
+                                               "cuda-graph-impl",
+                                               "cuda-graph-modules",
+                                               "cuda-graph-scope",
+                                               "enable-cuda-graph",
+                                               "external-cuda-graph",
+                                               "mtp-num-layers",
                                                "recompute-granularity",
                                                "recompute-method",
                                                "recompute-num-layers",
@@ -113,7 +122,9 @@ const std::vector<std::string> kBenignParallel = {"overlap-grad-reduce",
                                                   "use-precision-aware-optimizer",
                                                   "overlap-param-gather-with-optimizer-step",
                                                   "sequence-parallel-inference",
-                                                  "expert-model-parallel-overlap"};
+                                                  "expert-model-parallel-overlap",
+                                                  "moe-router-enable-expert-bias",  // a routing bias, no layout
+                                                  "moe-shared-expert-overlap"};     // said by megatron/layers.cc
 const std::vector<std::string> kParallelWords = {
     "parallel", "fsdp", "distributed-optimizer", "expert", "virtual", "pipeline", "context-", "sharding"};
 

@@ -41,6 +41,7 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
   PLANCK_IMPORT_TRY(topk, f.positive("moe-router-topk", 2));
   PLANCK_IMPORT_TRY(moe_ffn, f.integer("moe-ffn-hidden-size"));
   *layers_out = layers;
+  if (auto st = say_unpriced_layers(f, b); !st) return st;
   // Megatron's hybrid models (--hybrid-layer-pattern, earlier --hybrid-override-pattern, "M-M*-"
   // with M = Mamba, * = attention, - = MLP): planck prices every layer as attention + MLP.
   for (const char* flag :
@@ -107,16 +108,11 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
                str(m.moe_ffn_hidden) + "; counted as " + str(m.shared_experts) + " shared experts");
       }
     }
-    if (auto freq = f.string("moe-layer-freq")) {
+    if (auto freq = f.string("moe-layer-freq"); freq && freq->find_first_not_of("0123456789") == std::string::npos) {
       try {
-        std::size_t used = 0;
-        const long long n = std::stoll(*freq, &used);
-        if (used != freq->size() || n < 1) throw std::invalid_argument(*freq);
-        m.moe_layer_freq = n;
-      } catch (const std::exception&) {
-        b.warn("--moe-layer-freq " + *freq +
-               " is a layer pattern planck does not evaluate; every layer counted as MoE (set the model's "
-               "dense_layers / moe_layer_freq by hand)");
+        const long long n = std::stoll(*freq);
+        if (n >= 1) m.moe_layer_freq = n;
+      } catch (const std::exception&) {  // out of range: the pattern reader says so
       }
     }
   }
@@ -130,6 +126,7 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
            std::string(f.has("tokenizer-type") ? "--tokenizer-type GPT2BPETokenizer" : "--vocab-file + --merge-file") +
            ") has 50257 tokens; Megatron pads them to " + str((kGpt2Vocab + multiple - 1) / multiple * multiple) +
            " (multiple of " + str(divisible) + " x tp " + str(d.tp) + ")");
+    if (auto st = read_model_details(f, b, m); !st) return st;
     b.set_model(m, "Megatron flags");
     return core::Status::ok();
   }
@@ -159,6 +156,7 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
     b.note("vocab " + str(*vocab) + " padded to " + str(m.vocab) + " (multiple of " + str(divisible) + " x tp " +
            str(d.tp) + ", arguments.py _vocab_size_with_padding)");
   }
+  if (auto st = read_model_details(f, b, m); !st) return st;
   b.set_model(m, "Megatron flags");
   return core::Status::ok();
 }
@@ -203,6 +201,9 @@ core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b
 // --optimizer (arguments.py: adam, sgd, muon, dist_muon, lion, soap, adaptive_muon) and the
 // precision-aware optimizer's dtypes; --optimizer-cpu-offload.
 void read_optimizer(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
+  // --attention-backend unfused materialises the scores, softmax and dropout (flash, fused, local
+  // and auto, Transformer Engine's choice, keep them in the kernel).
+  if (f.string("attention-backend") == std::optional<std::string>("unfused")) t["attention"] = "standard";
   const std::string opt = f.string("optimizer").value_or("adam");
   if (opt == "adam") {
     t["optimizer"] = "adamw";  // Megatron's adam applies decoupled weight decay (AdamW)
@@ -371,9 +372,10 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   if (!f.has("micro-batch-size")) b.note("no --micro-batch-size: 1 assumed");
   if (gb && *gb < 1) return b.error(f.line("global-batch-size"), "--global-batch-size " + str(*gb) + " must be >= 1");
   if (seq && *seq < 1) return b.error(f.line("seq-length"), "--seq-length " + str(*seq) + " must be >= 1");
-  if (f.has("rampup-batch-size"))
-    b.unmodelled("--rampup-batch-size", f.line("rampup-batch-size"),
-                 "the batch ramps up; the final global batch is priced");
+  for (const char* ramp : {"rampup-batch-size", "step-batch-size-schedule"}) {
+    if (f.has(ramp))
+      b.unmodelled("--" + std::string(ramp), f.line(ramp), "the batch ramps up; the final global batch is priced");
+  }
   std::optional<std::int64_t> global = gb;
   if (d.dp > 0) {
     auto per_step = checked_mul(mb, d.dp);
@@ -427,7 +429,12 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
            " keeps gradients sharded, so each micro-batch is reduce-scattered");
   }
   std::string param = f.has("bf16") ? "bf16" : f.has("fp16") ? "fp16" : "fp32";
-  std::string reduce = param == "bf16" ? (f.has("grad-reduce-in-bf16") ? "bf16" : "fp32")
+  // Megatron-FSDP's --megatron-fsdp-grad-comm-dtype / --megatron-fsdp-main-grads-dtype bf16 keep
+  // the gradients and their reduce-scatter in bf16, as --grad-reduce-in-bf16 does for the DDP.
+  const bool bf16_grads = f.has("grad-reduce-in-bf16") ||
+                          (f.string("megatron-fsdp-grad-comm-dtype") == std::optional<std::string>("bf16") &&
+                           f.string("megatron-fsdp-main-grads-dtype").value_or("bf16") == "bf16");
+  std::string reduce = param == "bf16" ? (bf16_grads ? "bf16" : "fp32")
                                        : (f.has("accumulate-allreduce-grads-in-fp32") ? "fp32" : param);
   t["param_dtype"] = param;
   t["reduce_dtype"] = reduce;
@@ -447,11 +454,8 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
     t["fp8"] = mapped;
     b.note("--fp8-format " + *fp8 + " --fp8-recipe " + recipe + ": training.fp8 = " + mapped +
            " (FP8 linears; parameters stay " + param + ")");
-    if (f.has("fp8-param-gather"))
-      b.unmodelled("--fp8-param-gather", f.line("fp8-param-gather"),
-                   "the distributed optimizer all-gathers FP8 weights; planck prices them in " + param +
-                       " (twice the bytes)");
   }
+  megatron_runtime_flags(f, b, t);
   read_optimizer(f, b, t);
   read_recompute(f, b, t);
   read_frozen(f, b, t);

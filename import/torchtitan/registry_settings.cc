@@ -166,6 +166,9 @@ void read_model(const json& s, const std::string& path, Table& t, PlanBuilder& b
   const std::string flavor = (*it)["flavor"];
   t.set("model.name", package, t.position(*it));
   t.set("model.flavor", flavor, t.position(*it));
+  if (it->contains("options") && (*it)["options"].contains("num_mtp_layers")) {
+    t.set("model.num_mtp_layers", (*it)["options"]["num_mtp_layers"], t.position(*it));
+  }
   read_converters(*it, t, b);
   if (it->contains("flavor_line")) {
     b.note("model_registry(\"" + flavor + "\") is the flavour at " + it->value("init", "") + ":" +

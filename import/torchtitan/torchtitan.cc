@@ -22,86 +22,11 @@
 #include "import/plan_builder.h"
 #include "import/formats/toml_reader.h"
 #include "import/torchtitan/common.h"
+#include "import/torchtitan/toml_keys.h"
 
 namespace planck::import {
 
 namespace {
-
-// Sections planck reads, with every key torchtitan defines there (2024 and 2025 layouts).
-const KnownKeys kKnown = {
-    {"parallelism",
-     {"data_parallel_replicate_degree",
-      "data_parallel_shard_degree",
-      "fsdp_reshard_after_forward",
-      "tensor_parallel_degree",
-      "disable_loss_parallel",
-      "enable_async_tensor_parallel",
-      "enable_compiled_autograd",
-      "pipeline_parallel_degree",
-      "module_fqns_per_model_part",
-      "pipeline_parallel_split_points",
-      "pipeline_parallel_first_stage_less_layers",
-      "pipeline_parallel_last_stage_less_layers",
-      "pipeline_parallel_layers_per_stage",
-      "pipeline_parallel_schedule",
-      "pipeline_parallel_schedule_csv",
-      "pipeline_parallel_microbatch_size",
-      "pipeline_parallel_expert_parallel_overlap",
-      "context_parallel_degree",
-      "context_parallel_load_balancer",
-      "context_parallel_rotate_method",
-      "expert_parallel_degree",
-      "expert_tensor_parallel_degree",
-      "expert_parallel_comm_backend"}},
-    {"training",
-     {"dataset",
-      "dataset_path",
-      "local_batch_size",
-      "global_batch_size",
-      "batch_size",
-      "seq_len",
-      "max_norm",
-      "steps",
-      "warmup_steps",
-      "enable_cpu_offload",
-      "mixed_precision_param",
-      "mixed_precision_reduce",
-      "compile",
-      "gc_freq",
-      "gc_debug",
-      "seed",
-      "deterministic",
-      "dtype",
-      "data_parallel_replicate_degree",
-      "data_parallel_shard_degree",
-      "tensor_parallel_degree",
-      "pipeline_parallel_degree",
-      "context_parallel_degree",
-      "enable_loss_parallel",
-      "disable_loss_parallel",
-      "enable_async_tensor_parallel",
-      "enable_compiled_autograd",
-      "fsdp_reshard_after_forward",
-      "enable_fp8_linear",
-      "enable_float8_linear",
-      "debug_moe_force_load_balance",
-      "optimizer",
-      "lr_scheduler"}},
-    {"experimental",
-     {"context_parallel_degree", "pipeline_parallel_degree", "pipeline_parallel_split_points",
-      "pipeline_parallel_schedule", "pipeline_parallel_schedule_csv", "pipeline_parallel_microbatches",
-      "enable_async_tensor_parallel", "enable_compiled_autograd", "custom_model_path", "custom_import",
-      "custom_args_module", "expert_parallel_degree"}},
-    {"model",
-     {"name", "flavor", "norm_type", "tokenizer_path", "hf_assets_path", "converters", "print_after_conversion",
-      "use_flex_attn", "attn_mask_type"}},
-    {"activation_checkpoint",
-     {"mode", "selective_ac_option", "per_op_sac_force_recompute_mm_shapes_by_fqns", "memory_budget",
-      "visualize_memory_budget_pareto", "early_stop", "preserve_rng_state", "determinism_check", "debug"}},
-};
-const std::vector<std::string> kOtherSections = {
-    "job",    "profiling", "metrics",  "optimizer", "lr_scheduler", "checkpoint",        "compile",
-    "float8", "mx",        "quantize", "comm",      "validation",   "memory_estimation", "fault_tolerance"};
 
 // The sections a degree key may live in, newest first (#980 moved them to [parallelism]).
 const std::vector<std::string> kDegreeSections = {"parallelism", "training", "experimental"};
@@ -239,7 +164,8 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
                                                    const ImportOptions& options, const TorchtitanInput& input) {
   TomlReader r(root, b);
   r.set_lines(input.lines);
-  if (input.check_unknown_keys) r.warn_unknown(kKnown, kOtherSections);
+  // Sections and keys of torchtitan's JobConfig, every TOML generation (import/torchtitan/toml_keys.h).
+  if (input.check_unknown_keys) r.check_keys(kTorchtitanTomlClasses, "JobConfig");
 
   auto world_r = b.resolve_world(options, {});
   if (!world_r) return world_r.status();

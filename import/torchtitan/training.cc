@@ -73,8 +73,10 @@ core::Result<std::string> read_float8(TomlReader& r, PlanBuilder& b) {
     auto ag = r.bool_in(section, "enable_fsdp_float8_all_gather");
     if (!ag) return ag.status();
     if (ag->value_or(false)) {
-      b.unmodelled("enable_fsdp_float8_all_gather", 0,
-                   "FSDP all-gathers FP8 weights; planck prices them in bf16 (twice the bytes)");
+      // torchao's float8 FSDP all-gather casts each linear's weight shard to FP8 before the
+      // gather (torchao/float8/fsdp_utils.py WeightWithDynamicFloat8CastTensor).
+      b.plan()["parallelism"]["fp8_param_gather"] = true;
+      b.note("enable_fsdp_float8_all_gather: FSDP all-gathers the blocks' weights as FP8 (1 byte a parameter)");
       break;
     }
   }
@@ -282,6 +284,16 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
       b.unmodelled("activation_checkpoint.mode '" + (*ac)->value + "'", (*ac)->line,
                    "no planck equivalent; priced as no checkpointing");
     }
+  }
+  // model_registry(flavor, num_mtp_layers=N) builds N multi-token prediction blocks after the
+  // decoder (torchtitan/models/deepseek_v3 _build_mtp_layers, trained with MTPLoss).
+  auto mtp = r.int_in("model", "num_mtp_layers");
+  if (!mtp) return mtp.status();
+  if (mtp->has_value() && (*mtp)->value > 0) {
+    t["mtp_layers"] = (*mtp)->value;
+    b.locate("/training/mtp_layers", (*mtp)->line);
+    b.note("model_registry(num_mtp_layers=" + std::to_string((*mtp)->value) +
+           "): multi-token prediction layers priced on the stage with the loss");
   }
   return t;
 }

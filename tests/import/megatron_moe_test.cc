@@ -108,4 +108,40 @@ expert_parallel_comm_backend = "deepep"
   CHECK(r.plan["parallelism"]["moe_dispatcher"] == "deepep");
 }
 
+TEST_CASE("import_megatron_runtime_flags_cuda_graphs_fp8_gathers_mtp") {
+  // The model zoo's Qwen3-235B H100 command (NVIDIA/Megatron-LM@f13818d695
+  // examples/moe-modelzoo/best_practice/qwen3/run_h100_235b.sh): Transformer Engine CUDA graphs
+  // of the router and the dispatch preprocessing (nargs='+').
+  ImportResult g = import_ok(&import_megatron,
+                             kMoe + "--bf16 --cuda-graph-impl transformer_engine --cuda-graph-scope moe_router "
+                                    "moe_preprocess --sequence-parallel",
+                             world(1, 8));
+  CHECK(g.plan["training"]["cuda_graphs"].dump() == R"(["moe_router","moe_preprocess"])");
+  // An empty module list graphs the whole layer; --cuda-graph-impl full_iteration the step.
+  ImportResult layer = import_ok(&import_megatron, kMoe + "--bf16 --cuda-graph-impl local", world(1, 8));
+  CHECK(layer.plan["training"]["cuda_graphs"].dump() == R"(["layer"])");
+  ImportResult step = import_ok(&import_megatron, kMoe + "--bf16 --cuda-graph-impl full_iteration", world(1, 8));
+  CHECK(step.plan["training"]["cuda_graphs"].dump() == R"(["full_iteration"])");
+  ImportResult none = import_ok(&import_megatron, kMoe + "--bf16", world(1, 8));
+  CHECK_FALSE(none.plan["training"].contains("cuda_graphs"));
+  // --fp8-param-gather with FP8 linears (arguments.py: distributed optimizer or Megatron-FSDP)
+  // and the DeepSeek-V3 recipe's --mtp-num-layers 1.
+  ImportResult fp8 = import_ok(&import_megatron,
+                               kMoe + "--bf16 --use-distributed-optimizer --fp8-format e4m3 --fp8-recipe blockwise "
+                                      "--fp8-param-gather --mtp-num-layers 1",
+                               world(1, 8));
+  CHECK(fp8.plan["parallelism"]["fp8_param_gather"] == true);
+  CHECK(fp8.plan["training"]["mtp_layers"] == 1);
+  CHECK_FALSE(any_contains(fp8.warnings, "fp8-param-gather"));
+  // Megatron-FSDP's gradient communication dtype is what its reduce-scatters carry.
+  ImportResult fsdp = import_ok(&import_megatron,
+                                kMoe + "--bf16 --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params "
+                                       "--megatron-fsdp-grad-comm-dtype bf16",
+                                world(1, 8));
+  CHECK(fsdp.plan["training"]["reduce_dtype"] == "bf16");
+  CHECK(fsdp.plan["training"]["stack"] == "megatron");
+  core::Diagnostics d = verify(fsdp);
+  CHECK_MESSAGE(!d.has_errors(), error_rules(d));
+}
+
 }  // namespace planck::import::test

@@ -87,6 +87,9 @@ TEST_CASE("torchtitan_recipes_tests_models_py_every_function_followed_across_fil
     CHECK_MESSAGE(r.unfollowed.empty(), why);
     CHECK(shape_of(r) == expected_mesh(d));
     CHECK(r.plan["training"]["activation_checkpointing"] == d.checkpointing);
+    // deepseek_v3_debugmodel_mtp: model_registry("debugmodel", num_mtp_layers=1) (config_registry.py).
+    const bool mtp = std::string(d.function).find("_mtp_") != std::string::npos;
+    CHECK(r.plan["training"].value("mtp_layers", 0) == (mtp ? 1 : 0));
     core::Diagnostics diags = verify(r);
     CHECK_FALSE(diags.has_rule("mesh-world-mismatch"));
   }

@@ -21,13 +21,7 @@ namespace t = planck::sim::test;
 using planck::core::Parallelism;
 using V = std::vector<std::int64_t>;
 
-planck::core::Diagnostics verify(const planck::core::Plan& plan) {
-  planck::core::CheckRegistry registry;
-  planck::core::add_core_checks(registry);
-  auto mesh = t::mesh_of(plan);
-  planck::core::CheckContext ctx{plan, &mesh, nullptr};
-  return planck::core::run_checks(registry, ctx);
-}
+planck::core::Diagnostics verify(const planck::core::Plan& plan) { return t::verify_plan(plan); }
 
 const planck::core::Diagnostic* find(const planck::core::Diagnostics& d, const std::string& rule) {
   for (const auto& x : d.items()) {

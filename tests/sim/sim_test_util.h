@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/check/checks.h"
 #include "core/mesh/plan_mesh.h"
 #include "core/plan/plan_load.h"
 #include "core/plan/presets.h"
@@ -34,6 +35,30 @@ inline core::Schedule lower_ok(const core::Plan& plan, const core::Mesh& mesh) {
   auto s = core::lower(plan, mesh);
   REQUIRE(s.is_ok());
   return *s;
+}
+
+// Every core verify rule on `plan` (its own mesh).
+inline core::Diagnostics verify_plan(const core::Plan& plan) {
+  core::CheckRegistry registry;
+  core::add_core_checks(registry);
+  auto mesh = mesh_of(plan);
+  core::CheckContext ctx{plan, &mesh, nullptr};
+  return core::run_checks(registry, ctx);
+}
+
+// A diagnostic of `rule` whose message contains `text`.
+inline bool has_rule(const core::Diagnostics& d, const std::string& rule, const std::string& text = "") {
+  for (const auto& x : d.items()) {
+    if (x.rule == rule && x.message.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+inline bool any_contains(const std::vector<std::string>& lines, const std::string& text) {
+  for (const auto& l : lines) {
+    if (l.find(text) != std::string::npos) return true;
+  }
+  return false;
 }
 
 // Sum of bytes_per_call x calls_per_step over the entries of `role` ("" = all).

@@ -1,0 +1,86 @@
+// Megatron-LM's runtime flags that change what planck prices, not the layout (docs/import.md
+// "Megatron-LM"): CUDA graphs (--cuda-graph-impl with --cuda-graph-modules, formerly
+// --cuda-graph-scope; the deprecated --enable-cuda-graph / --external-cuda-graph), FP8 weight
+// gathers (--fp8-param-gather) and multi-token prediction (--mtp-num-layers). NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py,
+// megatron/core/transformer/transformer_config.py (cuda_graph_modules).
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "import/megatron/args.h"
+
+namespace planck::import {
+namespace {
+
+// --cuda-graph-impl / --cuda-graph-modules -> training.cuda_graphs (core cuda_graph_scope_names).
+void read_cuda_graphs(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
+  std::string impl = f.string("cuda-graph-impl").value_or("none");
+  int line = f.line("cuda-graph-impl");
+  // --enable-cuda-graph is the local implementation, --external-cuda-graph Transformer Engine's
+  // (arguments.py maps both onto --cuda-graph-impl).
+  if (impl == "none" && (f.has("enable-cuda-graph") || f.has("external-cuda-graph"))) {
+    impl = f.has("enable-cuda-graph") ? "local" : "transformer_engine";
+    line = f.line(f.has("enable-cuda-graph") ? "enable-cuda-graph" : "external-cuda-graph");
+  }
+  if (impl == "none") return;
+  std::vector<std::string> modules = f.strings("cuda-graph-modules");
+  const char* flag = "--cuda-graph-modules";
+  if (modules.empty()) {
+    modules = f.strings("cuda-graph-scope");
+    flag = "--cuda-graph-scope";
+  }
+  std::vector<std::string> graphs;
+  auto add = [&](const std::string& g) {
+    if (std::find(graphs.begin(), graphs.end(), g) == graphs.end()) graphs.push_back(g);
+  };
+  if (impl == "full_iteration") add("full_iteration");
+  for (const std::string& m : modules) {
+    if (m == "full") {
+      add("layer");  // deprecated spelling of the empty list: the whole layer
+    } else if (m == "full_iteration" || m == "attn" || m == "mlp" || m == "moe" || m == "moe_router" ||
+               m == "moe_preprocess") {
+      add(m);
+    } else {
+      b.unmodelled(std::string(flag) + " " + m, line, "not a layer part planck prices; launched eagerly");
+    }
+  }
+  if (graphs.empty()) add("layer");  // an empty module list captures the whole transformer layer
+  t["cuda_graphs"] = graphs;
+  std::string list;
+  for (const auto& g : graphs) list += (list.empty() ? "" : ", ") + g;
+  b.locate("/training/cuda_graphs", line);
+  b.note("--cuda-graph-impl " + impl + ": training.cuda_graphs = [" + list +
+         "] (replayed kernels take no host launch time; docs/simulator.md \"MoE host time\")");
+}
+
+}  // namespace
+
+void megatron_runtime_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
+  read_cuda_graphs(f, b, t);
+  // --mtp-num-layers: multi-token prediction depths, on the stage with the loss (or a layout's m).
+  if (auto mtp = f.string("mtp-num-layers")) {
+    char* end = nullptr;
+    const long long n = std::strtoll(mtp->c_str(), &end, 10);
+    if (end && *end == '\0' && n >= 0 && n <= 64) {
+      t["mtp_layers"] = n;
+      b.locate("/training/mtp_layers", f.line("mtp-num-layers"));
+      b.note("--mtp-num-layers " + *mtp + ": " + std::to_string(n) +
+             " multi-token prediction layers priced on the stage with the loss");
+    } else {
+      b.warn("--mtp-num-layers " + *mtp + " is not an integer in 0..64; multi-token prediction not priced");
+    }
+  }
+  // --fp8-param-gather: the distributed optimizer and Megatron-FSDP all-gather the blocks'
+  // weights as FP8 (arguments.py allows it with either).
+  if (f.has("fp8-param-gather")) {
+    b.plan()["parallelism"]["fp8_param_gather"] = true;
+    b.locate("/parallelism/fp8_param_gather", f.line("fp8-param-gather"));
+    b.note(t.contains("fp8") ? "--fp8-param-gather: the blocks' weights are all-gathered as FP8 (1 byte a parameter)"
+                             : "--fp8-param-gather without --fp8-format: Megatron gathers no FP8 weights; priced in " +
+                                   t.value("param_dtype", std::string("bf16")));
+  }
+}
+
+}  // namespace planck::import
