@@ -88,6 +88,7 @@ void setup_import(CLI::App& app, Action& action) {
       "  planck import torchtitan llama3_8b.toml --nodes 2 --gpus-per-node 8 -o plan.json\n"
       "  planck import torchtitan torchtitan/models/llama3/config_registry.py:llama3_70b --nodes 8 -o plan.json\n"
       "  planck import megatron train_llama3_8b.sh --explain -o plan.json && planck verify plan.json\n"
+      "  planck import megatron-bridge examples/models/gpt_oss/slurm_pretrain.sh:2 --set TP=4 -o plan.json\n"
       "See docs/import.md.");
   app.add_option("framework", a->framework, "torchtitan | lingua | megatron | megatron-bridge | deepspeed | llama-factory")
       ->required()
@@ -95,7 +96,8 @@ void setup_import(CLI::App& app, Action& action) {
   app.add_option("config", a->config,
                  "the framework's config: torchtitan TOML or Python registry (config_registry.py:FUNCTION, "
                  "read with python3's parser, never run), Lingua YAML, Megatron launch script or args file, "
-                 "DeepSpeed JSON")
+                 "Megatron-Bridge recipe (RECIPE.py:FUNCTION) or launch script running run_recipe.py (SCRIPT:N "
+                 "picks one of several launches), DeepSpeed JSON")
       ->required();
   app.add_option("--nodes", a->nodes, "nodes of the cluster (default: the config's, else 1)")
       ->check(whole_number(1, core::kMaxWorld));
@@ -120,6 +122,6 @@ void setup_import(CLI::App& app, Action& action) {
 
 }  // namespace
 
-PLANCK_COMMAND(import, "a plan from a torchtitan, Lingua, Megatron-LM or DeepSpeed config", setup_import);
+PLANCK_COMMAND(import, "a plan from a torchtitan, Lingua, Megatron-LM, Megatron-Bridge or DeepSpeed config", setup_import);
 
 }  // namespace planck::cli

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/base/input_file.h"
+#include "import/plan_builder.h"
 
 namespace planck::import {
 
@@ -18,15 +19,21 @@ struct Entry {
   ImportFn fn;
 };
 
-core::Result<ImportResult> bridge_is_python(std::string_view, const std::string& path, const ImportOptions&) {
-  return core::Status::error(path + ": a Megatron-Bridge config is a Python recipe file (FILE.py[:FUNCTION])");
+core::Result<ImportResult> bridge_one(std::string_view text, const std::string& path, const ImportOptions& options) {
+  auto all = import_bridge_launch(text, path, options);
+  if (!all) return all.status();
+  if (all->size() != 1) {
+    return core::Status::error(path + " runs " + std::to_string(all->size()) +
+                               " launches; `planck verify` checks them all, `planck import` takes a script with one");
+  }
+  return std::move(all->front().result);
 }
 
 constexpr Entry kImporters[] = {
     {"torchtitan", &import_torchtitan},
     {"lingua", &import_lingua},
     {"megatron", &import_megatron},
-    {"megatron-bridge", &bridge_is_python},
+    {"megatron-bridge", &bridge_one},
     {"deepspeed", &import_deepspeed},
     {"llama-factory", &import_llama_factory},
 };
@@ -73,8 +80,11 @@ std::string spec_file(const std::string& spec) {
   std::error_code ec;
   if (std::filesystem::exists(spec, ec)) return spec;
   const std::size_t colon = spec.rfind(':');
-  if (colon == std::string::npos || colon < 3 || spec.compare(colon - 3, 3, ".py") != 0) return spec;
-  return spec.substr(0, colon);
+  if (colon == std::string::npos || colon < 3) return spec;
+  // FILE.py:FUNCTION, or a launch script's FILE:LAUNCH (a Megatron-Bridge script running several).
+  if (spec.compare(colon - 3, 3, ".py") == 0 || std::filesystem::is_regular_file(spec.substr(0, colon), ec))
+    return spec.substr(0, colon);
+  return spec;
 }
 
 core::Result<std::vector<NamedImport>> import_all(std::string_view framework, const std::string& spec,
@@ -96,6 +106,10 @@ core::Result<std::vector<NamedImport>> import_all(std::string_view framework, co
     // The registry reader's input gate says what the path is (missing, a directory, a FIFO, ...).
     return import_torchtitan_registry(path, function, options);
   }
+  if (!function.empty() && framework != "megatron-bridge") {
+    return core::Status::error(spec + ": FILE:NAME names a function of a Python config or a launch of a "
+                               "Megatron-Bridge script; a " + std::string(framework) + " config has neither");
+  }
   if (!options.sets.empty() && framework == "lingua") {
     return core::Status::error("--set / --script-args: planck does not apply them to a Lingua YAML yet; edit " +
                                path + " instead");
@@ -104,6 +118,22 @@ core::Result<std::vector<NamedImport>> import_all(std::string_view framework, co
   if (!text) return text.status();
   if (text->find('\0') != std::string::npos) {
     return core::Status::error(path + ": contains a NUL byte; not a text config");
+  }
+  if (framework == "megatron-bridge") {
+    PLANCK_IMPORT_TRY(launches, import_bridge_launch(*text, path, options));
+    if (function.empty()) return launches;
+    // FILE:LAUNCH picks one: its name ("CONFIG=2,4,4,1,True", "line 40") or its number from 1.
+    for (std::size_t k = 0; k < launches.size(); ++k) {
+      if (launches[k].name == function || std::to_string(k + 1) == function) {
+        std::vector<NamedImport> one;
+        one.push_back(std::move(launches[k]));
+        return one;
+      }
+    }
+    std::string names;
+    for (const NamedImport& n : launches) names += (names.empty() ? "" : "; ") + n.name;
+    return core::Status::error(path + " runs no launch named '" + function + "' (its launches: " + names +
+                               ", or their numbers from 1)");
   }
   auto one = fn(*text, path, options);
   if (!one) return one.status();
@@ -161,6 +191,10 @@ std::string detect_framework(const std::string& path, std::string_view text) {
     if (line.rfind("distributed:", 0) == 0) return "lingua";
     // LLaMA-Factory's training YAML (HfArgumentParser keys; Lingua has no such key).
     if (line.rfind("finetuning_type:", 0) == 0 || line.rfind("model_name_or_path:", 0) == 0) return "llama-factory";
+  }
+  // Megatron-Bridge's launchers (scripts/training/run_recipe.py, scripts/performance/*.py).
+  for (const char* marker : {"run_recipe.py", "scripts/performance/", "scripts/training/"}) {
+    if (text.find(marker) != std::string_view::npos) return "megatron-bridge";
   }
   for (const char* marker : {"pretrain_gpt.py", "pretrain_mamba.py", "pretrain_bert.py", "pretrain_t5.py",
                              "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--micro-batch-size",

@@ -132,6 +132,11 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
 // Megatron-Bridge / NeMo 2 recipe functions (bridge/bridge.cc): every function, or `function` alone.
 core::Result<std::vector<NamedImport>> import_bridge_recipes(const std::string& path, const std::string& function,
                                                              const ImportOptions& options);
+// A Megatron-Bridge launch script (bridge/launch.cc): one plan per run_recipe.py launch it runs,
+// the named recipe with the launch's overrides; --set NAME=VALUE gives a shell variable, --set
+// a.b=c a ConfigContainer override over the script's.
+core::Result<std::vector<NamedImport>> import_bridge_launch(std::string_view text, const std::string& path,
+                                                            const ImportOptions& options);
 core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,
                                             const ImportOptions& options);
 // LLaMA-Factory's training YAML (llama_factory.cc): the DeepSpeed config it names, or torchrun DDP,

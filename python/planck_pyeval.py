@@ -24,6 +24,20 @@ if "Loader" not in globals():  # run from the source tree, not embedded after th
         ARITH, COMPARE, MAX_CALL_DEPTH, MAX_STEPS, NUMBER, READ_ONLY_BUILTINS, FuncRef, Loader, ModRef, Module, Obj,
         Opaque, Spec, Val, at, listed)
 
+UNKNOWN = object()  # raw(): not a value this reader knows
+MAX_SEQUENCE = 100000  # the longest list or string a `+` / `*` may build
+
+
+def raw(value):
+    """The Python value of an evaluated expression (a tuple of them for a tuple), else UNKNOWN."""
+    if isinstance(value, Val):
+        return value.value
+    if isinstance(value, tuple):
+        items = tuple(raw(v) for v in value)
+        return UNKNOWN if any(i is UNKNOWN for i in items) else items
+    return UNKNOWN
+
+
 # Builtins that read their arguments and change nothing (a config passed to them stays as it was).
 class Function:
     """One call of a function: its local names, and what it reports."""
@@ -205,6 +219,16 @@ class Function:
                     out = None
                 if out is not None:
                     return Val(out, line, self.file)
+            seq = (list, tuple, str)
+            # Sequences joined and repeated (Megatron-Bridge builds pipeline layouts as
+            # [["embedding"] + ["decoder"] * 8] + [["decoder"] * 8] * 6), within a size bound.
+            if isinstance(op, ast.Add) and isinstance(a.value, seq) and type(a.value) is type(b.value):
+                if len(a.value) + len(b.value) <= MAX_SEQUENCE:
+                    return Val(a.value + b.value, line, self.file)
+            if isinstance(op, ast.Mult):
+                items, count = (a.value, b.value) if isinstance(a.value, seq) else (b.value, a.value)
+                if isinstance(items, seq) and isinstance(count, int) and 0 <= len(items) * max(count, 0) <= MAX_SEQUENCE:
+                    return Val(items * count, line, self.file)
         return Opaque(text, line, self.file)
 
     def truth(self, node):
@@ -236,13 +260,52 @@ class Function:
                     return Val(COMPARE[type(node.ops[0])](a.value, b.value), line, self.file)
                 except TypeError:
                     pass
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in (ast.In, ast.NotIn):
+            item, where = raw(self.expr(node.left)), self.expr(node.comparators[0])
+            if item is not UNKNOWN and isinstance(where, Val) and isinstance(where.value, (dict, list, tuple, str)):
+                try:
+                    found = item in where.value
+                    return Val(found if isinstance(node.ops[0], ast.In) else not found, line, self.file)
+                except TypeError:
+                    pass
         if isinstance(node, ast.BoolOp):
-            values = [self.truth(v) for v in node.values]
+            # Python's value: `a or b` is the first true operand, else the last (`x or 1`); an
+            # operand planck cannot tell true or false leaves only a decided truth, or nothing.
             want = isinstance(node.op, ast.Or)
-            if want in values:
-                return Val(want, line, self.file)
-            if None not in values:
-                return Val(not want, line, self.file)
+            unsure = False
+            result = None
+            for operand in node.values:
+                result = self.expr(operand)
+                truth = bool(result.value) if isinstance(result, Val) else True if isinstance(result, (Obj, Spec)) else None
+                if truth is None:
+                    unsure = True
+                elif truth == want:
+                    return Val(want, line, self.file) if unsure else result
+            if not unsure:
+                return result
+        if isinstance(node, ast.IfExp):
+            test = self.truth(node.test)
+            if test is not None:
+                return self.expr(node.body if test else node.orelse)
+        if isinstance(node, ast.Dict) and None not in node.keys:
+            table = {}
+            for k, v in zip(node.keys, node.values):
+                key, value = raw(self.expr(k)), self.expr(v)
+                if key is UNKNOWN or not isinstance(value, Val):
+                    break
+                try:
+                    table[key] = value.value
+                except TypeError:  # an unhashable key
+                    break
+            else:
+                return Val(table, line, self.file)
+        if isinstance(node, ast.Subscript):
+            base, index = self.expr(node.value), raw(self.expr(node.slice))
+            if isinstance(base, Val) and isinstance(base.value, (dict, list, tuple, str)) and index is not UNKNOWN:
+                try:
+                    return Val(base.value[index], line, self.file)
+                except (KeyError, IndexError, TypeError):
+                    pass
         if isinstance(node, ast.Name):
             return self.name(node.id, line)
         if isinstance(node, ast.Attribute):

@@ -15,7 +15,9 @@ What it cannot follow is reported with its file, line and the settings it may to
 ("unfollowed"); planck decides which of those matter. `model_registry("70B")` is looked up in the
 __init__.py of the package that calls it.
 
-Usage: python3 planck_torchtitan_registry.py REGISTRY.py [FUNCTION] [--path DIR]...
+Usage: python3 planck_torchtitan_registry.py REGISTRY.py [FUNCTION] [--path DIR]... [--kwarg NAME=JSON]...
+(--kwarg: a keyword argument the function is called with when it has that parameter, as
+Megatron-Bridge's run_recipe.py passes peft_scheme.)
 Output (stdout, JSON): {"functions": [{"name", "line", "settings": {"a.b": {...}}, "notes",
 "unfollowed"}], "error": "..."}; a setting is {"value"|"class"|"unknown"|"flavor", "line", "file"};
 an unfollowed construct is {"file", "line", "construct", "why", "touches": ["a.b", ...]}
@@ -125,11 +127,16 @@ def bind_defaults(f, fn):
 
 
 def main(argv):
-    args, paths = [], []
+    args, paths, kwargs = [], [], {}
     i = 1
     while i < len(argv):
         if argv[i] == "--path" and i + 1 < len(argv):
             paths.append(argv[i + 1])
+            i += 2
+            continue
+        if argv[i] == "--kwarg" and i + 1 < len(argv) and "=" in argv[i + 1]:
+            name, value = argv[i + 1].split("=", 1)
+            kwargs[name] = json.loads(value)
             i += 2
             continue
         args.append(argv[i])
@@ -159,6 +166,10 @@ def main(argv):
         run.stack.append((module.path, name))
         top = Function(run, module)
         bind_defaults(top, fn)
+        params = {p.arg for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+        for k, v in kwargs.items():  # as its launcher calls it: only the parameters it has
+            if k in params:
+                top.env[k] = Val(v, fn.lineno, module.path)
         done = top.block(fn.body)
         result = done[1] if done else None
         entry = {"name": name, "line": fn.lineno, "file": module.path, "settings": {}, "notes": run.notes,

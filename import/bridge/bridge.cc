@@ -4,23 +4,29 @@
 // they import). Bridge's ConfigContainer.model is Megatron-Core's TransformerConfig and .train /
 // .ddp carry Megatron-LM's training arguments under the same names, so each field a recipe sets
 // becomes the Megatron-LM flag of that name (megatron/training/arguments.py), and the Megatron-LM
-// importer reads them as an args file: one set of Megatron semantics (docs/import.md).
+// importer reads them as an args file: one set of Megatron semantics (docs/import.md). A
+// pipeline_model_parallel_layout (a Megatron layout string, or Megatron-Core's list of stages of
+// "embedding" / "decoder" / "mtp" / "loss") becomes --pipeline-model-parallel-layout.
 
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "core/plan/pipeline_split.h"
 #include "core/plan/presets.h"
 #include "import/importer.h"
 #include "import/megatron/flags.h"
 #include "import/plan_builder.h"
+#include "import/bridge/recipe.h"
 #include "import/formats/python_config.h"
 
-namespace planck::import {
+namespace planck::import::bridge {
 
 namespace {
 
@@ -68,20 +74,44 @@ constexpr Field kFields[] = {
     {"mixed_precision.fp8", "fp8-format", false},
     {"mixed_precision.fp8_recipe", "fp8-recipe", false},
     {"mixed_precision.fp8_param_gather", "fp8-param-gather", true},
+    // Megatron-Core TransformerConfig's pipeline split and MoE dispatcher fields (the same names in
+    // Megatron-LM's arguments.py, the split ones under decoder-first/last-pipeline-num-layers).
+    {"model.num_layers_in_first_pipeline_stage", "decoder-first-pipeline-num-layers", false},
+    {"model.num_layers_in_last_pipeline_stage", "decoder-last-pipeline-num-layers", false},
+    {"model.account_for_embedding_in_pipeline_split", "account-for-embedding-in-pipeline-split", true},
+    {"model.account_for_loss_in_pipeline_split", "account-for-loss-in-pipeline-split", true},
+    {"model.moe_token_dispatcher_type", "moe-token-dispatcher-type", false},
+    {"model.moe_flex_dispatcher_backend", "moe-flex-dispatcher-backend", false},
 };
 
-// What a construct the reader could not follow must not touch (else config-unfollowed): the
-// fields above, the sections holding them, the model itself and the pipeline layout.
-bool bridge_setting_matters(const std::string& path) {
+// The leaf names of the fields above, the sections holding them, the model itself and the
+// pipeline layout.
+const std::set<std::string>& read_leaves() {
   static const std::set<std::string> leaves = [] {
     std::set<std::string> out = {"model", "train", "ddp", "mixed_precision", "dataset", "hf_model_id",
                                  "pipeline_model_parallel_layout", "peft", "dim", "target_modules"};
     for (const Field& f : kFields) out.insert(std::string(f.setting).substr(std::string(f.setting).rfind('.') + 1));
     return out;
   }();
-  if (path.empty()) return true;
-  const std::size_t dot = path.rfind('.');
-  return leaves.count(dot == std::string::npos ? path : path.substr(dot + 1)) > 0;
+  return leaves;
+}
+
+bool matters_fn(const std::string& path) { return setting_matters(path); }
+
+// A model / train / ddp / optimizer / mixed_precision field outside kFields whose name is a
+// Megatron-LM flag (import/megatron/flags.h): passed through as that flag, so the Megatron-LM
+// importer reads, warns about or ignores it as it does in a launch script (issue 30).
+bool passes_as_flag(const std::string& key) {
+  static const std::set<std::string> flags(std::begin(kMegatronFlags), std::end(kMegatronFlags));
+  const std::size_t dot = key.find('.');
+  if (dot == std::string::npos || key.find('.', dot + 1) != std::string::npos) return false;
+  const std::string section = key.substr(0, dot);
+  if (section != "model" && section != "train" && section != "ddp" && section != "optimizer" &&
+      section != "mixed_precision")
+    return false;
+  std::string flag = key.substr(dot + 1);
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flags.count(flag) > 0;
 }
 
 // ConfigContainer.peft (megatron/bridge/peft/lora.py LoRA, dora.py DoRA, canonical_lora.py
@@ -137,26 +167,148 @@ void read_peft(const json& settings, const std::string& path, PlanBuilder& b, Im
   }
 }
 
-core::Result<ImportResult> import_recipe(const json& fn, const std::string& path, const ImportOptions& options) {
+// A value as one word of the args file the Megatron importer's shell reader takes (a layout holds
+// '|', '(' and '*').
+std::string shell_quoted(const std::string& v) {
+  std::string out = "'";
+  for (char c : v) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Megatron-Core's layout list (pipeline_parallel_layer_layout.py: a list per stage of LayerType
+// names) as the layout string parse_str_to_list reads (E, t, m, L), or nullopt for another value.
+std::optional<std::string> layout_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (!v.is_array()) return std::nullopt;
+  static const std::pair<const char*, char> kLayers[] = {{"embedding", 'E'}, {"decoder", 't'}, {"mtp", 'm'}, {"loss", 'L'}};
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_array()) return std::nullopt;
+    if (i > 0) out += '|';
+    for (const json& layer : v[i]) {
+      const auto* hit = std::find_if(std::begin(kLayers), std::end(kLayers),
+                                     [&](const auto& k) { return layer.is_string() && layer.get<std::string>() == k.first; });
+      if (hit == std::end(kLayers)) return std::nullopt;
+      out += hit->second;
+    }
+  }
+  return out;
+}
+
+// The pipeline layout as Megatron-LM's --pipeline-model-parallel-layout. Megatron-Core takes the
+// virtual pipeline size from the layout and asserts an explicit one agrees
+// (transformer_config.py:2275-2287); Megatron-LM's flags allow only one of them, so the virtual
+// size is left out when the layout gives it.
+core::Status write_layout(json& settings, std::string& args, std::vector<std::pair<std::string, int>>& origin,
+                          std::set<std::string>& written, const std::string& path) {
+  auto it = settings.find("model.pipeline_model_parallel_layout");
+  if (it == settings.end() || !it->contains("value") || (*it)["value"].is_null()) return core::Status::ok();
+  const std::string where = it->value("file", path) + ":" + std::to_string(it->value("line", 0));
+  const auto text = layout_text((*it)["value"]);
+  if (!text) {
+    return core::Status::error(where + ": pipeline_model_parallel_layout " + (*it)["value"].dump() +
+                               " is neither a layout string nor a list of stages of embedding / decoder / mtp / loss "
+                               "(megatron/core/transformer/pipeline_parallel_layer_layout.py)");
+  }
+  auto stages = core::parse_pipeline_layout(*text);
+  if (!stages) return core::Status::error(where + ": pipeline_model_parallel_layout: " + stages.message());
+  const json* pp = settings.contains("model.pipeline_model_parallel_size")
+                       ? &settings["model.pipeline_model_parallel_size"]
+                       : nullptr;
+  const std::int64_t pp_size = pp && pp->contains("value") && (*pp)["value"].is_number_integer()
+                                   ? std::max<std::int64_t>(1, (*pp)["value"].get<std::int64_t>())
+                                   : 1;
+  const auto n = static_cast<std::int64_t>(stages->size());
+  auto vp = settings.find("model.virtual_pipeline_model_parallel_size");
+  if (vp != settings.end() && vp->contains("value") && (*vp)["value"].is_number_integer() && n % pp_size == 0 &&
+      (*vp)["value"].get<std::int64_t>() != n / pp_size) {
+    return core::Status::error(vp->value("file", path) + ":" + std::to_string(vp->value("line", 0)) +
+                               ": virtual_pipeline_model_parallel_size " + (*vp)["value"].dump() +
+                               " conflicts with the pipeline_model_parallel_layout at " + where + " (" +
+                               std::to_string(n) + " stages over pp " + std::to_string(pp_size) +
+                               "); Megatron-Core asserts they agree (transformer_config.py:2279)");
+  }
+  written.insert("num-virtual-stages-per-pipeline-rank");
+  written.insert("pipeline-model-parallel-layout");
+  args += "--pipeline-model-parallel-layout " + shell_quoted(*text) + "\n";
+  origin.emplace_back(it->value("file", path), it->value("line", 0));
+  return core::Status::ok();
+}
+
+}  // namespace
+
+json override_value(const std::string& raw) {
+  std::string t = raw;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+  t.erase(0, std::min(t.find_first_not_of(" \t"), t.size()));
+  if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front()) return t.substr(1, t.size() - 2);
+  std::string low = t;
+  for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (low == "true" || low == "false") return low == "true";
+  if (low == "null") return nullptr;
+  if (t.size() >= 2 && t.front() == '[' && t.back() == ']') {
+    json out = json::array();
+    int depth = 0;
+    std::size_t start = 1;
+    char quote = 0;
+    for (std::size_t k = 1; k + 1 <= t.size() - 1; ++k) {
+      const char c = t[k];
+      if (quote) {
+        if (c == quote) quote = 0;
+        continue;
+      }
+      if (c == '\'' || c == '"') quote = c;
+      if (c == '[' || c == '{') ++depth;
+      if (c == ']' || c == '}') --depth;
+      if (c == ',' && depth == 0) {
+        out.push_back(override_value(t.substr(start, k - start)));
+        start = k + 1;
+      }
+    }
+    const std::string last = t.substr(start, t.size() - 1 - start);
+    if (last.find_first_not_of(" \t") != std::string::npos || !out.empty()) out.push_back(override_value(last));
+    return out;
+  }
+  return set_value(t);
+}
+
+bool reads(const std::string& key) {
+  if (key == "mixed_precision" || key == "ddp.grad_reduce_in_fp32" || key == "model.hf_model_id" ||
+      key == "model.pipeline_model_parallel_layout" || key == "peft" || key.rfind("peft.", 0) == 0)
+    return true;
+  return passes_as_flag(key) ||
+         std::any_of(std::begin(kFields), std::end(kFields), [&](const Field& f) { return key == f.setting; });
+}
+
+bool setting_matters(const std::string& path) {
+  if (path.empty()) return true;
+  const std::size_t dot = path.rfind('.');
+  return read_leaves().count(dot == std::string::npos ? path : path.substr(dot + 1)) > 0;
+}
+
+core::Result<ImportResult> import_recipe(const json& fn, const std::string& recipe_path, const std::string& main_path,
+                                         const std::vector<Override>& overrides, const ImportOptions& options) {
   const std::string name = fn.value("name", "");
-  PlanBuilder notes("megatron-bridge", path);
+  const std::string& path = recipe_path;
+  PlanBuilder notes("megatron-bridge", main_path);
   json settings = fn["settings"];
-  for (const auto& [key, text] : options.sets) {  // --set model.tensor_model_parallel_size=8: the command line wins
-    settings[key] = {{"value", set_value(text)}, {"line", 0}, {"file", path}};
+  ImportOptions given = options;  // an override settles what the recipe's unfollowed code may set
+  for (const Override& o : overrides) {
+    const bool had = settings.contains(o.key);
+    settings[o.key] = {{"value", o.value}, {"line", o.line}, {"file", o.file}};
+    given.sets.emplace_back(o.key, o.text);
+    notes.note(o.text + " over the recipe" + (had ? " (replaces its value)" : "") +
+               (o.line > 0 ? " at " + o.file + ":" + std::to_string(o.line) : " from the command line"));
   }
   json with_sets = fn;
   with_sets["settings"] = settings;
-  std::vector<Unfollowed> unfollowed = python_unfollowed(with_sets, path, options, notes, &bridge_setting_matters);
+  std::vector<Unfollowed> unfollowed = python_unfollowed(with_sets, path, given, notes, &matters_fn);
 
   // The args file the Megatron-LM importer reads: one flag per line, each line remembered.
   std::string args;
   std::vector<std::pair<std::string, int>> origin = {{"", 0}};  // args line -> (file, line)
   std::set<std::string> written;
-  // A pipeline layout sets the virtual stages itself (Megatron-Core PipelineParallelLayerLayout;
-  // Megatron-LM's command line refuses both), so the recipe's VPP size is not passed with it.
-  auto layout = settings.find("model.pipeline_model_parallel_layout");
-  if (layout != settings.end() && layout->contains("value") && (*layout)["value"].is_string())
-    written.insert("num-virtual-stages-per-pipeline-rank");
+  if (auto st = write_layout(settings, args, origin, written, path); !st) return st;
   for (const Field& f : kFields) {
     auto it = settings.find(f.setting);
     if (it == settings.end() || !it->contains("value") || written.count(f.flag)) continue;
@@ -167,7 +319,7 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
     } else if (v.is_null()) {
       continue;
     } else {
-      text = v.is_string() ? v.get<std::string>() : v.dump();
+      text = v.is_string() ? shell_quoted(v.get<std::string>()) : v.dump();
     }
     written.insert(f.flag);
     args += "--" + std::string(f.flag) + (text.empty() ? "" : " " + text) + "\n";
@@ -177,17 +329,11 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
   // Megatron-LM flag (import/megatron/flags.h) goes through as that flag, so the Megatron-LM
   // importer reads, warns about or ignores it as it does in a launch script: a recipe's setting is
   // never dropped unread (issue 30). A false boolean is Megatron's default for its store_true flag.
-  static const std::set<std::string> megatron_flags(std::begin(kMegatronFlags), std::end(kMegatronFlags));
   for (const auto& [key, entry] : settings.items()) {
     if (std::any_of(std::begin(kFields), std::end(kFields), [&k = key](const Field& f) { return k == f.setting; }))
       continue;  // mapped above, under the flag name Megatron-LM gives it
-    const std::size_t dot = key.find('.');
-    if (dot == std::string::npos || key.find('.', dot + 1) != std::string::npos || !entry.contains("value")) continue;
-    const std::string section = key.substr(0, dot);
-    if (section != "model" && section != "train" && section != "ddp" && section != "optimizer" &&
-        section != "mixed_precision")
-      continue;
-    std::string flag = key.substr(dot + 1);
+    if (!entry.contains("value") || !passes_as_flag(key)) continue;
+    std::string flag = key.substr(key.find('.') + 1);
     std::replace(flag.begin(), flag.end(), '_', '-');
     const json& v = entry["value"];
     std::string text;
@@ -204,7 +350,7 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
     } else {
       text = v.is_string() ? v.get<std::string>() : v.dump();
     }
-    if (!megatron_flags.count(flag) || written.count(flag)) continue;
+    if (written.count(flag)) continue;
     written.insert(flag);
     // The args file is read as shell words: a value with | ( ) * and the like is quoted.
     if (text.find_first_of("|()*;&<>$`\\\"'") != std::string::npos && text.find('\'') == std::string::npos)
@@ -236,12 +382,22 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
   ImportOptions megatron = options;
   megatron.sets.clear();
   auto r = import_megatron(args, path, megatron);
-  if (!r) return r.status();
+  if (!r) {  // "PATH:N: ..." names a line of the args file: say where the recipe or launch set it
+    const std::string lead = path + ":";
+    const std::string& m = r.message();
+    std::size_t end = lead.size();
+    while (end < m.size() && std::isdigit(static_cast<unsigned char>(m[end]))) ++end;
+    if (m.compare(0, lead.size(), lead) != 0 || end == lead.size() || end >= m.size() || m[end] != ':') return r.status();
+    const std::size_t n = std::stoul(m.substr(lead.size(), end - lead.size()));
+    if (n < 1 || n >= origin.size()) return r.status();
+    return core::Status::error(origin[n].first + ":" + std::to_string(origin[n].second) + m.substr(end));
+  }
   r->plan["name"] = "megatron-bridge-" + name;
+  r->source_path = main_path;
   for (auto& [pointer, line] : r->positions) {  // args-file lines -> where the recipe set the field
     if (line < 1 || line >= static_cast<int>(origin.size())) continue;
     const auto& [file, source_line] = origin[static_cast<std::size_t>(line)];
-    if (file != path) r->position_files[pointer] = file;
+    if (file != main_path) r->position_files[pointer] = file;
     line = source_line;
   }
   // The Megatron importer's findings name args-file lines: the recipe line that set the field.
@@ -257,10 +413,11 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
     f.line = source_line;
   }
   r->positions[""] = fn.value("line", 0);
+  if (path != main_path) r->position_files[""] = path;
   const std::string prefix = "recipe " + name + " (" + path + ":" + std::to_string(fn.value("line", 0)) + ")";
   r->notes.insert(r->notes.begin(), prefix + ": its ConfigContainer fields read as the Megatron-LM flags of the "
                                              "same names");
-  read_peft(settings, path, notes, *r);
+  read_peft(settings, main_path, notes, *r);
   {  // the recipe's own notes, warnings and findings after the Megatron importer's
     ImportResult own = notes.finish();
     for (std::string& n : own.notes) r->notes.push_back(std::move(n));
@@ -274,31 +431,29 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& path
     if (!preset.empty()) {
       r->plan["model"] = preset;
       r->positions["/model"] = hf->value("line", 0);
-      if (hf->value("file", path) != path) r->position_files["/model"] = hf->value("file", path);
+      if (hf->value("file", path) != main_path) r->position_files["/model"] = hf->value("file", path);
       r->notes.push_back("model: AutoBridge.from_hf_pretrained(\"" + id + "\") is preset " + preset);
       std::erase_if(r->warnings, [](const std::string& w) { return w.find("model left out") != std::string::npos; });
     } else {
       r->warnings.push_back("model " + id + " (AutoBridge.from_hf_pretrained) has no planck preset; give --model");
     }
   }
-  if (layout != settings.end() && layout->contains("value") && !(*layout)["value"].is_null() &&
-      !(*layout)["value"].is_string()) {
-    r->warnings.push_back(layout->value("file", path) + ":" + std::to_string(layout->value("line", 0)) +
-                          ": pipeline_model_parallel_layout " + (*layout)["value"].dump() +
-                          " is not modelled: planck spreads the layers evenly over the pipeline stages");
-  }
   r->unfollowed = std::move(unfollowed);
   return r;
 }
 
-}  // namespace
+}  // namespace planck::import::bridge
+
+namespace planck::import {
 
 core::Result<std::vector<NamedImport>> import_bridge_recipes(const std::string& path, const std::string& function,
                                                              const ImportOptions& options) {
   PLANCK_IMPORT_TRY(doc, read_python_config(path, function, options, "Megatron-Bridge recipe"));
+  std::vector<bridge::Override> sets;  // --set model.tensor_model_parallel_size=8: the command line wins
+  for (const auto& [key, text] : options.sets) sets.push_back({key, set_value(text), path, 0, "--set " + key + "=" + text});
   std::vector<NamedImport> plans;
-  for (const json& fn : doc.value("functions", json::array())) {
-    auto r = import_recipe(fn, path, options);
+  for (const nlohmann::json& fn : doc.value("functions", nlohmann::json::array())) {
+    auto r = bridge::import_recipe(fn, path, path, sets, options);
     if (!r) return r.status();
     plans.push_back({fn.value("name", ""), std::move(*r)});
   }

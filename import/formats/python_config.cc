@@ -34,12 +34,17 @@ std::vector<std::string> python_search_path(const ImportOptions& options) {
 }
 
 core::Result<json> read_python_config(const std::string& path, const std::string& function,
-                                      const ImportOptions& options, const std::string& what) {
+                                      const ImportOptions& options, const std::string& what,
+                                      const std::vector<std::pair<std::string, json>>& kwargs) {
   std::vector<std::string> args = {path};
   if (!function.empty()) args.push_back(function);
   for (const std::string& dir : python_search_path(options)) {
     args.push_back("--path");
     args.push_back(dir);
+  }
+  for (const auto& [name, value] : kwargs) {
+    args.push_back("--kwarg");
+    args.push_back(name + "=" + value.dump());
   }
   auto out = run_python(torchtitan_registry_script(), args, 60);
   if (!out) return core::Status::error(path + ": cannot read the " + what + ": " + out.message());
@@ -73,7 +78,11 @@ std::vector<Unfollowed> python_unfollowed(const json& fn, const std::string& pat
       b.note(python_where(u, path) + ": " + text + " (sets nothing planck reads)");
       continue;
     }
-    out.push_back({u.value("file", path), u.value("line", 0), u.value("construct", ""), u.value("why", ""), settings});
+    Unfollowed one{u.value("file", path), u.value("line", 0), u.value("construct", ""), u.value("why", ""), settings};
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const Unfollowed& o) {  // a helper called twice
+      return o.file == one.file && o.line == one.line && o.construct == one.construct && o.settings == one.settings;
+    });
+    if (!seen) out.push_back(std::move(one));
   }
   for (const auto& [key, s] : fn["settings"].items()) {
     if (!s.contains("unknown")) continue;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/status.h"
@@ -19,8 +20,10 @@ std::vector<std::string> python_search_path(const ImportOptions& options);
 
 // The reader's JSON for `path` (every function, or `function` alone when not ""), with the
 // search path above; `what` names the config in errors ("torchtitan registry").
+// `kwargs`: keyword arguments `function` is called with, where it has such a parameter.
 core::Result<nlohmann::json> read_python_config(const std::string& path, const std::string& function,
-                                                const ImportOptions& options, const std::string& what);
+                                                const ImportOptions& options, const std::string& what,
+                                                const std::vector<std::pair<std::string, nlohmann::json>>& kwargs = {});
 
 // The constructs of one evaluated function (the reader's "unfollowed" and settings it could not
 // evaluate) that may set a setting `matters` names: refused; the others noted on `b` (shared by the

@@ -295,7 +295,20 @@ core::Status Lexer::run(std::vector<ShellToken>& out, std::vector<ShellComment>*
     const char c = peek();
     ShellToken tok;
     tok.line = line_;
-    if (c == ' ' || c == '\t' || c == '\r' || c == '(' || c == ')') {
+    if (c == ' ' || c == '\t' || c == '\r' || c == '(') {
+      advance();
+    } else if (c == ')') {
+      // Closes a case pattern (`on) ...`) or a subshell; kept so `case` can find its patterns.
+      tok.kind = ShellToken::kOp;
+      tok.op = ")";
+      out.push_back(std::move(tok));
+      advance();
+    } else if (c == ';' && peek(1) == ';') {
+      // `;;` ends a case clause: a statement of its own between two separators.
+      out.push_back({ShellToken::kSep, {}, "", "", false, {}, line_});
+      out.push_back({ShellToken::kOp, {}, ";;", "", false, {}, line_});
+      out.push_back({ShellToken::kSep, {}, "", "", false, {}, line_});
+      advance();
       advance();
     } else if (c == '\\' && peek(1) == '\n') {
       advance();
@@ -306,6 +319,14 @@ core::Status Lexer::run(std::vector<ShellToken>& out, std::vector<ShellComment>*
       advance();
     } else if (c == '#') {
       skip_comment(comments);
+    } else if (c == '<' && peek(1) == '<' && peek(2) == '<') {
+      // A here-string's word is kept (after a "<<<" word) for the `read` builtin; the
+      // interpreter drops both from any other command.
+      for (int k = 0; k < 3; ++k) advance();
+      tok.kind = ShellToken::kWord;
+      tok.word.line = tok.line;
+      tok.word.segs.push_back({ShellSegment::kLit, "<<<", false});
+      out.push_back(std::move(tok));
     } else if (c == '<' || c == '>' || (c == '&' && peek(1) == '>')) {
       skip_redirect_target();
     } else if (c == '&' || c == '|') {

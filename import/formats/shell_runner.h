@@ -45,7 +45,19 @@ class Runner {
   core::Status error(int line, const std::string& what) const {
     return core::Status::error(path_ + ":" + std::to_string(line) + ": " + what);
   }
+  using Statement = std::vector<const ShellToken*>;
   core::Status statement(std::vector<const ShellToken*> toks);
+  // shell_control.cc: statements [begin, end), running `for NAME in WORDS; do ... done` once per
+  // word; and the `read` builtin on a here-string (true when `cmd` was a read, now done; a
+  // `<<< WORD` of any other command is dropped from it).
+  core::Status run_statements(const std::vector<Statement>& stmts, std::size_t begin, std::size_t end);
+  bool read_builtin(ShellCommand& cmd);
+  core::Status run_case(const std::vector<Statement>& stmts, std::size_t at, std::size_t esac);
+  // $(echo ARGS) and $(echo ARGS | tr '\n' ' ' | sed 's/  \+/ /g'): the words echo prints, pipes
+  // that only squeeze blanks applied; nullopt for anything else.
+  // and `[ TEST ] && echo A || echo B` once TEST is decided.
+  std::optional<std::string> echo_output(const std::string& text, int line);
+  std::optional<std::string> echo_words(const std::vector<const ShellToken*>& toks);  // `echo WORDS`
   core::Status command(const std::vector<const ShellToken*>& toks);
   core::Result<std::optional<bool>> condition(const std::vector<const ShellToken*>& toks, int line);
   std::optional<bool> test(const Fields& args);
@@ -67,6 +79,8 @@ class Runner {
   std::string path_;
   std::vector<Frame> frames_;
   int depth_ = 0;
+  std::vector<std::string> loop_;  // NAME=VALUE of each enclosing for loop, for ShellCommand::loop
+  std::size_t loop_runs_ = 0;
 };
 
 }  // namespace planck::import::shell

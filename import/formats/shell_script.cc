@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "core/base/format.h"
 #include "import/plan_builder.h"
 #include "import/formats/shell_arith.h"
 #include "import/formats/shell_lexer.h"
@@ -126,6 +129,7 @@ core::Result<Fields> Runner::expand(const ShellWord& w, bool split) {
   for (const ShellSegment& seg : w.segs) {
     Fields vals;
     bool multi = false;
+    bool kept_whole = false;
     if (seg.kind == ShellSegment::kLit) {
       cur += seg.text;
       have = have || seg.quoted || !seg.text.empty();
@@ -143,12 +147,15 @@ core::Result<Fields> Runner::expand(const ShellWord& w, bool split) {
       vals = {{v ? std::to_string(*v) : "$((" + seg.text + "))", w.line}};
     } else if (auto dir = substitute(seg.text)) {
       vals = {{*dir, w.line}};
+    } else if (auto echoed = echo_output(seg.text, w.line)) {
+      vals = {{*echoed, w.line}};
     } else {
       script.assumptions.push_back("line " + std::to_string(w.line) + ": $(" + one_line(seg.text) +
                                    ") not run; kept as text");
       vals = {{"$(" + seg.text + ")", w.line}};
+      kept_whole = true;  // one word, as it would be one value: not split at its blanks
     }
-    if (seg.quoted || !split) {
+    if (seg.quoted || !split || kept_whole) {
       if (multi && seg.quoted && split) {
         for (std::size_t i = 0; i < vals.size(); ++i) {
           if (i > 0) push();
@@ -299,6 +306,7 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
     if (!prefix && !(lit && i > 0 && lit->size() > 1 && (*lit)[0] == '-' && toks[0]->word.literal() != "unset")) break;
     ++i;
   }
+  std::map<std::string, std::optional<Fields>> saved;  // values before this line's assignments
   for (; i < toks.size(); ++i) {
     const ShellToken& t = *toks[i];
     if (t.kind == ShellToken::kArray) {
@@ -331,6 +339,10 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
     if (!f) return f.status();
     std::string v = join_fields(*f);
     if (pinned.count(name)) continue;  // --set on the command line wins
+    if (!saved.count(name)) {
+      auto it = script.vars.find(name);
+      saved[name] = it == script.vars.end() ? std::nullopt : std::optional<Fields>(it->second);
+    }
     Fields& dst = script.vars[name];
     if (append && !dst.empty())
       dst.front().text += v;
@@ -346,6 +358,17 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
     if (!f) return f.status();
     cmd.words.insert(cmd.words.end(), f->begin(), f->end());
   }
+  if (read_builtin(cmd)) {
+    // `IFS=',' read ...`: an assignment before a builtin lasts for that command only (bash).
+    for (const auto& [name, before] : saved) {
+      if (before)
+        script.vars[name] = *before;
+      else
+        script.vars.erase(name);
+    }
+    return core::Status::ok();
+  }
+  cmd.loop = core::join(loop_, ", ");
   auto followed = follow(cmd);
   if (!followed) return followed.status();
   if (*followed) return core::Status::ok();
@@ -413,16 +436,14 @@ core::Status Runner::statement(std::vector<const ShellToken*> toks) {
 }
 
 core::Status Runner::run(const std::vector<ShellToken>& tokens) {
-  std::vector<const ShellToken*> stmt;
+  std::vector<Statement> stmts(1);
   for (const ShellToken& t : tokens) {
-    if (t.kind == ShellToken::kSep) {
-      if (auto st = statement(stmt); !st) return st;
-      stmt.clear();
-    } else {
-      stmt.push_back(&t);
-    }
+    if (t.kind == ShellToken::kSep)
+      stmts.emplace_back();
+    else
+      stmts.back().push_back(&t);
   }
-  return statement(stmt);
+  return run_statements(stmts, 0, stmts.size());
 }
 
 }  // namespace shell
@@ -457,6 +478,7 @@ core::Result<ShellScript> run_shell(std::string_view text, const std::string& pa
     runner.script.vars["@"] = all;
     runner.script.vars["#"] = {{std::to_string(positional), 0}};
   }
+  if (!runner.script.vars.count("IFS")) runner.script.vars["IFS"] = {{" \t\n", 0}};  // bash's default IFS
   if (auto st = runner.run(*tokens); !st) return st;
   for (const ShellComment& c : comments) {
     std::size_t p = c.text.find_first_not_of("# \t");

@@ -2,7 +2,8 @@
 // A small, side-effect-free interpreter for the bash subset Megatron-LM launch scripts use:
 // VAR=value, VAR=( ... ) / VAR+=( ... ) arrays, ${VAR:-default} and friends, ${ARR[@]},
 // $(( arithmetic )), quoting and word splitting, line continuations, comments, and
-// if/elif/else/fi over [ ] / [[ ]] tests, `source`/`.` of other files, scripts run with
+// if/elif/else/fi over [ ] / [[ ]] tests, `for NAME in WORDS` loops (the body once per word),
+// `read` on a here-string, `source`/`.` of other files, scripts run with
 // bash/sh/sbatch and `bash -c "TEXT"` (srun lines; read in place). Nothing is executed: commands are recorded with their
 // expanded words so the importer can find the `pretrain_*.py` launch line, and commented-out
 // flags are kept for `--explain`. Conditions it cannot decide are assumed true and reported.
@@ -27,6 +28,7 @@ struct ShellField {
 struct ShellCommand {
   std::vector<ShellField> words;
   int line = 0;
+  std::string loop;  // "CONFIG=2,4,4,1,True" inside `for CONFIG in ...` ("" outside loops)
 };
 
 struct ShellScript {

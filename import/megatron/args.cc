@@ -2,6 +2,7 @@
 
 #include "import/megatron/args.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace planck::import {
@@ -61,6 +62,13 @@ core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, con
   if (best) {
     launch.script = best->words[py_index].text;
     launch.line = best->line;
+    for (const ShellCommand& c : script.commands) {  // the same script run before with other words
+      if (&c == best || c.words.empty() || c.words.front().text == "echo") continue;
+      const bool same = std::any_of(c.words.begin(), c.words.end(), [&](const ShellField& w) { return w.text == launch.script; });
+      bool identical = c.words.size() == best->words.size();
+      for (std::size_t k = 0; identical && k < c.words.size(); ++k) identical = c.words[k].text == best->words[k].text;
+      if (same && !identical) launch.earlier.push_back(c.line);
+    }
     add_flags(best->words, 0, py_index, launch.launcher);
     add_flags(best->words, py_index + 1, best->words.size(), launch.flags);
     return launch;

@@ -26,6 +26,7 @@ struct MegatronLaunch {
   std::map<std::string, MegatronFlag> launcher;  // torchrun flags before the script (--nnodes ...)
   std::string script;                            // "pretrain_gpt.py", or "" for an args file
   int line = 0;
+  std::vector<int> earlier;  // lines of other runs of the same script (a loop over configs): not read
 };
 
 // The launch command of `script` (the last one naming a .py file), else every command made only

@@ -337,14 +337,20 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
       launch.script.find("scripts/training/") != std::string::npos) {
     refused.push_back({path, launch.line, launch.script + " ...",
                        "a Megatron-Bridge launch: the layout is in the recipe it names and its a.b=c overrides, not "
-                       "in Megatron-LM flags; verify the recipe function (RECIPE.py:FUNCTION, --framework "
-                       "megatron-bridge) with --set a.b=c for each override",
+                       "in Megatron-LM flags; read it with --framework megatron-bridge (detected when not given)",
                        "the whole config"});
   }
   MegatronFlags f(launch, b);
   b.note(launch.script.empty() ? "args file: " + str(static_cast<std::int64_t>(launch.flags.size())) + " flags"
                                : "launch: " + launch.script + " at line " + str(launch.line) + " with " +
                                      str(static_cast<std::int64_t>(launch.flags.size())) + " flags");
+  if (!launch.earlier.empty()) {
+    std::string lines;
+    for (int l : launch.earlier) lines += (lines.empty() ? "" : ", ") + str(l);
+    b.warn("the script runs " + launch.script + " " + str(static_cast<std::int64_t>(launch.earlier.size()) + 1) +
+           " times with different flags (also at line " + lines + "); planck reads the last, at line " +
+           str(launch.line));
+  }
   for (const std::string& a : script.assumptions) b.hint(a);
   for (const std::string& r : script.followed) b.note(r);
   for (const std::string& w : script.warnings) b.warn(w);

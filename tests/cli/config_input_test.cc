@@ -222,11 +222,21 @@ TEST_CASE("cli_megatron_bridge_recipe_and_launcher") {
                                   "llama3.py:llama3_70b_pretrain_64gpu_h100_bf16_config");
   Run ok = planck("verify " + recipe + " --nodes 8 --gpus-per-node 8 --strict");
   CHECK(ok.code == 0);
-  // Bridge's interactive launcher runs bootstrap.py with a.b=c overrides: refused, never the
-  // defaults of a Megatron-LM script with no flags.
+  // Bridge's interactive launcher runs scripts/performance/bootstrap.py, which picks its recipe
+  // from family / recipe / GPU / dtype flags: refused, never the defaults of a Megatron-LM script
+  // with no flags.
   Run launch = planck("verify " + data("corpus/megatron-bridge/mbridge__scripts__performance__rubin_launch_interactive.sh") +
                       " --nodes 1 --gpus-per-node 8");
   CHECK(launch.code == 2);
   CHECK(launch.out.find("error[config-unfollowed]") != std::string::npos);
-  CHECK(launch.out.find("--framework megatron-bridge") != std::string::npos);
+  CHECK(launch.out.find("scripts/performance picks the recipe") != std::string::npos);
+  // A run_recipe.py slurm script (examples/models/gpt_oss/slurm_pretrain.sh, three parallelism
+  // configs on its #SBATCH 4 x 8): detected from its text, each launch verified; a TP the 32 ranks
+  // cannot hold (--set TP=3 pins the variable the script's `read` sets) fails at the override's
+  // line, model.tensor_model_parallel_size=$TP (line 186 of the script).
+  const std::string slurm = data("import/megatron-bridge/067f987d/examples/models/gpt_oss/slurm_pretrain.sh");
+  CHECK(planck("verify " + slurm + " --strict").code == 0);
+  Run bad = planck("verify " + slurm + " --set TP=3");
+  CHECK(bad.code == 1);
+  CHECK(bad.out.find("slurm_pretrain.sh:186:1: error[mesh-world-mismatch]: [CONFIG=2,4,4,1,True]") != std::string::npos);
 }

@@ -7,9 +7,12 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
+#include "core/plan/pipeline_split.h"
 #include "tests/import/import_test_util.h"
 
 namespace planck::import::test {
@@ -69,10 +72,38 @@ TEST_CASE("bridge_perf_recipes_deepseek_v3_and_qwen3_moe") {
   CHECK(shape_of(ds) == Shape{8, 2, 32, 1, 2});
   CHECK(ds.plan["parallelism"]["virtual_stages"] == 4);
   CHECK(ds.plan["training"]["global_batch"] == 16384);
-  // Its pipeline_model_parallel_layout (perf_recipes/deepseek/h100/deepseek_v3.py:48
-  // set_deepseek_v3_pipeline_model_parallel_layout(cfg.model, "Et|(tt|)*30mL")) is Megatron-LM's
-  // --pipeline-model-parallel-layout: 32 chunks over pp 8 make the 4 virtual stages.
+  // perf_recipes/deepseek/h100/deepseek_v3.py:48 passes the layout "Et|(tt|)*30mL" to
+  // set_deepseek_v3_pipeline_model_parallel_layout, which assigns it (recipes/deepseek/h100/
+  // deepseek_v3.py:83). Megatron-Core's parse_str_to_list unrolls it to 32 stages: the embedding
+  // with 1 decoder layer, 30 stages of 2 layers, then the MTP layer with the loss; 1 + 60 = 61,
+  // DeepSeek-V3's num_hidden_layers. Over pp 8 that is the 4 chunks per rank the recipe states.
   CHECK(ds.plan["parallelism"]["pipeline_layout"] == "Et|(tt|)*30mL");
+  CHECK(ds.position_files.at("/parallelism/pipeline_layout").find("recipes/deepseek/h100/deepseek_v3.py") !=
+        std::string::npos);
+  CHECK(ds.positions.at("/parallelism/pipeline_layout") == 83);
+  core::Parallelism par;
+  par.pipeline_layout = ds.plan["parallelism"]["pipeline_layout"].get<std::string>();
+  auto split = core::megatron_split(par, 61, 8, 4);
+  REQUIRE_MESSAGE(split.is_ok(), (split.is_ok() ? std::string() : split.message()));
+  std::vector<std::int64_t> expected = {1};
+  expected.insert(expected.end(), 30, 2);
+  expected.push_back(0);
+  CHECK(split->layers == expected);
+  CHECK(split->mtp_layers == 1);
+  CHECK(split->loss_stage == 31);
+  // deepseek_v3_pretrain_1024gpu_h100_fp8sc_config sets pp 8, vp 2 and no layout string; the
+  // recipe's set_deepseek_v3_pipeline_model_parallel_layout then takes
+  // _get_deepseek_v3_pipeline_layout(8, 2, 1) from its layout_map (recipes/deepseek/h100/
+  // deepseek_v3.py:50-68): [["embedding"] + ["decoder"] * 4] + [["decoder"] * 4] * 14 +
+  // [["decoder"] + ["mtp"] + ["loss"]], 16 stages, 4 + 56 + 1 = 61 layers.
+  const ImportResult sc =
+      import_one(recipe("deepseek/h100/deepseek_v3.py:deepseek_v3_pretrain_1024gpu_h100_fp8sc_config"), 128);
+  CHECK(sc.unfollowed.empty());
+  std::string want = "Etttt";
+  for (int k = 0; k < 14; ++k) want += "|tttt";
+  want += "|tmL";
+  CHECK(sc.plan["parallelism"]["pipeline_layout"] == want);
+  CHECK(sc.plan["parallelism"]["virtual_stages"] == 2);
   // qwen/h100/qwen3_moe.py qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config -> recipes/qwen/h100/
   // qwen3_moe.py: tp 1, pp 1, cp 1, ep 16, etp 1, gbs 1024, mbs 1, seq 4096.
   const ImportResult qw = import_one(recipe("qwen/h100/qwen3_moe.py:qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config"), 2);

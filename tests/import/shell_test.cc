@@ -92,5 +92,80 @@ TEST_CASE("import_shell_hostile_input_is_an_error_value") {
   CHECK(var(s, "C") == "$(hostname)");
 }
 
+// Megatron-Bridge's example slurm scripts run one training per parallelism config:
+// `for CONFIG in "${PARALLELISM_CONFIGS[@]}"; do IFS=',' read -r TP PP EP CP SP <<< "$CONFIG"; ...`
+// (NVIDIA-NeMo/Megatron-Bridge@067f987d examples/models/gpt_oss/slurm_pretrain.sh). bash runs the
+// body once per element; each launch keeps the loop value it ran with.
+TEST_CASE("import_shell_for_loop_runs_its_body_per_word_and_read_splits_on_ifs") {
+  ShellScript s = run_ok(
+      "CONFIGS=(\"2,4,4,1,True\" \"4,2,4,1,True\")\n"
+      "for CONFIG in \"${CONFIGS[@]}\"; do\n"
+      "    IFS=',' read -r TP PP EP CP SP <<< \"$CONFIG\"\n"
+      "    python run_recipe.py model.tensor_model_parallel_size=$TP model.sequence_parallel=$SP\n"
+      "done\n"
+      "for x in a b; do echo $x; done\n");
+  REQUIRE(s.commands.size() == 4);
+  CHECK(words(s.commands[0]) == "python|run_recipe.py|model.tensor_model_parallel_size=2|model.sequence_parallel=True");
+  CHECK(s.commands[0].loop == "CONFIG=2,4,4,1,True");
+  CHECK(words(s.commands[1]) == "python|run_recipe.py|model.tensor_model_parallel_size=4|model.sequence_parallel=True");
+  CHECK(s.commands[1].loop == "CONFIG=4,2,4,1,True");
+  CHECK(words(s.commands[2]) == "echo|a");
+  CHECK(words(s.commands[3]) == "echo|b");
+  CHECK(var(s, "PP") == "2");  // the last iteration's, as after the loop in bash
+  CHECK(s.commands[0].line == 4);
+}
+
+// Expected values: what bash 5.2 prints for the same lines (`IFS=, read -r A B C <<< " x , y,z,w "`
+// gives "[ x ][ y][z,w ]": only IFS whitespace is trimmed; the last name takes the rest).
+TEST_CASE("import_shell_read_here_string_field_splitting") {
+  ShellScript s = run_ok(
+      "IFS=, read -r A B C <<< \" x , y,z,w \"\nIFS=, read -r P Q R <<< \"1\"\nOLD_IFS=$IFS\nIFS=$OLD_IFS\n"
+      "read -r S T <<< \"  a   b  c \"\nIFS=, read -ra ARR <<< \"a,b,,c\"\n");
+  CHECK(var(s, "A") == " x ");
+  CHECK(var(s, "B") == " y");
+  CHECK(var(s, "C") == "z,w ");
+  CHECK(var(s, "P") == "1");
+  CHECK(var(s, "Q").empty());
+  CHECK(var(s, "S") == "a");
+  CHECK(var(s, "T") == "b  c");
+  CHECK(var(s, "ARR") == "a|b||c");
+  CHECK(s.commands.empty());  // read is a builtin, not a command
+}
+
+TEST_CASE("import_shell_loop_over_command_output_is_read_once_and_said") {
+  ShellScript s = run_ok("for i in $(seq 1 10); do\n  P=\"x_$i\"\ndone\nfor ((;;)); do\n  Q=1\ndone\n");
+  CHECK(var(s, "P") == "x_");
+  CHECK(var(s, "Q") == "1");
+  bool said = false;
+  for (const auto& a : s.assumptions) said = said || a.find("loops over a command's output") != std::string::npos;
+  CHECK(said);
+}
+
+TEST_CASE("import_shell_nested_loops_past_the_budget_are_an_error") {
+  std::string text = "W=\"a b c d e f g h i j k l m n o p\"\n";
+  for (int k = 0; k < 4; ++k) text += "for v" + std::to_string(k) + " in $W; do\n";
+  text += "  X=1\n";
+  for (int k = 0; k < 4; ++k) text += "done\n";
+  auto r = run_shell(text, "s.sh");  // 16^4 = 65536 body runs
+  REQUIRE_FALSE(r.is_ok());
+  CHECK(r.message().find("more than 4096 times") != std::string::npos);
+}
+
+// `case` as Megatron-Bridge's deepseek_v4 slurm_sft.sh picks its recipe
+// (`case "$MTP" in on) RECIPE_NAME=... ;; off) ... ;; *) echo ...; exit 1 ;; esac`): only the
+// first matching clause runs, as in bash.
+TEST_CASE("import_shell_case_runs_the_first_matching_clause") {
+  ShellScript s = run_ok(
+      "MTP=on\ncase \"$MTP\" in\n    on)  RECIPE_NAME=a_sft_config ;;\n    off) RECIPE_NAME=b_sft_config ;;\n"
+      "    *)   echo \"ERROR\"; exit 1 ;;\nesac\n"
+      "case \"$RECIPE_NAME\" in\n  x_config|a_*)\n    O=one\n    python run.py --o $O\n    ;;\n  *)\n    O=two\n    ;;\nesac\n"
+      "case x in y) Z=1 ;; esac\n");
+  CHECK(var(s, "RECIPE_NAME") == "a_sft_config");
+  CHECK(var(s, "O") == "one");
+  CHECK(var(s, "Z") == "<unset>");
+  REQUIRE(s.commands.size() == 1);  // neither `echo ERROR` nor `exit 1` of the `*)` clause
+  CHECK(words(s.commands[0]) == "python|run.py|--o|one");
+}
+
 }  // namespace
 }  // namespace planck::import
