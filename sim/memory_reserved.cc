@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/mesh/placement.h"
@@ -52,19 +53,20 @@ bool fsdp2_buffers(const core::Plan& plan) {
   return !(plan.training && plan.training->stack_given && plan.training->stack == core::Stack::kFsdp1);
 }
 
-double nccl_buffer_bytes(const core::Plan& plan, const core::Mesh& mesh) {
-  const core::GpuSpec& gpu = plan.cluster.gpu;
-  if (gpu.name == "cpu") return 0;
+namespace {
+
+// NCCL's buffers for the communicators in `roles` (role name, dims; duplicates already dropped).
+double communicator_buffers(const core::Mesh& mesh, const std::vector<core::RoleGroups>& roles,
+                            std::int64_t gpus_per_node, bool nvls) {
   // One receive connection per ring channel, each with LL (8 lines x 512 threads x 8 steps x 16
   // bytes), LL128 (120 x 640 x 8 x 8 bytes) and Simple (4 MiB) buffers.
   constexpr double kRingConnection = 512.0 * 1024 + 120.0 * 640 * 8 * 8 + 4.0 * kMiB;
-  std::set<std::vector<std::string>> seen;
   double total = 0;
-  for (const core::RoleGroups& r : core::plan_roles(plan, mesh)) {
-    if (r.dims.empty() || !seen.insert(r.dims).second) continue;
-    const std::int64_t n = mesh.groups(r.dims).group_size();
+  for (const core::RoleGroups& r : roles) {
+    std::int64_t n = 1;
+    for (const std::string& d : r.dims) n *= mesh.size(d);
     if (n <= 1) continue;
-    const core::Placement place = core::placement_of(mesh, r.dims, plan.cluster.gpus_per_node);
+    const core::Placement place = core::placement_of(mesh, r.dims, gpus_per_node);
     if (r.role == "pp" || r.role == "ep") {
       // Point-to-point (pipeline send/recv, expert all-to-all) runs the Simple protocol only, in
       // chunks of 512 KiB over NVLink and 128 KiB over the network, NCCL_STEPS (8) deep, on 2
@@ -74,10 +76,37 @@ double nccl_buffer_bytes(const core::Plan& plan, const core::Mesh& mesh) {
       continue;
     }
     total += (place.crosses_nodes() ? 16.0 : 32.0) * kRingConnection;
-    if (!place.crosses_nodes() && n > 2 && gpu.fp8_tflops > 0) {
+    if (!place.crosses_nodes() && n > 2 && nvls) {
       total += 16.0 * 2 * kMiB * static_cast<double>(place.ranks_per_node);  // NVLS
     }
   }
+  return total;
+}
+
+}  // namespace
+
+// The same, memoised per thread: enumerate prices one mesh under every data-parallel strategy,
+// schedule and recompute choice, and placing each communicator on 131,072 ranks is most of the
+// cost. The key is everything the sum reads: the mesh's dims and sizes, the node size, NVLS, and
+// the communicators' roles and dims.
+double nccl_buffer_bytes(const core::Plan& plan, const core::Mesh& mesh) {
+  const core::GpuSpec& gpu = plan.cluster.gpu;
+  if (gpu.name == "cpu") return 0;
+  std::set<std::vector<std::string>> seen;
+  std::vector<core::RoleGroups> roles;
+  std::string key = std::to_string(plan.cluster.gpus_per_node) + (gpu.fp8_tflops > 0 ? "|nvls" : "|") + "|";
+  for (int i = 0; i < mesh.ndims(); ++i) key += mesh.dims()[i] + "=" + std::to_string(mesh.sizes()[i]) + ",";
+  for (core::RoleGroups& r : core::plan_roles(plan, mesh)) {
+    if (r.dims.empty() || !seen.insert(r.dims).second) continue;
+    key += "|" + r.role + ":";
+    for (const std::string& d : r.dims) key += d + ",";
+    roles.push_back(std::move(r));
+  }
+  thread_local std::unordered_map<std::string, double> memo;
+  if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  if (memo.size() >= 4096) memo.clear();
+  const double total = communicator_buffers(mesh, roles, plan.cluster.gpus_per_node, gpu.fp8_tflops > 0);
+  memo.emplace(std::move(key), total);
   return total;
 }
 
