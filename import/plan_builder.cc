@@ -56,7 +56,9 @@ nlohmann::ordered_json map_lora_targets(const nlohmann::json& names, const LoraN
   for (const nlohmann::json& n : names) {
     bool known = false;
     for (const auto& [name, ours] : table) {
-      if (n != name) continue;
+      // Strings compared as strings: json != string builds a temporary json (and GCC 12 warns
+      // -Warray-bounds inside it when this file is in a unity batch).
+      if (!n.is_string() || n.get_ref<const std::string&>() != name) continue;
       known = true;
       for (const std::string& o : ours) out.push_back(o);
     }

@@ -16,9 +16,6 @@
 namespace planck::sim {
 namespace {
 
-bool shards_params(core::DataParallel dp) {
-  return dp == core::DataParallel::kFsdp || dp == core::DataParallel::kZero3 || dp == core::DataParallel::kHsdp;
-}
 bool shards_grads(core::DataParallel dp) { return shards_params(dp) || dp == core::DataParallel::kZero2; }
 bool shards_optimizer(core::DataParallel dp) { return shards_grads(dp) || dp == core::DataParallel::kZero1; }
 

@@ -22,10 +22,6 @@ std::int64_t to_bytes(double b) {
   return b >= kMax ? static_cast<std::int64_t>(kMax) : static_cast<std::int64_t>(std::llround(b));
 }
 
-bool shards_params(core::DataParallel dp) {
-  return dp == core::DataParallel::kFsdp || dp == core::DataParallel::kZero3 || dp == core::DataParallel::kHsdp;
-}
-
 // PyTorch's cuBLAS workspace per (handle, stream): 32 MiB on Hopper and Blackwell, 8,519,680
 // bytes (":4096:2:16:8") before (aten/src/ATen/cuda/CublasHandlePool.cpp parseChosenWorkspaceSize);
 // training holds two handles, the forward's thread and autograd's backward thread. The presets
@@ -46,6 +42,10 @@ double loss_bytes(core::CrossEntropy ce, std::int64_t tokens, std::int64_t hidde
     case core::CrossEntropy::kFused: break;
   }
   return 4.0 * t * (h + static_cast<double>(vocab)) / static_cast<double>(std::max<std::int64_t>(1, tp));
+}
+
+bool shards_params(core::DataParallel dp) {
+  return dp == core::DataParallel::kFsdp || dp == core::DataParallel::kZero3 || dp == core::DataParallel::kHsdp;
 }
 
 bool fsdp2_buffers(const core::Plan& plan) {

@@ -50,6 +50,9 @@ inline constexpr double kCudaContextBytes = 512.0 * 1024 * 1024;
 //            log-softmax and its backward)
 double loss_bytes(core::CrossEntropy ce, std::int64_t tokens, std::int64_t hidden, std::int64_t vocab, std::int64_t tp);
 
+// Whether each rank holds only a shard of the parameters (FSDP, HSDP, ZeRO-3).
+bool shards_params(core::DataParallel dp);
+
 // Whether the plan's FSDP is PyTorch's FSDP2 (core::fsdp_runtime: no stack stated, torchtitan,
 // fsdp2; not the fsdp1 stack, whose flat parameters are gathered in place): its all-gather
 // buffers live on their own stream and are copied out into the unsharded parameters.
