@@ -153,9 +153,10 @@ TEST_CASE("te_fp8_saves_linear_inputs_in_one_byte") {
   // each: 3 T h + T f bytes less per layer (T = 8192 tokens, h = 4096, f = 14336, tp 1).
   auto plan = [](const char* fp8) {
     return R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8, "gpu": "h100-sxm"},
-      "mesh": {"dims": ["dp"], "shape": [8]}, "parallelism": {"data_parallel": "zero1"}, "model": "llama3-8b",
+      "mesh": {"dims": ["dp"], "shape": [8]},
+      "parallelism": {"data_parallel": "zero1", "fp8_param_gather": true}, "model": "llama3-8b",
       "training": {"seq_len": 8192, "micro_batch": 1, "grad_accumulation": 1, "activation_checkpointing": "none",
-                   "stack": "megatron", "fp8_param_gather": true, "fp8": ")" + std::string(fp8) + R"("}})";
+                   "stack": "megatron", "fp8": ")" + std::string(fp8) + R"("}})";
   };
   const auto bf16 = memory_of(plan("none")), fp8 = memory_of(plan("tensorwise"));
   const double T = 8192, h = 4096, f = 14336;
