@@ -158,7 +158,9 @@ def main(name, repo, commits, prefixes, argparse_root=None):
     print()
     print("namespace planck::import {")
     print()
-    print(f"inline const ConfigClasses k{''.join(p.title() for p in re.split('[^A-Za-z0-9]', name))}Classes = {{")
+    print("// Built on first use: a run that reads no such config never builds it.")
+    print(f"inline const ConfigClasses& {re.sub('[^A-Za-z0-9]', '_', name).lower()}_classes() {{")
+    print("  static const ConfigClasses k = {")
     for cls in sorted(table):
         print(f'    {{"{cls}",')
         line = "     {"
@@ -170,6 +172,8 @@ def main(name, repo, commits, prefixes, argparse_root=None):
             line += item
         print(line.rstrip().rstrip(",") + "}},")
     print("};")
+    print("  return k;")
+    print("}")
     print()
     print("}  // namespace planck::import")
 

@@ -8,7 +8,9 @@
 
 namespace planck::import {
 
-inline const ConfigClasses kLinguaClasses = {
+// Built on first use: a run that reads no such config never builds it.
+inline const ConfigClasses& lingua_classes() {
+  static const ConfigClasses k = {
     {"BaseHawkArgs",
      {{"conv_size", ""}, {"dim", ""}, {"ffn_dim_multiplier", ""}, {"init_base_std", ""},
       {"init_std_factor", ""}, {"lru_dim_multiplier", ""}, {"multiple_of", ""}, {"n_heads", ""},
@@ -141,5 +143,7 @@ inline const ConfigClasses kLinguaClasses = {
       {"resume", ""}, {"resume_from", ""}, {"save_code", ""}, {"sync_tensorboard", ""}, {"tags", ""},
       {"tensorboard", ""}}},
 };
+  return k;
+}
 
 }  // namespace planck::import

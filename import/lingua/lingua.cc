@@ -192,7 +192,7 @@ core::Result<ImportResult> import_lingua(std::string_view text, const std::strin
   if (!root.IsMap()) return b.error(0, "a Lingua config is a YAML mapping (name, data, model, distributed, ...)");
   YamlReader y(root, b);
   // Keys of Lingua's own TrainArgs (every app's, import/lingua/keys.h): another is unknown-key.
-  y.check_keys(root, kLinguaClasses, "TrainArgs", "");
+  y.check_keys(root, lingua_classes(), "TrainArgs", "");
   if (!y.section("distributed").IsMap())
     b.note("no distributed section: Lingua's defaults (dp_shard 1, tp_size 1, no_shard)");
 

@@ -8,7 +8,9 @@
 
 namespace planck::import {
 
-inline const ConfigClasses kLlamaFactoryClasses = {
+// Built on first use: a run that reads no such config never builds it.
+inline const ConfigClasses& llama_factory_classes() {
+  static const ConfigClasses k = {
     {"ApolloArguments",
      {{"apollo_layerwise", ""}, {"apollo_proj", ""}, {"apollo_proj_type", ""}, {"apollo_rank", ""},
       {"apollo_scale", ""}, {"apollo_scale_front", ""}, {"apollo_scale_type", ""}, {"apollo_target", ""},
@@ -128,5 +130,7 @@ inline const ConfigClasses kLlamaFactoryClasses = {
     {"_KTransformersRuntimeArguments",
      {{"kt_config", ""}}},
 };
+  return k;
+}
 
 }  // namespace planck::import

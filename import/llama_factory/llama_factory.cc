@@ -30,7 +30,7 @@ std::vector<std::string> known_keys() {
   std::vector<std::string> out = kHfTrainingArguments;
   for (const char* cls : {"ModelArguments", "DataArguments", "TrainingArguments", "FinetuningArguments",
                           "GeneratingArguments"}) {
-    for (const auto& [field, kind] : config_fields(kLlamaFactoryClasses, cls)) out.push_back(field);
+    for (const auto& [field, kind] : config_fields(llama_factory_classes(), cls)) out.push_back(field);
   }
   return out;
 }

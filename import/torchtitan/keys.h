@@ -9,7 +9,9 @@
 
 namespace planck::import {
 
-inline const ConfigClasses kTorchtitanClasses = {
+// Built on first use: a run that reads no such config never builds it.
+inline const ConfigClasses& torchtitan_classes() {
+  static const ConfigClasses k = {
     {"AIME2025Dataset.Config",
      {{"num_samples", ""}, {"repo_id", ""}, {"seed", ""}, {"shuffle", ""}, {"split", ""}, {"subsets", ""}}},
     {"ActivationCheckpointConfig",
@@ -1315,5 +1317,7 @@ inline const ConfigClasses kTorchtitanClasses = {
     {"_VisionTokenPermute.Config",
      {{"", "Module.Config"}}},
 };
+  return k;
+}
 
 }  // namespace planck::import

@@ -15,7 +15,7 @@ namespace planck::import {
 
 void check_registry_keys(const nlohmann::json& fn, const std::string& main, PlanBuilder& b) {
   const nlohmann::json& settings = fn["settings"];
-  const std::string root = config_class(kTorchtitanClasses, fn.value("class", "Trainer.Config"));
+  const std::string root = config_class(torchtitan_classes(), fn.value("class", "Trainer.Config"));
   if (root.empty()) return;  // a config class torchtitan does not define at that commit: nothing to check against
   for (const auto& [path, entry] : settings.items()) {
     std::string type = root, prefix;
@@ -23,7 +23,7 @@ void check_registry_keys(const nlohmann::json& fn, const std::string& main, Plan
     while (true) {
       const std::size_t dot = path.find('.', start);
       const std::string field = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-      const auto fields = config_fields(kTorchtitanClasses, type);
+      const auto fields = config_fields(torchtitan_classes(), type);
       if (fields.empty()) break;  // a field of no known config class (a dict, a model spec): not checked
       auto it = fields.find(field);
       if (it == fields.end()) {
@@ -39,7 +39,7 @@ void check_registry_keys(const nlohmann::json& fn, const std::string& main, Plan
       // carries its field's name as its class.
       const auto built = settings.find(prefix);
       const std::string written = built != settings.end() ? built->value("class", "") : "";
-      type = written.empty() || written == field ? it->second : config_class(kTorchtitanClasses, written);
+      type = written.empty() || written == field ? it->second : config_class(torchtitan_classes(), written);
       start = dot + 1;
     }
   }

@@ -8,7 +8,9 @@
 
 namespace planck::import {
 
-inline const ConfigClasses kTorchtitanTomlClasses = {
+// Built on first use: a run that reads no such config never builds it.
+inline const ConfigClasses& torchtitan_toml_classes() {
+  static const ConfigClasses k = {
     {"ActivationCheckpoint",
      {{"debug", ""}, {"determinism_check", ""}, {"early_stop", ""}, {"memory_budget", ""}, {"mode", ""},
       {"per_op_sac_force_recompute_mm_shapes_by_fqns", ""}, {"preserve_rng_state", ""},
@@ -194,5 +196,7 @@ inline const ConfigClasses kTorchtitanTomlClasses = {
       {"mixed_precision_param", ""}, {"mixed_precision_reduce", ""}, {"seed", ""}, {"seq_len", ""},
       {"steps", ""}, {"tensor_parallel_degree", ""}, {"warmup_steps", ""}}},
 };
+  return k;
+}
 
 }  // namespace planck::import

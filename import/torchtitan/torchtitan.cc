@@ -165,7 +165,7 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
   TomlReader r(root, b);
   r.set_lines(input.lines);
   // Sections and keys of torchtitan's JobConfig, every TOML generation (import/torchtitan/toml_keys.h).
-  if (input.check_unknown_keys) r.check_keys(kTorchtitanTomlClasses, "JobConfig");
+  if (input.check_unknown_keys) r.check_keys(torchtitan_toml_classes(), "JobConfig");
 
   auto world_r = b.resolve_world(options, {});
   if (!world_r) return world_r.status();

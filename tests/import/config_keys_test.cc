@@ -80,9 +80,9 @@ TEST_CASE("config_keys_torchtitan_registries_of_both_generations_are_silent") {
   }
   // The table is torchtitan's: ParallelismConfig holds its degrees, Trainer.Config types its
   // parallelism section with it.
-  CHECK(config_fields(kTorchtitanClasses, "ParallelismConfig").count("tensor_parallel_degree") == 1);
-  CHECK(config_fields(kTorchtitanClasses, "Trainer.Config").at("parallelism") == "ParallelismConfig");
-  CHECK(config_class(kTorchtitanClasses, "config.ParallelismConfig") == "ParallelismConfig");
+  CHECK(config_fields(torchtitan_classes(), "ParallelismConfig").count("tensor_parallel_degree") == 1);
+  CHECK(config_fields(torchtitan_classes(), "Trainer.Config").at("parallelism") == "ParallelismConfig");
+  CHECK(config_class(torchtitan_classes(), "config.ParallelismConfig") == "ParallelismConfig");
 }
 
 TEST_CASE("config_keys_lingua_train_args_typos_are_unknown_key") {
@@ -98,7 +98,7 @@ TEST_CASE("config_keys_lingua_train_args_typos_are_unknown_key") {
   CHECK(u[0].message.find("distributed.tp_sise") != std::string::npos);
   CHECK(u[0].message.find("did you mean 'tp_size'") != std::string::npos);
   CHECK(u[0].line == 20);
-  CHECK(config_fields(kLinguaClasses, "TrainArgs").at("distributed") == "DistributedArgs");
+  CHECK(config_fields(lingua_classes(), "TrainArgs").at("distributed") == "DistributedArgs");
 }
 
 }  // namespace
