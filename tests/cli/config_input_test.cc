@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/run_command.h"
@@ -214,6 +215,41 @@ TEST_CASE("cli_verify_ignore_is_reported_in_every_format") {
   CHECK(junit.out.find("ignored by --ignore (2 diagnostics left out)") != std::string::npos);
   CHECK(planck("verify " + ds + " --ignore config-unreadable").code == 2);
   CHECK(planck("verify " + ds + " --ignore no-such-rule").code == 2);
+}
+
+TEST_CASE("cli_megatron_bridge_benchmark_recipe_takes_its_hardware_and_world_from_its_name") {
+  // Megatron-Bridge@067f987d names each benchmark recipe for its run:
+  // <model>_<task>_<N>gpu_<hardware>_<precision>_config (scripts/training/recipe_metadata.py
+  // BENCHMARK_RECIPE_PATTERN), e.g. "Qwen3 235B-A22B pretrain: 64x B200" in the docstring. Without
+  // --nodes / --gpu the plan is for 64 B200s (8 nodes of 8), not for the default H100 (whose 80 GB
+  // the recipe, written for 180 GB, does not fit without recompute).
+  const std::string b200 = data("import/megatron-bridge/067f987d/src/megatron/bridge/perf_recipes/qwen/b200/"
+                                "qwen3_moe.py:qwen3_235b_a22b_pretrain_64gpu_b200_bf16_config");
+  Run imp = planck_test::run_command(std::string(PLANCK_BIN) + " import megatron-bridge " + b200 + " 2>/dev/null");
+  REQUIRE(imp.code == 0);
+  const auto plan = nlohmann::json::parse(imp.out);
+  CHECK(plan["cluster"]["gpu"] == "b200");
+  CHECK(plan["cluster"]["nodes"] == 8);
+  CHECK(plan["cluster"]["gpus_per_node"] == 8);
+  Run v = planck("verify " + b200 + " --format json");
+  CHECK(v.out.find("\"rule\": \"memory-exceeds\"") == std::string::npos);
+  // The command line wins: the same recipe on H100s is the user's question, and planck answers it.
+  Run h100 = planck("verify " + b200 + " --gpu h100-sxm --format json");
+  CHECK(h100.out.find("\"rule\": \"memory-exceeds\"") != std::string::npos);
+  // GB200 has no preset of its own: priced as the B200 it carries, and said (setting-unmodelled,
+  // which --gpu settles). Bridge launches GB200 recipes on 4-GPU trays (utils/executors.py).
+  const std::string gb200 = data("import/megatron-bridge/067f987d/src/megatron/bridge/perf_recipes/llama/gb200/"
+                                 "llama3.py:llama3_70b_pretrain_64gpu_gb200_bf16_config");
+  Run g = planck("verify " + gb200 + " --format json");
+  CHECK(g.out.find("gb200 (its name llama3_70b_pretrain_64gpu_gb200_bf16_config) has no planck preset") !=
+        std::string::npos);
+  Run gi = planck_test::run_command(std::string(PLANCK_BIN) + " import megatron-bridge " + gb200 + " 2>/dev/null");
+  REQUIRE(gi.code == 0);
+  const auto gplan = nlohmann::json::parse(gi.out);
+  CHECK(gplan["cluster"]["nodes"] == 16);
+  CHECK(gplan["cluster"]["gpus_per_node"] == 4);
+  Run settled = planck("verify " + gb200 + " --gpu b200 --format json");
+  CHECK(settled.out.find("has no planck preset") == std::string::npos);
 }
 
 TEST_CASE("cli_megatron_bridge_recipe_and_launcher") {
