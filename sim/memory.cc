@@ -190,12 +190,13 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   const core::Degrees d = core::degrees(mesh);
   const core::DataParallel dp = s.data_parallel;
   const int bp = core::dtype_bytes(tr.param_dtype), bg = core::dtype_bytes(tr.reduce_dtype);
-  const core::ExpertDegrees ed = core::expert_degrees(plan, mesh);
+  const SyncGroups g = sync_groups(plan, mesh);
+  const core::ExpertDegrees& ed = g.experts;
   const core::RankParams rp = core::rank_params(m, d.pp, d.tp, ed.ep, ed.etp);
 
-  const char* shard_role = (dp == core::DataParallel::kNone || dp == core::DataParallel::kDdp) ? "dp" : "fsdp";
-  const std::int64_t d_dense = mesh.groups(core::param_sync_dims(plan, mesh, shard_role, true)).group_size();
-  const std::int64_t d_exp = mesh.groups(core::param_sync_dims(plan, mesh, shard_role, false)).group_size();
+  const bool dp_role = dp == core::DataParallel::kNone || dp == core::DataParallel::kDdp;
+  const std::int64_t d_dense = dp_role ? g.dense_dp : g.dense_fsdp;
+  const std::int64_t d_exp = dp_role ? g.experts_dp : g.experts_fsdp;
   // Frozen weights keep no gradient or optimizer state; LoRA adapters (whole per layer, split
   // over tp like the layer) train beside them. Muon leaves the root (embedding, head) to AdamW.
   const bool frozen = core::base_frozen(tr);
@@ -327,7 +328,7 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   // What stays allocated from step to step (the parameter shards and optimizer states: made once,
   // never freed) against what is allocated and freed within a step (sim/memory_reserved.h).
   out.persistent = clamp_bytes(persistent + te_fp8);
-  allocator_view(plan, mesh, s, out);
+  allocator_view(plan, mesh, s, g, out);
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "sim/memory_reserved.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -83,34 +84,72 @@ double communicator_buffers(const core::Mesh& mesh, const std::vector<core::Role
   return total;
 }
 
-}  // namespace
-
-// The same, memoised per thread: enumerate prices one mesh under every data-parallel strategy,
-// schedule and recompute choice, and placing each communicator on 131,072 ranks is most of the
-// cost. The key is everything the sum reads: the mesh's dims and sizes, the node size, NVLS, and
-// the communicators' roles and dims.
-double nccl_buffer_bytes(const core::Plan& plan, const core::Mesh& mesh) {
-  const core::GpuSpec& gpu = plan.cluster.gpu;
-  if (gpu.name == "cpu") return 0;
-  std::set<std::vector<std::string>> seen;
-  std::vector<core::RoleGroups> roles;
-  std::string key = std::to_string(plan.cluster.gpus_per_node) + (gpu.fp8_tflops > 0 ? "|nvls" : "|") + "|";
-  for (int i = 0; i < mesh.ndims(); ++i) key += mesh.dims()[i] + "=" + std::to_string(mesh.sizes()[i]) + ",";
-  for (core::RoleGroups& r : core::plan_roles(plan, mesh)) {
-    if (r.dims.empty() || !seen.insert(r.dims).second) continue;
-    key += "|" + r.role + ":";
-    for (const std::string& d : r.dims) key += d + ",";
-    roles.push_back(std::move(r));
-  }
-  thread_local std::unordered_map<std::string, double> memo;
-  if (const auto it = memo.find(key); it != memo.end()) return it->second;
-  if (memo.size() >= 4096) memo.clear();
-  const double total = communicator_buffers(mesh, roles, plan.cluster.gpus_per_node, gpu.fp8_tflops > 0);
-  memo.emplace(std::move(key), total);
-  return total;
+void append_number(std::string& out, std::int64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+  out += ',';
 }
 
-void allocator_view(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& s, Memory& m) {
+// Everything sync_groups reads: core::plan_roles's inputs (the mesh's dims and sizes, the plan's
+// data-parallel strategy, fsdp / replicate dims and expert tp; core/mesh/roles.cc), the node size
+// and whether the GPU has NVLS (communicator_buffers).
+std::string sync_key(const core::Plan& plan, const core::Mesh& mesh) {
+  const core::Parallelism& par = plan.parallelism;
+  std::string key;
+  key.reserve(96);
+  append_number(key, static_cast<int>(core::effective_data_parallel(plan, mesh)));
+  append_number(key, par.etp.value_or(-1));
+  append_number(key, plan.cluster.gpus_per_node);
+  key += plan.cluster.gpu.name == "cpu" ? 'c' : plan.cluster.gpu.fp8_tflops > 0 ? 'n' : '-';
+  for (int i = 0; i < mesh.ndims(); ++i) {
+    key += mesh.dims()[i];
+    key += '=';
+    append_number(key, mesh.sizes()[i]);
+  }
+  for (const auto* dims : {&par.fsdp_dims, &par.replicate_dims}) {
+    key += '|';
+    if (!*dims) continue;
+    for (const std::string& d : **dims) {
+      key += d;
+      key += ',';
+    }
+  }
+  return key;
+}
+
+}  // namespace
+
+// Memoised through sync_groups: placing each communicator on 131,072 ranks is costly.
+double nccl_buffer_bytes(const core::Plan& plan, const core::Mesh& mesh) { return sync_groups(plan, mesh).nccl_buffers; }
+
+SyncGroups sync_groups(const core::Plan& plan, const core::Mesh& mesh) {
+  thread_local std::unordered_map<std::string, SyncGroups> memo;
+  std::string key = sync_key(plan, mesh);
+  if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  SyncGroups g;
+  g.experts = core::expert_degrees(plan, mesh);
+  g.dense_dp = mesh.groups(core::param_sync_dims(plan, mesh, "dp", true)).group_size();
+  g.experts_dp = mesh.groups(core::param_sync_dims(plan, mesh, "dp", false)).group_size();
+  g.dense_fsdp = mesh.groups(core::param_sync_dims(plan, mesh, "fsdp", true)).group_size();
+  g.experts_fsdp = mesh.groups(core::param_sync_dims(plan, mesh, "fsdp", false)).group_size();
+  const core::GpuSpec& gpu = plan.cluster.gpu;
+  if (gpu.name != "cpu") {
+    std::set<std::vector<std::string>> seen;
+    std::vector<core::RoleGroups> roles;
+    for (core::RoleGroups& r : core::plan_roles(plan, mesh)) {
+      if (r.dims.empty() || !seen.insert(r.dims).second) continue;
+      roles.push_back(std::move(r));
+    }
+    g.nccl_buffers = communicator_buffers(mesh, roles, plan.cluster.gpus_per_node, gpu.fp8_tflops > 0);
+  }
+  if (memo.size() >= 4096) memo.clear();
+  memo.emplace(std::move(key), g);
+  return g;
+}
+
+void allocator_view(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& s, const SyncGroups& g,
+                    Memory& m) {
   const core::Training tr = plan.training.value_or(core::Training{});
   m.workspaces = to_bytes(cublas_workspaces(plan.cluster.gpu));
   m.peak_allocated += m.workspaces;
@@ -121,9 +160,8 @@ void allocator_view(const core::Plan& plan, const core::Mesh& mesh, const core::
     // first unit of the forward) with the first block, or two blocks; one block's buffer is live
     // at the peak and counted as allocated (sim/memory.cc).
     const core::Degrees d = core::degrees(mesh);
-    const core::ExpertDegrees ed = core::expert_degrees(plan, mesh);
-    const core::RankParams rp = core::rank_params(*plan.model, d.pp, d.tp, ed.ep, ed.etp);
-    const std::int64_t group = mesh.groups(core::param_sync_dims(plan, mesh, "fsdp", true)).group_size();
+    const core::RankParams rp = core::rank_params(*plan.model, d.pp, d.tp, g.experts.ep, g.experts.etp);
+    const std::int64_t group = g.dense_fsdp;
     if (group > 1) {
       const double block = std::max(rp.dense_layers > 0 ? rp.dense_layer : 0.0,
                                     rp.moe_layers > 0 ? rp.moe_layer_dense + rp.moe_layer_experts : 0.0);
@@ -133,7 +171,7 @@ void allocator_view(const core::Plan& plan, const core::Mesh& mesh, const core::
   }
   m.gather_pool = to_bytes(pool);
   m.cuda_context = plan.cluster.gpu.name == "cpu" ? 0 : to_bytes(kCudaContextBytes);
-  m.nccl_buffers = to_bytes(nccl_buffer_bytes(plan, mesh));
+  m.nccl_buffers = to_bytes(g.nccl_buffers);
   m.fragmentation = to_bytes(kFragmentation * static_cast<double>(std::max<std::int64_t>(0, m.peak_allocated - m.persistent)));
   m.peak_reserved = reserved_at(m, kFragmentation);
   m.peak = m.peak_allocated + m.gather_pool + m.fragmentation + m.cuda_context + m.nccl_buffers;

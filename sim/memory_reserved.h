@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "core/mesh/mesh.h"
+#include "core/mesh/roles.h"
 #include "core/plan/plan.h"
 #include "core/schedule/schedule.h"
 #include "sim/memory.h"
@@ -53,13 +54,30 @@ double loss_bytes(core::CrossEntropy ce, std::int64_t tokens, std::int64_t hidde
 // Whether each rank holds only a shard of the parameters (FSDP, HSDP, ZeRO-3).
 bool shards_params(core::DataParallel dp);
 
+// What the memory model reads of the plan's communicators: the expert degrees, the parameter-sync
+// group of the dense and the routed-expert weights under the dp and the fsdp role
+// (core::param_sync_dims), and NCCL's buffers (nccl_buffer_bytes). They depend on the mesh, the
+// plan's data-parallel strategy, fsdp / replicate dims and etp, the node size and the GPU only, so
+// they are memoised per thread on those: enumerate prices each mesh under every schedule,
+// micro-batch and recompute choice, and building the role dims (string vectors) and placing the
+// communicators each time was most of its cost.
+struct SyncGroups {
+  core::ExpertDegrees experts;
+  std::int64_t dense_dp = 1, experts_dp = 1;
+  std::int64_t dense_fsdp = 1, experts_fsdp = 1;
+  double nccl_buffers = 0;
+};
+SyncGroups sync_groups(const core::Plan& plan, const core::Mesh& mesh);
+
 // Whether the plan's FSDP is PyTorch's FSDP2 (core::fsdp_runtime: no stack stated, torchtitan,
 // fsdp2; not the fsdp1 stack, whose flat parameters are gathered in place): its all-gather
 // buffers live on their own stream and are copied out into the unsharded parameters.
 bool fsdp2_buffers(const core::Plan& plan);
 
-// Fills the allocator and device fields of `m` (whose allocated parts memory() computed).
-void allocator_view(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& s, Memory& m);
+// Fills the allocator and device fields of `m` (whose allocated parts memory() computed); `g` is
+// sync_groups(plan, mesh).
+void allocator_view(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& s, const SyncGroups& g,
+                    Memory& m);
 
 // The reserved peak the allocator would report at fragmentation share f: capped by what the
 // device leaves it (capacity less context and NCCL), never below the must-stay-resident bytes.
