@@ -110,6 +110,22 @@ core::Result<core::Diagnostics> verify_config(const std::string& spec, const std
   core::Diagnostics out;
   for (const import::NamedImport& n : *imported) {
     const import::ImportResult& r = n.result;
+    if (!r.failed.empty()) {  // one function of several: said at its place, the others checked
+      core::Diagnostic d = config_unreadable(spec, r.failed);
+      // "FILE:LINE: why" (the importer's form): located there.
+      const std::size_t sep = r.failed.find(": ");
+      const std::size_t colon = sep == std::string::npos ? std::string::npos : r.failed.rfind(':', sep - 1);
+      if (colon != std::string::npos && colon + 1 < sep &&
+          r.failed.find_first_not_of("0123456789", colon + 1) == sep) {
+        d.file = r.failed.substr(0, colon);
+        d.line = std::stoi(r.failed.substr(colon + 1, sep - colon - 1));
+        d.column = 1;
+        d.message = r.failed.substr(sep + 2);
+      }
+      if (!n.name.empty()) d.message = "[" + n.name + "] " + d.message;
+      out.add(std::move(d));
+      continue;
+    }
     if (r.world_assumed) {
       return core::Status::error(r.source_path + (n.name.empty() ? "" : ":" + n.name) +
                                  ": the config does not state the cluster size; pass --nodes N --gpus-per-node G "

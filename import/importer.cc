@@ -26,6 +26,7 @@ core::Result<ImportResult> bridge_one(std::string_view text, const std::string& 
     return core::Status::error(path + " runs " + std::to_string(all->size()) +
                                " launches; `planck verify` checks them all, `planck import` takes a script with one");
   }
+  if (!all->front().result.failed.empty()) return core::Status::error(all->front().result.failed);
   return std::move(all->front().result);
 }
 
@@ -152,6 +153,7 @@ core::Result<ImportResult> import_file(std::string_view framework, const std::st
     return core::Status::error(path + " defines " + std::to_string(all->size()) + " configs (" + names +
                                "); name one as " + path + ":FUNCTION (`planck verify` checks them all)");
   }
+  if (!all->front().result.failed.empty()) return core::Status::error(all->front().result.failed);
   return std::move(all->front().result);
 }
 

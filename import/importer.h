@@ -86,6 +86,10 @@ struct ImportResult {
   // Constructs that matter and could not be followed; the plan is not to be checked when any.
   std::vector<Unfollowed> unfollowed;
   bool world_assumed = false;  // neither the options nor the config gave the cluster size
+  // Set when this one config of a file that defines several could not be imported (a recipe whose
+  // sizes Megatron itself would refuse): the message, and no plan. The file's other configs are
+  // still read; one named on its own is an error instead.
+  std::string failed;
 };
 
 // One plan of a config that defines several (a torchtitan registry: one per function).

@@ -529,7 +529,14 @@ core::Result<std::vector<NamedImport>> import_bridge_recipes(const std::string& 
   std::vector<NamedImport> plans;
   for (const nlohmann::json& fn : doc.value("functions", nlohmann::json::array())) {
     auto r = bridge::import_recipe(fn, path, path, sets, options);
-    if (!r) return r.status();
+    if (!r && !function.empty()) return r.status();
+    if (!r) {  // every function: this one is reported, the others still read
+      ImportResult failed;
+      failed.source_path = path;
+      failed.failed = r.message();
+      plans.push_back({fn.value("name", ""), std::move(failed)});
+      continue;
+    }
     plans.push_back({fn.value("name", ""), std::move(*r)});
   }
   if (plans.empty()) return core::Status::error(path + ": no recipe function (def NAME() -> ConfigContainer) found");

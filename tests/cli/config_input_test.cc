@@ -252,6 +252,23 @@ TEST_CASE("cli_megatron_bridge_benchmark_recipe_takes_its_hardware_and_world_fro
   CHECK(settled.out.find("has no planck preset") == std::string::npos);
 }
 
+TEST_CASE("cli_megatron_bridge_recipe_file_reports_a_refused_function_and_reads_the_others") {
+  // Megatron-Bridge@067f987d perf_recipes/deepseek/h100/deepseek_v3.py: the 64-GPU functions keep
+  // the 1,024-GPU layout (ep 64 x pp 8 = 512 ranks per expert grid), which Megatron-Core's
+  // RankGenerator refuses on 64 ranks; the 1,024-GPU functions of the same file are still read.
+  const std::string file = data("import/megatron-bridge/067f987d/src/megatron/bridge/perf_recipes/deepseek/h100/"
+                                "deepseek_v3.py");
+  Run all = planck("verify " + file);
+  CHECK(all.code == 2);
+  CHECK(all.out.find("deepseek_v3.py:38:1: error[config-unreadable]: [deepseek_v3_pretrain_64gpu_h100_bf16_config] "
+                     "world_size (64) is not divisible") != std::string::npos);
+  CHECK(all.out.find("[deepseek_v3_pretrain_1024gpu_h100_bf16_config]") != std::string::npos);
+  // Named on its own, the function is the error it was.
+  Run one = planck("verify " + file + ":deepseek_v3_pretrain_64gpu_h100_bf16_config");
+  CHECK(one.code == 2);
+  CHECK(one.out.find("world_size (64) is not divisible") != std::string::npos);
+}
+
 TEST_CASE("cli_megatron_bridge_recipe_and_launcher") {
   // Megatron-Bridge@067f987d perf recipe, detected from its text (ConfigContainer, megatron.bridge).
   const std::string recipe = data("import/megatron-bridge/067f987d/src/megatron/bridge/perf_recipes/llama/h100/"
