@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 2
 jobs=$(nproc 2>/dev/null || echo 2)
 build=${PLANCK_BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPLANCK_BUILD_TESTS=OFF -DPLANCK_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null || exit 2
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPLANCK_BUILD_TESTS=OFF -DPLANCK_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON \
+  -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null || exit 2
 cmake --build "$build" -j"$jobs" --target planck >/dev/null || exit 2
 planck="$build/cli/planck"
 out=${PLANCK_DEMO_OUT:-$build/demo}

@@ -14,7 +14,8 @@ bash scripts/setup.sh --test
 phase setup
 jobs=$(nproc 2>/dev/null || echo 2)
 build=${PLANCK_BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPLANCK_BUILD_TESTS=ON -DPLANCK_BUILD_BENCH=ON -DCMAKE_UNITY_BUILD=ON ${PLANCK_CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPLANCK_BUILD_TESTS=ON -DPLANCK_BUILD_BENCH=ON -DCMAKE_UNITY_BUILD=ON \
+  -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" ${PLANCK_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j"$jobs"
 phase "Release build"
 # OpenMPI refuses to start as root without these (CI runs as root); harmless otherwise.
