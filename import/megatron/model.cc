@@ -455,6 +455,18 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
     b.note("--fp8-format " + *fp8 + " --fp8-recipe " + recipe + ": training.fp8 = " + mapped +
            " (FP8 linears; parameters stay " + param + ")");
   }
+  // --fp4-format e2m1 (--fp4 in Megatron-Bridge's MixedPrecisionConfig) runs the linears in NVFP4
+  // through Transformer Engine (arguments.py --fp4-format / --fp4-recipe): planck has no FP4
+  // pricing, so the recipe is said, never priced silently as bf16.
+  for (const char* flag : {"fp4-format", "fp4"}) {
+    auto fp4 = f.string(flag);
+    if (!fp4) continue;
+    const std::string recipe = f.string("fp4-recipe").value_or("nvfp4");
+    b.unmodelled(std::string("--") + flag + " " + *fp4 + " (" + recipe + ")", f.line(flag),
+                 t.contains("fp8") ? "FP4 linears priced as the FP8 recipe (" + t["fp8"].get<std::string>() + ")"
+                                   : "FP4 linears priced in " + param + ", their activations and weights too");
+    break;
+  }
   megatron_runtime_flags(f, b, t);
   read_optimizer(f, b, t);
   read_recompute(f, b, t);

@@ -161,6 +161,23 @@ TEST_CASE("settings_megatron_checkpoint_activations_of_2020_is_full_recompute") 
   CHECK(has_finding(modules, "setting-unmodelled", "--recompute-modules mlp"));
 }
 
+TEST_CASE("settings_megatron_fp4_linears_are_said_not_priced_as_bf16") {
+  // Megatron-LM's --fp4-format e2m1 --fp4-recipe nvfp4 (arguments.py), and Megatron-Bridge's
+  // bf16_with_nvfp4_mixed() (training/mixed_precision.py: fp4 = "e2m1", fp4_recipe = "nvfp4"),
+  // which reaches the importer as --fp4: NVFP4 linears planck cannot price, so a warning.
+  const std::string flags = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+                            "--micro-batch-size 1 --global-batch-size 8 --bf16";
+  CHECK(has_finding(import_ok(import_megatron, flags + " --fp4-format e2m1 --fp4-recipe nvfp4", world(1, 8)),
+                    "setting-unmodelled", "--fp4-format e2m1 (nvfp4)"));
+  CHECK(has_finding(import_ok(import_megatron, flags + " --fp4 e2m1", world(1, 8)), "setting-unmodelled",
+                    "FP4 linears priced in bf16"));
+  // With an FP8 recipe beside it, the FP8 pricing is what stands in.
+  CHECK(has_finding(import_ok(import_megatron, flags + " --fp8-format hybrid --fp4-format e2m1", world(1, 8)),
+                    "setting-unmodelled", "priced as the FP8 recipe (tensorwise)"));
+  ImportResult plain = import_ok(import_megatron, flags, world(1, 8));
+  for (const ImportFinding& f : plain.findings) CHECK_MESSAGE(f.message.find("fp4") == std::string::npos, f.message);
+}
+
 TEST_CASE("settings_megatron_unknown_flag_offers_the_closest") {
   // NVIDIA/Megatron-LM@d98e8a6:examples/gpt3/train_gpt3_175b_distributed.sh with --clip-grad
   // misspelt: not a flag of any Megatron-LM generation (import/megatron/flags.h), so
