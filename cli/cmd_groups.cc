@@ -70,19 +70,27 @@ SetText set_text(const core::Mesh& mesh, const std::vector<std::string>& set, bo
   // the number).
   const std::vector<std::int64_t> shape = gs.members(0);
   const std::string open = json ? "[" : key + ":";
-  const std::string sep = json ? ", " : " ";
   SetText out;
   out.data = std::make_unique_for_overwrite<char[]>(head.size() + 1 +
                                                      static_cast<std::size_t>(output_bytes_bound(mesh, {set})));
   char* p = out.data.get();
   auto put = [&p](const std::string& text) { p = std::copy(text.begin(), text.end(), p); };
+  // The separator written in place: a copy call per number cost a tenth of the listing.
+  auto put_sep = [&p, json] {
+    if (json) *p++ = ',';
+    *p++ = ' ';
+  };
   put(head);
   for (std::int64_t g = 0; g < gs.num_groups(); ++g) {
     const std::int64_t base = gs.member(g, 0);
-    if (json && g) put(sep);
-    put(open);
+    if (json && g) put_sep();
+    if (json) {
+      *p++ = '[';
+    } else {
+      put(open);
+    }
     for (std::size_t i = 0; i < shape.size(); ++i) {
-      if (i || !json) put(sep);
+      if (i || !json) put_sep();
       p = std::to_chars(p, p + 24, base + shape[i]).ptr;
     }
     *p++ = json ? ']' : '\n';

@@ -123,6 +123,8 @@ core::Result<core::Diagnostics> verify_config(const std::string& spec, const std
         d.message = r.failed.substr(sep + 2);
       }
       if (!n.name.empty()) d.message = "[" + n.name + "] " + d.message;
+      d.hint = "this function cannot be imported as written (the message says why and where); the file's other "
+               "functions are checked; `planck import --explain FILE:FUNCTION` shows what was read";
       out.add(std::move(d));
       continue;
     }
