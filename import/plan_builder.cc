@@ -88,17 +88,17 @@ void PlanBuilder::warn(std::string text) {
 
 void PlanBuilder::hint(std::string text) { result_.hints.push_back(std::move(text)); }
 
-void PlanBuilder::finding(const std::string& rule, int line, const std::string& message, const std::string& file) {
+void PlanBuilder::finding(const std::string& rule, int line, const std::string& message, const std::string& file,
+                          const std::string& pointer) {
   const std::string& in = file.empty() ? path_ : file;
   const std::string where = line > 0 ? core::str_cat(in, ":", std::to_string(line), ": ") : in + ": ";
   warn(where + rule + ": " + message);
-  result_.findings.push_back({rule, message, in, line, ""});
+  result_.findings.push_back({rule, message, in, line, pointer});
 }
 
 void PlanBuilder::unmodelled(const std::string& setting, int line, const std::string& assumed,
                              const std::string& pointer) {
-  finding("setting-unmodelled", line, setting + " is not modelled by planck: " + assumed);
-  result_.findings.back().pointer = pointer;
+  finding("setting-unmodelled", line, setting + " is not modelled by planck: " + assumed, "", pointer);
 }
 
 void PlanBuilder::unknown_key(const std::string& key, int line, const std::vector<std::string>& known,

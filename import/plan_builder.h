@@ -60,8 +60,9 @@ class PlanBuilder {
   // `file`: where the key is written when not the config itself (a module a registry imports).
   void unknown_key(const std::string& key, int line, const std::vector<std::string>& known,
                    const std::string& file = "");
-  // A warning with its own rule (model-unmodelled-layers, ...).
-  void finding(const std::string& rule, int line, const std::string& message, const std::string& file = "");
+  // A warning with its own rule (model-unmodelled-layers, ...); `pointer` as for unmodelled.
+  void finding(const std::string& rule, int line, const std::string& message, const std::string& file = "",
+               const std::string& pointer = "");
   // The plan field at `pointer` was set from line `line` of the config (0 = unknown, ignored).
   void locate(const std::string& pointer, int line);
 

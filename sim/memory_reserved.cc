@@ -120,9 +120,6 @@ std::string sync_key(const core::Plan& plan, const core::Mesh& mesh) {
 
 }  // namespace
 
-// Memoised through sync_groups: placing each communicator on 131,072 ranks is costly.
-double nccl_buffer_bytes(const core::Plan& plan, const core::Mesh& mesh) { return sync_groups(plan, mesh).nccl_buffers; }
-
 SyncGroups sync_groups(const core::Plan& plan, const core::Mesh& mesh) {
   thread_local std::unordered_map<std::string, SyncGroups> memo;
   std::string key = sync_key(plan, mesh);

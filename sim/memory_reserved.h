@@ -56,7 +56,7 @@ bool shards_params(core::DataParallel dp);
 
 // What the memory model reads of the plan's communicators: the expert degrees, the parameter-sync
 // group of the dense and the routed-expert weights under the dp and the fsdp role
-// (core::param_sync_dims), and NCCL's buffers (nccl_buffer_bytes). They depend on the mesh, the
+// (core::param_sync_dims), and NCCL's buffers. They depend on the mesh, the
 // plan's data-parallel strategy, fsdp / replicate dims and etp, the node size and the GPU only, so
 // they are memoised per thread on those: enumerate prices each mesh under every schedule,
 // micro-batch and recompute choice, and building the role dims (string vectors) and placing the
@@ -65,6 +65,13 @@ struct SyncGroups {
   core::ExpertDegrees experts;
   std::int64_t dense_dp = 1, experts_dp = 1;
   std::int64_t dense_fsdp = 1, experts_fsdp = 1;
+  // NCCL's device buffers for the communicators a rank joins (one per distinct role of
+  // core::plan_roles; docs/simulator.md "Outside the allocator"): per ring channel one receive
+  // connection with the three protocols' buffers (LL 512 KiB, LL128 4.69 MiB, Simple 4 MiB:
+  // NVIDIA/nccl src/init.cc DEFAULT_*BUFFSIZE), 32 channels inside an NVLink node and 16 across
+  // nodes, plus NVLS's 16 channels x 2 x 1 MiB x local ranks (src/transport/nvls.cc
+  // ncclNvlsBufferSetup) for a group of more than two ranks inside an NVSwitch node of a GPU with
+  // FP8 tensor cores (Hopper and later); 0 on the cpu preset.
   double nccl_buffers = 0;
 };
 SyncGroups sync_groups(const core::Plan& plan, const core::Mesh& mesh);
@@ -82,13 +89,5 @@ void allocator_view(const core::Plan& plan, const core::Mesh& mesh, const core::
 // The reserved peak the allocator would report at fragmentation share f: capped by what the
 // device leaves it (capacity less context and NCCL), never below the must-stay-resident bytes.
 std::int64_t reserved_at(const Memory& m, double f);
-
-// NCCL's device buffers for the communicators a rank joins (one per role of core::plan_roles) (docs/simulator.md "Outside the
-// allocator"): per ring channel one receive connection with the three protocols' buffers (LL
-// 512 KiB, LL128 4.69 MiB, Simple 4 MiB: NVIDIA/nccl src/init.cc DEFAULT_*BUFFSIZE), 32 channels
-// inside an NVLink node and 16 across nodes, plus NVLS's 16 channels x 2 x 1 MiB x local ranks
-// (src/transport/nvls.cc ncclNvlsBufferSetup) for a group of more than two ranks inside an
-// NVSwitch node of a GPU with FP8 tensor cores (Hopper and later).
-double nccl_buffer_bytes(const core::Plan& plan, const core::Mesh& mesh);
 
 }  // namespace planck::sim

@@ -12,7 +12,6 @@
 #include <cctype>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 #include <tuple>
@@ -236,40 +235,6 @@ core::Status write_layout(json& settings, std::string& args, std::vector<std::pa
   return core::Status::ok();
 }
 
-// Megatron-Bridge's benchmark recipes name the run they were tuned for:
-// <model>_<task>_<N>gpu_<hardware>_<precision>[_variant]_config (scripts/training/recipe_metadata.py
-// BENCHMARK_RECIPE_PATTERN; perf_recipes/<family>/<hardware>/). The hardware is a fact of the
-// recipe as much as its parallel sizes: a B200 recipe priced on the default H100's 80 GB raises
-// memory errors the run does not have.
-struct BenchmarkRun {
-  std::int64_t gpus = 0;
-  std::string hardware;  // as named: h100, b200, gb200, ...
-};
-std::optional<BenchmarkRun> benchmark_run(const std::string& name) {
-  static const std::regex kPattern(
-      "_(pretrain|sft|peft)_([1-9][0-9]{0,6})gpu_([a-z0-9]+)_(bf16|fp8cs|fp8ds|fp8mx|fp8sc|nvfp4)(_[a-z0-9_]+)?_config$");
-  std::smatch m;
-  if (!std::regex_search(name, m, kPattern)) return std::nullopt;
-  return BenchmarkRun{std::stoll(m[2].str()), m[3].str()};
-}
-
-struct HardwarePreset {
-  const char* name;    // as Bridge names it
-  const char* preset;  // the planck preset it is priced as
-  bool exact;          // false: the nearest preset, said in a setting-unmodelled warning
-  int gpus_per_node;   // a node as Bridge's executors launch it (utils/executors.py: 4 on GB / VR trays)
-  const char* differs; // what the nearest preset does not price
-};
-constexpr HardwarePreset kHardware[] = {
-    {"h100", "h100-sxm", true, 8, ""},
-    {"h200", "h200", true, 8, ""},
-    {"b200", "b200", true, 8, ""},
-    {"gb200", "b200", false, 4, "GB200's 186 GB and higher power limit, and its 72-GPU NVLink domain"},
-    {"b300", "b200", false, 8, "Blackwell Ultra's 288 GB and faster FP4"},
-    {"gb300", "b200", false, 4, "Blackwell Ultra's 288 GB and faster FP4, and GB300's 72-GPU NVLink domain"},
-    {"vr200", "b200", false, 4, "Rubin's compute, memory and NVLink 6"},
-};
-
 }  // namespace
 
 json override_value(const std::string& raw) {
@@ -416,23 +381,8 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& reci
   }
   ImportOptions megatron = options;
   megatron.sets.clear();
-  const std::optional<BenchmarkRun> run = benchmark_run(name);
-  const HardwarePreset* hw = nullptr;
-  if (run) {
-    for (const HardwarePreset& h : kHardware) {
-      if (run->hardware == h.name) hw = &h;
-    }
-  }
-  // The world the recipe was tuned for, when the command line (or the launch) states none.
-  std::string world_note;
-  if (run && !megatron.nodes && !megatron.gpus_per_node) {
-    const std::int64_t per_node = hw ? hw->gpus_per_node : 8;
-    megatron.gpus_per_node = run->gpus % per_node == 0 ? per_node : run->gpus;
-    megatron.nodes = run->gpus / *megatron.gpus_per_node;
-    world_note = "world " + std::to_string(run->gpus) + " GPUs (" + std::to_string(*megatron.nodes) + " nodes x " +
-                 std::to_string(*megatron.gpus_per_node) + ") from the recipe's name " + name +
-                 " (Megatron-Bridge's benchmark naming); --nodes / --gpus-per-node give another";
-  }
+  // The world a benchmark recipe was tuned for, when the command line (or the launch) states none.
+  const std::string world_note = benchmark_world(name, megatron);
   auto r = import_megatron(args, path, megatron);
   if (!r) {  // "PATH:N: ..." names a line of the args file: say where the recipe or launch set it
     const std::string lead = path + ":";
@@ -470,28 +420,7 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& reci
   r->notes.insert(r->notes.begin(), prefix + ": its ConfigContainer fields read as the Megatron-LM flags of the "
                                              "same names");
   if (!world_note.empty()) r->notes.push_back(world_note);
-  if (run && !r->plan["cluster"].contains("gpu")) {
-    // As PlanBuilder::finding, pointing at /cluster/gpu so that --gpu settles it.
-    auto unmodelled = [&](const std::string& message) {
-      const int line = fn.value("line", 0);
-      const std::string where = path + ":" + std::to_string(line) + ": setting-unmodelled: ";
-      r->notes.push_back("warning: " + where + message);
-      r->warnings.push_back(where + message);
-      r->findings.push_back({"setting-unmodelled", message, path, line, "/cluster/gpu"});
-    };
-    if (hw && hw->exact) {
-      r->plan["cluster"]["gpu"] = hw->preset;
-      r->notes.push_back(std::string("gpu ") + hw->preset + " from the recipe's name " + name + "; --gpu gives another");
-    } else if (hw) {
-      r->plan["cluster"]["gpu"] = hw->preset;
-      unmodelled(std::string("the recipe's hardware ") + hw->name + " (its name " + name +
-                 ") has no planck preset: priced as " + hw->preset + ", the nearest, without " + hw->differs +
-                 "; give --gpu, or a custom \"gpu\" in a plan");
-    } else {
-      unmodelled("the recipe's hardware " + run->hardware + " (its name " + name +
-                 ") has no planck preset: priced as h100-sxm; give --gpu");
-    }
-  }
+  benchmark_gpu(name, path == main_path ? "" : path, fn.value("line", 0), *r, notes);
   read_peft(settings, main_path, notes, *r);
   {  // the recipe's own notes, warnings and findings after the Megatron importer's
     ImportResult own = notes.finish();

@@ -25,12 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// recipe_metadata.py BENCHMARK_RECIPE_PATTERN.
-bool benchmark_name(const std::string& name) {
-  static const std::regex kPattern(
-      "_(pretrain|sft|peft)_[1-9][0-9]*gpu_[a-z0-9]+_(bf16|fp8cs|fp8ds|fp8mx|fp8sc|nvfp4)(_[a-z0-9_]+)?_config$");
-  return std::regex_search(name, kPattern);
-}
 
 // The directory holding the `megatron` package of a Megatron-Bridge tree at `dir` (a checkout's
 // root, its src/, or a site-packages), or "" when there is none.
@@ -150,7 +144,7 @@ std::optional<RecipeLocation> find_recipe(const std::string& name, const std::st
   for (const std::string& root : roots) {
     const fs::path bridge = fs::path(root) / "megatron" / "bridge";
     std::vector<fs::path> packages = {bridge / "recipes"};
-    if (benchmark_name(name)) packages.insert(packages.begin(), bridge / "perf_recipes");
+    if (benchmark_run(name)) packages.insert(packages.begin(), bridge / "perf_recipes");
     for (const fs::path& package : packages) {
       auto found = find_under(name, package, root);
       if (!found) continue;

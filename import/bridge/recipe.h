@@ -5,12 +5,14 @@
 // (lookup.cc).
 
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/base/status.h"
 #include "import/importer.h"
+#include "import/plan_builder.h"
 
 namespace planck::import::bridge {
 
@@ -40,6 +42,20 @@ core::Result<ImportResult> import_recipe(const nlohmann::json& fn, const std::st
 bool reads(const std::string& key);
 // True for a field that may set the mesh, model, batch, parallelism, precision or recompute.
 bool setting_matters(const std::string& key);
+
+// The run a benchmark recipe's name states (benchmark.cc): `..._<N>gpu_<hardware>_<precision>...`;
+// nullopt for any other name. gpus is 0 when N does not fit.
+struct BenchmarkRun {
+  std::int64_t gpus = 0;
+  std::string hardware;  // as named: h100, b200, gb200, ...
+};
+std::optional<BenchmarkRun> benchmark_run(const std::string& name);
+// Fills `options`' world from the name when neither nodes nor gpus_per_node is given; the note to
+// give, or "" when nothing was filled.
+std::string benchmark_world(const std::string& name, ImportOptions& options);
+// Sets the plan's GPU from the name (a note), or says the hardware planck has no preset for
+// (setting-unmodelled on /cluster/gpu at `file`:`line`), when the plan states no GPU.
+void benchmark_gpu(const std::string& name, const std::string& file, int line, ImportResult& r, PlanBuilder& b);
 
 struct RecipeLocation {
   std::string file;      // the .py file defining the function
