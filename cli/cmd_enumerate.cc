@@ -47,6 +47,7 @@ struct EnumerateOptions {
   std::string topology;
   bool nvls = false;
   bool no_tree = false;
+  int threads = 0;  // 0 = one per core
   std::string output = "-";
 };
 
@@ -207,6 +208,7 @@ int run_enumerate(EnumerateOptions o) {
   req.allow_cross_node_tp = o.allow_cross_node_tp;
   req.rank_by_throughput = o.rank_by == "throughput";
   req.allow_tight = o.allow_tight;
+  req.threads = o.threads;
   if (!o.fp8.empty()) req.fp8 = core::parse_fp8_recipe(o.fp8);
   req.framework = o.framework == "megatron"     ? sim::Framework::kMegatron
                   : o.framework == "torchtitan" ? sim::Framework::kTorchtitan
@@ -220,7 +222,7 @@ int run_enumerate(EnumerateOptions o) {
     const auto now = std::chrono::steady_clock::now();
     if (now - start < std::chrono::seconds(1) || (printed && now - last < std::chrono::seconds(1) && done < total)) return;
     if (done >= total && !printed) return;
-    std::fprintf(stderr, "planck enumerate: %lld/%lld tp degrees searched, %.1f s\n", static_cast<long long>(done),
+    std::fprintf(stderr, "planck enumerate: %lld/%lld (tp, cp, pp) splits searched, %.1f s\n", static_cast<long long>(done),
                  static_cast<long long>(total), std::chrono::duration<double>(now - start).count());
     last = now;
     printed = true;
@@ -320,6 +322,10 @@ void setup_enumerate(CLI::App& app, Action& action) {
   app.add_option("--topology", o->topology, "planck-topology/1 profile overriding the GPU's link figures");
   app.add_flag("--nvls", o->nvls, "allow NVLink SHARP all-reduce inside a node");
   app.add_flag("--no-tree", o->no_tree, "ring only: never pick NCCL's tree all-reduce");
+  app.add_option("--threads", o->threads,
+                 "search this many (tp, cp, pp) splits side by side (default 0: one per core); the result is the same")
+      ->check(CLI::Range(0, 4096))
+      ->default_str("0");
   app.add_option("-o,--output", o->output, "write here ('-' = stdout), atomically")->default_str("-");
   action = [o] { return run_enumerate(*o); };
 }

@@ -1,7 +1,11 @@
 #include "sim/enumerate.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <limits>
+#include <mutex>
+#include <thread>
 
 #include "core/base/saturating.h"
 #include "core/mesh/mesh.h"
@@ -60,21 +64,26 @@ bool better(const Layout& a, const Layout& b, bool allow_tight) {
 
 class Search {
  public:
-  Search(const EnumerateRequest& req, EnumerateResult& out)
-      : req_(req), out_(out), moe_(req.model.is_moe()), plan_(enumerate_base_plan(req)),
-        ladder_(checkpointing_ladder(req.least_checkpointing, checkpointing(req.framework))) {
-    if (plan_.training) out_.fp8 = plan_.training->fp8;  // --fp8 or the template's
-  }
+  explicit Search(const EnumerateRequest& req)
+      : req_(req), moe_(req.model.is_moe()), plan_(enumerate_base_plan(req)),
+        ladder_(checkpointing_ladder(req.least_checkpointing, checkpointing(req.framework))) {}
 
-  void run() {
+  // training.fp8 of every layout: --fp8 or the template's.
+  core::Fp8Recipe fp8() const { return plan_.training ? plan_.training->fp8 : core::Fp8Recipe::kNone; }
+
+  // The (tp, cp, pp) splits searched, in the order their layouts are listed: TP degrees that
+  // divide the heads (and the KV heads, or are divided by them) and stay inside one node unless
+  // asked, context splits that divide the sequence's zig-zag chunks, pipelines of at most one
+  // layer per stage.
+  struct Split {
+    std::int64_t tp, cp, pp;
+  };
+  std::vector<Split> splits() const {
     const std::int64_t n = req_.world;
-    const auto divs = divisors(n);
     const auto& m = req_.model;
     const std::int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
-    std::int64_t done = 0;
-    const std::int64_t total_tp = static_cast<std::int64_t>(divs.size());
-    for (std::int64_t tp : divs) {
-      if (req_.progress) req_.progress(done++, total_tp);
+    std::vector<Split> out;
+    for (std::int64_t tp : divisors(n)) {
       // heads-indivisible / kv-heads-indivisible; TP inside one node unless asked.
       if (m.heads % tp != 0 || (kv % tp != 0 && tp % kv != 0)) continue;
       if (!req_.allow_cross_node_tp && plan_.cluster.gpus_per_node % tp != 0) continue;
@@ -82,24 +91,31 @@ class Search {
         if (cp > 1 && req_.seq_len % (2 * cp) != 0) continue;  // seq-indivisible (zig-zag chunks)
         for (std::int64_t pp : divisors(n / tp / cp)) {
           if (pp > m.layers) continue;  // layers-indivisible (error: layers < pp)
-          const std::int64_t rest = n / tp / cp / pp;
-          for (std::int64_t ep : moe_ ? divisors(rest) : std::vector<std::int64_t>{1}) {
-            // With ep > 1 the experts split over ep x cp, and x tp when etp = 1
-            // (core/mesh/roles.h); both etp choices are tried where tp > 1. ep = 1 is a layout
-            // without expert parallelism (no ep dim).
-            const bool expert_parallel = moe_ && ep > 1;
-            for (std::int64_t etp : (expert_parallel && tp > 1) ? std::vector<std::int64_t>{tp, 1}
-                                                                  : std::vector<std::int64_t>{0}) {
-              const std::int64_t group = expert_parallel ? ep * cp * (etp == 1 ? tp : 1) : 1;
-              if (group > 1 && m.experts % group != 0) continue;  // experts-indivisible
-              plan_.parallelism.etp = etp > 0 ? std::optional<std::int64_t>(etp) : std::nullopt;
-              for (std::int64_t r : divisors(rest / ep)) try_mesh(pp, r, rest / ep / r, ep, cp, tp);
-            }
-          }
+          out.push_back({tp, cp, pp});
         }
       }
     }
-    if (req_.progress) req_.progress(total_tp, total_tp);
+    return out;
+  }
+
+  // Every layout of one split, appended to `sink` (its layouts in search order).
+  void search(const Split& sp, std::vector<Layout>& sink) {
+    sink_ = &sink;
+    const auto [tp, cp, pp] = sp;
+    const std::int64_t rest = req_.world / tp / cp / pp;
+    for (std::int64_t ep : moe_ ? divisors(rest) : std::vector<std::int64_t>{1}) {
+      // With ep > 1 the experts split over ep x cp, and x tp when etp = 1
+      // (core/mesh/roles.h); both etp choices are tried where tp > 1. ep = 1 is a layout
+      // without expert parallelism (no ep dim).
+      const bool expert_parallel = moe_ && ep > 1;
+      for (std::int64_t etp : (expert_parallel && tp > 1) ? std::vector<std::int64_t>{tp, 1}
+                                                            : std::vector<std::int64_t>{0}) {
+        const std::int64_t group = expert_parallel ? ep * cp * (etp == 1 ? tp : 1) : 1;
+        if (group > 1 && req_.model.experts % group != 0) continue;  // experts-indivisible
+        plan_.parallelism.etp = etp > 0 ? std::optional<std::int64_t>(etp) : std::nullopt;
+        for (std::int64_t r : divisors(rest / ep)) try_mesh(pp, r, rest / ep / r, ep, cp, tp);
+      }
+    }
   }
 
  private:
@@ -273,7 +289,7 @@ class Search {
       }
       best = std::move(explored_[chosen]);
     }
-    out_.layouts.push_back(std::move(best.layout));
+    sink_->push_back(std::move(best.layout));
   }
 
   // Puts the candidate's choices back into plan_ and runs the template's checks on it.
@@ -377,12 +393,64 @@ class Search {
   }
 
   const EnumerateRequest& req_;
-  EnumerateResult& out_;
+  std::vector<Layout>* sink_ = nullptr;  // where keep() puts the layouts of the current split
   bool moe_ = false;
   core::Plan plan_;
   std::vector<core::Checkpointing> ladder_;
   std::vector<Candidate> explored_;  // with a template: every candidate of the current (mesh, strategy)
 };
+
+// Searches every split on up to req.threads threads (0: one per core), each with its own Search
+// (plan and memos are per thread), and lists the layouts in split order, so the result does not
+// depend on the thread count. Progress is reported in splits, from whichever thread finishes one.
+void search_all(const EnumerateRequest& req, EnumerateResult& out) {
+  Search first(req);
+  out.fp8 = first.fp8();
+  const auto splits = first.splits();
+  const auto total = static_cast<std::int64_t>(splits.size());
+  std::vector<std::vector<Layout>> found(splits.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex progress_mutex;
+  std::int64_t done = 0;
+  if (req.progress) req.progress(0, total);
+  auto work = [&](Search& s) {
+    for (std::size_t i = next++; i < splits.size(); i = next++) {
+      s.search(splits[i], found[i]);
+      if (!req.progress) continue;
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      req.progress(++done, total);
+    }
+  };
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads =
+      std::min<std::size_t>(splits.size(), req.threads > 0 ? static_cast<std::size_t>(req.threads) : cores);
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> failed(threads);
+  for (std::size_t t = 1; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      try {
+        Search s(req);
+        work(s);
+      } catch (...) {
+        failed[t] = std::current_exception();
+        next = splits.size();  // the others stop at their next split
+      }
+    });
+  }
+  try {
+    work(first);
+  } catch (...) {
+    failed[0] = std::current_exception();
+    next = splits.size();
+  }
+  for (auto& th : pool) th.join();
+  for (const auto& e : failed) {
+    if (e) std::rethrow_exception(e);
+  }
+  for (auto& f : found) {
+    out.layouts.insert(out.layouts.end(), std::make_move_iterator(f.begin()), std::make_move_iterator(f.end()));
+  }
+}
 
 void rank_and_mark(std::vector<Layout>& layouts, bool by_throughput, bool allow_tight) {
   std::stable_sort(layouts.begin(), layouts.end(), [by_throughput, allow_tight](const Layout& a, const Layout& b) {
@@ -453,8 +521,7 @@ core::Result<EnumerateResult> enumerate(const EnumerateRequest& req) {
   out.global_batch_default = !req.global_batch;
   if (!fixed.global_batch) fixed.global_batch = core::sat_mul(req.world, req.micro_batch);
   out.global_batch = *fixed.global_batch;
-  Search search(fixed, out);
-  search.run();
+  search_all(fixed, out);
   out.valid = static_cast<std::int64_t>(out.layouts.size());
   if (req.checks) {
     out.checked = true;

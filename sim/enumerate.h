@@ -49,8 +49,11 @@ struct EnumerateRequest {
   std::optional<core::GradSync> grad_sync;
   // training.fp8 of every layout (--fp8); absent: the template's, else none.
   std::optional<core::Fp8Recipe> fp8;
-  // Called now and then with (factorizations done, total); may be empty.
+  // Called with ((tp, cp, pp) splits done, total), from one thread at a time; may be empty.
   std::function<void(std::int64_t, std::int64_t)> progress;
+  // Threads that search splits side by side (0: one per core). The layouts and their order do
+  // not depend on it.
+  int threads = 0;
 };
 
 struct Layout {

@@ -313,3 +313,36 @@ TEST_CASE("enumerate_without_checks_marks_nothing") {
   CHECK(r->rejected == 0);
   for (const auto& l : r->layouts) CHECK((l.rejected.empty() && l.warnings.empty() && l.unchecked.empty()));
 }
+
+TEST_CASE("sim_enumerate_threads_do_not_change_the_result") {
+  // Splits are searched side by side and listed in split order: one thread and several give the
+  // same layouts in the same order, byte for byte, dense and MoE, and progress counts every split
+  // once, ending at the total.
+  auto dense = small(64, 8, 8);
+  auto moe = small(16, 8, 4);
+  moe.model.experts = 8;
+  moe.model.experts_per_token = 2;
+  moe.model.moe_ffn_hidden = 128;
+  for (auto req : {dense, moe}) {
+    req.threads = 1;
+    std::vector<std::int64_t> seen;
+    std::int64_t total = -1;
+    req.progress = [&](std::int64_t done, std::int64_t all) {
+      seen.push_back(done);
+      total = all;
+    };
+    auto one = planck::sim::enumerate(req);
+    REQUIRE(one.is_ok());
+    REQUIRE(total > 1);
+    CHECK(seen.front() == 0);
+    CHECK(seen.back() == total);
+    CHECK(static_cast<std::int64_t>(seen.size()) == total + 1);
+    seen.clear();
+    req.threads = 3;
+    auto three = planck::sim::enumerate(req);
+    REQUIRE(three.is_ok());
+    CHECK(seen.back() == total);
+    REQUIRE(one->layouts.size() > 10);
+    CHECK(planck::sim::enumerate_to_json(*one, -1) == planck::sim::enumerate_to_json(*three, -1));
+  }
+}
