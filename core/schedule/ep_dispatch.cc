@@ -17,6 +17,24 @@ std::int64_t clamp_bytes(double b) {
 
 }  // namespace
 
+double node_limited_reach(double nodes, double groups, double groups_per_token, double k) {
+  const double g = std::min(groups_per_token, groups);
+  double reach = 0;
+  if (groups >= nodes) {
+    // Each node holds groups / nodes whole groups: a node is missed when none of the g groups
+    // drawn (without replacement) is one of its own.
+    const double own = groups / nodes;
+    double missed = 1;
+    for (double i = 0; i < g; ++i) missed *= std::max(0.0, (groups - own - i) / (groups - i));
+    reach = nodes * (1 - missed);
+  } else {
+    // Each group spans nodes / groups nodes, and its k / g experts fall on them evenly.
+    const double span = nodes / groups;
+    reach = g * span * (1 - std::pow(1 - 1 / span, k / g));
+  }
+  return std::min({reach, nodes, k});
+}
+
 MoeDispatcher effective_dispatcher(const Plan& plan) {
   if (plan.parallelism.moe_dispatcher) return *plan.parallelism.moe_dispatcher;
   const bool node_limited = plan.model && plan.model->expert_groups >= 1 && plan.model->expert_groups_per_token >= 1 &&
@@ -46,8 +64,8 @@ DispatchSplit dispatch_split(const Plan& plan, const Mesh& mesh, const std::vect
   const double k = static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token));
   double reach = 0;
   if (m.expert_groups >= 1 && m.expert_groups_per_token >= 1) {
-    reach = std::min({nodes, k, static_cast<double>(m.expert_groups_per_token) *
-                                    std::max(1.0, nodes / static_cast<double>(m.expert_groups))});
+    reach = node_limited_reach(nodes, static_cast<double>(m.expert_groups),
+                               static_cast<double>(m.expert_groups_per_token), k);
     out.note = "node-limited routing: each token crosses to at most " + std::to_string(m.expert_groups_per_token) +
                " of " + std::to_string(m.expert_groups) + " expert groups' nodes, once per node (" +
                to_string(disp) + ", docs/simulator.md \"Token dispatch\")";

@@ -30,10 +30,18 @@ struct DispatchSplit {
 //     NVLink (NCCL runs both at once);
 //   - deepep / hybridep: each token crosses once to each destination node holding one of its
 //     experts (DeepEP's internode dispatch, deepseek-ai/DeepEP README), M (N - 1) / N copies per
-//     token for M nodes reached of N: M = min(N, k, groups_per_token x max(1, N / groups)) with
-//     node-limited routing (DeepSeek-V3 report §2.1.2), else the expected distinct nodes of k
-//     experts drawn evenly, N (1 - (1 - 1/N)^k); NVLink then forwards (r - 1) / r of the routed
-//     copies to their GPUs inside the node.
+//     token for M nodes reached of N: node_limited_reach with node-limited routing (DeepSeek-V3
+//     report §2.1.2), else the expected
+//     distinct nodes of k experts drawn evenly, N (1 - (1 - 1/N)^k); NVLink then forwards
+//     (r - 1) / r of the routed copies to their GPUs inside the node.
+// The expected number of the N nodes a token reaches under node-limited routing: g of G expert
+// groups drawn evenly (the router's top-g groups), then k experts among them. With G >= N each
+// node holds G / N groups and is reached unless none of its groups is drawn,
+// N (1 - C(G - G/N, g) / C(G, g)) (DeepSeek-V3's 8 groups, 4 per token, on 4 nodes: 3.14, not
+// 4); with G < N each group spans N / G nodes and its k / g experts reach
+// (N / G)(1 - (1 - G / N)^(k / g)) of them. At most N and k.
+double node_limited_reach(double nodes, double groups, double groups_per_token, double k);
+
 DispatchSplit dispatch_split(const Plan& plan, const Mesh& mesh, const std::vector<std::string>& ep_dims,
                              std::int64_t tokens, std::int64_t bytes, int activation_bytes);
 

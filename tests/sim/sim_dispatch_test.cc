@@ -4,12 +4,14 @@
 
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "core/mesh/placement.h"
+#include "core/schedule/ep_dispatch.h"
 #include "sim/cost.h"
 #include "sim/enumerate.h"
 #include "sim/moe_band.h"
@@ -110,4 +112,35 @@ TEST_CASE("moe_predictions_carry_their_measured_error_band") {
   auto dense = planck::sim::enumerate(t::h100_request("llama3-8b", 8, 8, 4096));
   REQUIRE(dense.is_ok());
   CHECK(dense->error_band == 0);
+}
+
+TEST_CASE("dispatch_node_limited_reach_counts_the_nodes_the_drawn_groups_sit_on") {
+  // DeepSeek-V3 routes each token to 4 of 8 expert groups (report §2.1.2). On EP 32 over 4 nodes
+  // each node holds 2 groups: enumerating all C(8, 4) = 70 draws, the mean number of distinct
+  // nodes hit is the expected reach (3.14, not all 4).
+  auto nodes_hit = [](int groups, int nodes, int drawn) {
+    double sum = 0, draws = 0;
+    for (int mask = 0; mask < (1 << groups); ++mask) {
+      if (std::popcount(static_cast<unsigned>(mask)) != drawn) continue;
+      int hit = 0;
+      for (int node = 0; node < nodes; ++node) {
+        const int per = groups / nodes;
+        const int own = ((1 << per) - 1) << (node * per);
+        hit += (mask & own) != 0;
+      }
+      sum += hit;
+      ++draws;
+    }
+    return sum / draws;
+  };
+  CHECK(planck::core::node_limited_reach(4, 8, 4, 8) == doctest::Approx(nodes_hit(8, 4, 4)));
+  CHECK(planck::core::node_limited_reach(4, 8, 4, 8) == doctest::Approx(22.0 / 7));
+  CHECK(planck::core::node_limited_reach(2, 8, 4, 8) == doctest::Approx(nodes_hit(8, 2, 4)));
+  // One group per node (EP 64 over 8 nodes): exactly the 4 groups' nodes.
+  CHECK(planck::core::node_limited_reach(8, 8, 4, 8) == doctest::Approx(4));
+  // 16 nodes, each group on 2 of them: 4 groups x 2 experts each, a group's 2 experts on its
+  // 2 nodes reach 2 (1 - (1/2)^2) = 1.5 of them: 6 nodes.
+  CHECK(planck::core::node_limited_reach(16, 8, 4, 8) == doctest::Approx(6));
+  // Never more than top-k.
+  CHECK(planck::core::node_limited_reach(64, 8, 4, 2) <= 2);
 }

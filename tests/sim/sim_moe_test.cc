@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "core/mesh/roles.h"
@@ -167,10 +168,12 @@ TEST_CASE("moe_node_limited_routing_bytes_and_cost_closed_form") {
     std::int64_t inter;  // expected inter_node_bytes_per_call
   };
   // ep 64 over N = 8 nodes: a group per node, M = min(8, 8, 4 x 1) = 4, 4 x 7 / 8 = 3.5 remote
-  // copies per token. ep 32 over 4 nodes (2 groups per node): M = min(4, 8, 4) = 4, 4 x 3 / 4 = 3.
+  // copies per token. ep 32 over 4 nodes (2 groups per node): a node is missed when none of its
+  // 2 groups is among the 4 drawn of 8, C(6, 4) / C(8, 4) = 15 / 70, so M = 4 x 55 / 70 = 22 / 7
+  // and 22 / 7 x 3 / 4 = 33 / 14 remote copies per token.
   // ep 8 inside one node: the plain all-to-all (no inter-node bytes).
   const Case cases[] = {{"16, 2, 64", 256, tokens * 35 / 10 * h * 2},
-                        {"16, 4, 32", 256, tokens * 3 * h * 2},
+                        {"16, 4, 32", 256, tokens * 33 * h * 2 / 14},
                         {"16, 16, 8", 256, 0}};
   for (const auto& c : cases) {
     CAPTURE(c.shape);
@@ -182,7 +185,7 @@ TEST_CASE("moe_node_limited_routing_bytes_and_cost_closed_form") {
       if (e.op != CollOp::kAllToAll) continue;
       ++seen;
       CHECK(e.bytes_per_call == per_call);
-      CHECK(e.inter_node_bytes_per_call == c.inter);
+      CHECK(std::llabs(e.inter_node_bytes_per_call - c.inter) <= 1);  // bytes rounded up from a double
     }
     CHECK(seen == 2);
   }

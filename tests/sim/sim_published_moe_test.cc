@@ -149,7 +149,7 @@ const GridPoint& best(const std::vector<GridPoint>& grid, const std::vector<bool
 // Qwen3-235B-A22B on B200 mixes two releases' runs of one layout 31% apart (25.09 with token
 // drop, 25.11 dropless) with two runs of another 0.8% apart: planck cannot order them.
 const std::map<std::string, double> kStatedTau = {
-    {"DeepSeek-V3|B200", 0.33},
+    {"DeepSeek-V3|B200", 4.0 / 6},  // five of its six pairs in order
     {"GPT-OSS-120B|B200", 0.83},
     {"Qwen3-235B-A22B|B200", 0.0},
     {"Qwen3-235B-A22B|H100|mcore-modelzoo", 0.6},
@@ -211,7 +211,7 @@ TEST_CASE("sim_published_moe_step_times_and_layout_order") {
   loso /= static_cast<double>(rows.size());
   std::printf("MoE LOSO mean |error| %.1f%% over %zu runs, %zu sources (%d FP8, %d DeepEP)\n", 100 * loso, rows.size(),
               by_source.size(), fp8_rows, deepep_rows);
-  // Issue 32 asks for <= 15%; measured 12.7% when the constants were fitted (docs/simulator.md
+  // Issue 32 asks for <= 15%; measured 11.9% when the constants were last fitted (docs/simulator.md
   // "MoE validation"), held here so a change that loses accuracy fails.
   CHECK(loso <= 0.15);
   CHECK(by_source.size() >= 4);
