@@ -1,6 +1,7 @@
 # `cmake --install` and the Debian packages (docs/ci.md, "Install planck").
 #
-#   bin/planck                        the CPU-only binary (links no CUDA library)
+#   bin/planck                        the CPU-only binary (links no CUDA and no MPI library)
+#   lib/planck/libplanck_mpi.so       the MPI plugin (exec, calibrate, bench), when built
 #   lib/planck/libplanck_gpu.so       the GPU plugin (NCCL backend, cuBLAS timer), when built
 #   share/planck/plans/               the example plans
 #   share/planck/python/              planck_observe.py (the live torch.distributed reader)
@@ -8,9 +9,12 @@
 #
 # `cpack -G DEB` (run in the build tree) writes two packages: planck_<v>_<arch>.deb and, when the
 # plugin was built, planck-gpu_<v>_<arch>.deb. dpkg-shlibdeps derives each one's Depends from the
-# libraries it links; a library no Debian package owns (NVIDIA's CUDA and NCCL installed from a
+# libraries it links (Graphviz, opened with dlopen, is named explicitly); a library no Debian package owns (NVIDIA's CUDA and NCCL installed from a
 # tarball into /usr/local/cuda, as on these machines) is named in the package description instead.
 install(TARGETS planck RUNTIME DESTINATION bin COMPONENT planck)
+if(TARGET planck_mpi)
+  install(TARGETS planck_mpi LIBRARY DESTINATION lib/planck COMPONENT planck)
+endif()
 if(TARGET planck_gpu)
   install(TARGETS planck_gpu LIBRARY DESTINATION lib/planck COMPONENT gpu)
 endif()
@@ -34,6 +38,20 @@ set(CPACK_DEBIAN_PLANCK_PACKAGE_NAME planck)
 set(CPACK_COMPONENT_PLANCK_DESCRIPTION
     "planck verify / simulate / enumerate / render / report / diff / import, and exec over MPI.\n CPU only: it links no CUDA library.")
 set(CPACK_DEBIAN_PLANCK_PACKAGE_SUGGESTS "openmpi-bin, python3, planck-gpu")
+# Graphviz's libraries are opened with dlopen (viz/CMakeLists.txt), so dpkg-shlibdeps does not
+# see them: the packages that own them are named here (Debian 12: libgvc6, libcgraph6), and CPack
+# appends what dpkg-shlibdeps finds.
+set(planck_depends "")
+foreach(lib ${PLANCK_GRAPHVIZ_LIBS})
+  get_filename_component(real ${lib} REALPATH)
+  execute_process(COMMAND dpkg -S ${real} OUTPUT_VARIABLE owner RESULT_VARIABLE rc ERROR_QUIET)
+  if(rc EQUAL 0)
+    string(REGEX REPLACE "[:,].*" "" owner "${owner}")
+    list(APPEND planck_depends ${owner})
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES planck_depends)
+list(JOIN planck_depends ", " CPACK_DEBIAN_PLANCK_PACKAGE_DEPENDS)
 set(CPACK_COMPONENTS_ALL planck)
 if(TARGET planck_gpu)
   list(APPEND CPACK_COMPONENTS_ALL gpu)

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <graphviz/cgraph.h>
@@ -27,6 +28,59 @@
 
 namespace planck::viz {
 namespace {
+
+// libgvc and libcgraph themselves are opened the same way (GraphvizApi below): linked, the two
+// and their dependencies cost every planck process about a millisecond of dynamic loading.
+// Only the declarations come from Graphviz's headers.
+struct GraphvizApi {
+  decltype(&::agclose) agclose = nullptr;
+  decltype(&::agmemread) agmemread = nullptr;
+  decltype(&::agseterr) agseterr = nullptr;
+  decltype(&::agseterrf) agseterrf = nullptr;
+  decltype(&::gvContextPlugins) gvContextPlugins = nullptr;
+  decltype(&::gvFreeContext) gvFreeContext = nullptr;
+  decltype(&::gvFreeLayout) gvFreeLayout = nullptr;
+  decltype(&::gvFreeRenderData) gvFreeRenderData = nullptr;
+  decltype(&::gvLayout) gvLayout = nullptr;
+  decltype(&::gvRenderData) gvRenderData = nullptr;
+};
+
+// Opens libcgraph and libgvc (once) and looks up what render_here calls, or names what failed.
+core::Result<const GraphvizApi*> graphviz_api() {
+  static GraphvizApi api;
+  static std::string error;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto open = [](const char* file) -> void* {
+      void* handle = dlopen(file, RTLD_NOW | RTLD_GLOBAL);
+      if (!handle) {
+        const char* why = dlerror();
+        error = std::string("graphviz library ") + file + " could not be loaded (" + (why ? why : "?") +
+                "): apt-get install libgvc6";
+      }
+      return handle;
+    };
+    void* cgraph = open(PLANCK_CGRAPH_LIB);
+    void* gvc = cgraph ? open(PLANCK_GVC_LIB) : nullptr;
+    if (!gvc) return;
+    auto find = [&](void* handle, const char* name, auto& slot) {
+      slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(handle, name));
+      if (!slot && error.empty()) error = std::string("graphviz library has no ") + name + ": apt-get install libgvc6";
+    };
+    find(cgraph, "agclose", api.agclose);
+    find(cgraph, "agmemread", api.agmemread);
+    find(cgraph, "agseterr", api.agseterr);
+    find(cgraph, "agseterrf", api.agseterrf);
+    find(gvc, "gvContextPlugins", api.gvContextPlugins);
+    find(gvc, "gvFreeContext", api.gvFreeContext);
+    find(gvc, "gvFreeLayout", api.gvFreeLayout);
+    find(gvc, "gvFreeRenderData", api.gvFreeRenderData);
+    find(gvc, "gvLayout", api.gvLayout);
+    find(gvc, "gvRenderData", api.gvRenderData);
+  });
+  if (!error.empty()) return core::Status::error(error);
+  return &api;
+}
 
 // dot_layout = the `dot` engine; core = svg/dot writers; pango = cairo (png) and text metrics.
 constexpr const char* kPlugins[] = {"dot_layout", "core", "pango"};
@@ -71,21 +125,23 @@ int collect_error(char* message) {
 }
 
 struct GvcDeleter {
-  void operator()(GVC_t* gvc) const { gvFreeContext(gvc); }
+  const GraphvizApi* api;
+  void operator()(GVC_t* gvc) const { api->gvFreeContext(gvc); }
 };
 struct GraphDeleter {
-  void operator()(Agraph_t* g) const { agclose(g); }
+  const GraphvizApi* api;
+  void operator()(Agraph_t* g) const { api->agclose(g); }
 };
 
 // One context for the process: creating one costs plugin registration every time.
-core::Result<GVC_t*> context() {
-  static std::unique_ptr<GVC_t, GvcDeleter> gvc;
+core::Result<GVC_t*> context(const GraphvizApi& api) {
+  static std::unique_ptr<GVC_t, GvcDeleter> gvc(nullptr, GvcDeleter{&api});
   static std::vector<lt_symlist_t> builtins;
   if (!gvc) {
     auto symbols = plugin_symbols();
     if (!symbols) return symbols.status();
     builtins = std::move(*symbols);
-    gvc.reset(gvContextPlugins(builtins.data(), 0));
+    gvc.reset(api.gvContextPlugins(builtins.data(), 0));
   }
   if (!gvc) return core::Status::error("graphviz: cannot create a rendering context");
   return gvc.get();
@@ -98,32 +154,36 @@ std::string trimmed(std::string s) {
 
 // Layout and render in this process. Only ever called in a child (see render_dot).
 core::Result<std::string> render_here(const std::string& dot, Format format) {
+  auto loaded = graphviz_api();
+  if (!loaded) return loaded.status();
+  const GraphvizApi& api = **loaded;
   graphviz_errors().clear();
-  agusererrf previous = agseterrf(collect_error);
-  agseterr(AGERR);
+  agusererrf previous = api.agseterrf(collect_error);
+  api.agseterr(AGERR);
   struct Restore {
+    const GraphvizApi& api;
     agusererrf f;
-    ~Restore() { agseterrf(f); }
-  } restore{previous};
+    ~Restore() { api.agseterrf(f); }
+  } restore{api, previous};
 
-  auto made = context();
+  auto made = context(api);
   if (!made) return made.status();
   GVC_t* gvc = *made;
-  std::unique_ptr<Agraph_t, GraphDeleter> graph(agmemread(dot.c_str()));
+  std::unique_ptr<Agraph_t, GraphDeleter> graph(api.agmemread(dot.c_str()), GraphDeleter{&api});
   if (!graph) {
     return core::Status::error("graphviz could not parse the generated DOT: " + trimmed(graphviz_errors()));
   }
-  if (gvLayout(gvc, graph.get(), "dot") != 0) {
+  if (api.gvLayout(gvc, graph.get(), "dot") != 0) {
     return core::Status::error("graphviz layout failed: " + trimmed(graphviz_errors()));
   }
   char* data = nullptr;
   unsigned int length = 0;
   // "png" is cairo's 8-bit RGBA renderer from the pango plugin; "svg" is the core writer.
-  int rc = gvRenderData(gvc, graph.get(), format_name(format), &data, &length);
+  int rc = api.gvRenderData(gvc, graph.get(), format_name(format), &data, &length);
   std::string out;
   if (rc == 0 && data != nullptr) out.assign(data, length);
-  if (data != nullptr) gvFreeRenderData(data);
-  gvFreeLayout(gvc, graph.get());
+  if (data != nullptr) api.gvFreeRenderData(data);
+  api.gvFreeLayout(gvc, graph.get());
   if (rc != 0) {
     return core::Status::error(std::string("graphviz could not render ") + format_name(format) + ": " +
                                trimmed(graphviz_errors()));

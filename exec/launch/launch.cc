@@ -3,20 +3,16 @@
 #include <cstdlib>
 #include <vector>
 
-#include "planck/config.h"
-#if PLANCK_HAVE_MPI
-#include "exec/mpi/world.h"
-#include "exec/socket_traffic.h"
-#endif
 #include "exec/gpu_plugin.h"
+#include "exec/mpi_plugin.h"
+#include "exec/socket_traffic.h"
+#include "planck/config.h"
 
 namespace planck::exec {
 
 std::string built_backends() {
   std::string s;
-#if PLANCK_HAVE_MPI
-  s += "mpi";
-#endif
+  if (!mpi_plugin_path().empty()) s += "mpi (plugin " + mpi_plugin_path() + ")";
   if (!gpu_plugin_path().empty()) s += std::string(s.empty() ? "" : ", ") + "nccl (plugin " + gpu_plugin_path() + ")";
   return s.empty() ? "none" : s;
 }
@@ -56,25 +52,21 @@ core::Result<Launch> launch(const LaunchOptions& o) {
                                "run on GPU hosts, or use --backend mpi");
   }
   if (backend.empty()) backend = gpu ? "nccl" : "mpi";
-#if !PLANCK_HAVE_MPI
-  (void)o;
-  return core::Status::error("this planck was built without MPI, which every backend needs to start its ranks: "
-                             "apt-get install libopenmpi-dev openmpi-bin, then reconfigure");
-#else
+  // Every backend starts its ranks through MPI, which lives in its own plugin (exec/mpi_plugin.h).
+  auto mpi = load_mpi_plugin();
+  if (!mpi) {
+    if (!PLANCK_HAVE_MPI) {
+      return core::Status::error("this planck was built without MPI, which every backend needs to start its ranks: "
+                                 "apt-get install libopenmpi-dev openmpi-bin, then reconfigure");
+    }
+    return core::Status::error(mpi.message());
+  }
   Launch L;
   L.backend = backend;
-  const mpi::Settings settings = mpi::configure(backend == "mpi" && o.force_tcp);
-  auto w = mpi::init(nullptr, nullptr);
-  if (!w) return w.status();
-  // Ranks sharing this host: one host <=> every rank shares it.
-  MPI_Comm local = MPI_COMM_NULL;
-  int local_rank = 0, local_size = 1;
-  if (MPI_Comm_split_type((*w)->handle(), MPI_COMM_TYPE_SHARED, (*w)->rank(), MPI_INFO_NULL, &local) == MPI_SUCCESS) {
-    MPI_Comm_rank(local, &local_rank);
-    MPI_Comm_size(local, &local_size);
-    MPI_Comm_free(&local);
-  }
-  L.single_host = local_size == (*w)->size();
+  auto started = (*mpi)->start(backend == "mpi" && o.force_tcp);
+  if (!started) return started.status();
+  const MpiSettings& settings = started->settings;
+  L.single_host = started->local_size == started->world->size();
   if (backend == "mpi") {
     MpiInfo info;
     info.algorithms = settings.algorithms;
@@ -96,13 +88,15 @@ core::Result<Launch> launch(const LaunchOptions& o) {
       L.traffic_unavailable = "MPI transport '" + settings.transport +
                               "' is not TCP: per-peer bytes are read from TCP sockets (docs/exec.md)";
     }
-    L.world = std::move(*w);
+    L.world = std::move(started->world);
     return L;
   }
-  auto n = gpu->nccl_init(**w, local_rank, o.timeout);
+  const int local_rank = started->local_rank;
+  auto w = std::move(started->world);
+  auto n = gpu->nccl_init(*w, local_rank, o.timeout);
   if (!n) return n.status();
   L.world = std::move(*n);
-  L.bootstrap = std::move(*w);
+  L.bootstrap = std::move(w);
   L.link = L.single_host ? "nvlink" : "net";
   // The seam for a GPU source: an NCCL profiler plugin or NVML per-link counters implementing
   // exec::PeerTrafficSource would fill the same per-op record.
@@ -118,15 +112,13 @@ core::Result<Launch> launch(const LaunchOptions& o) {
     L.wire_unavailable = why;
   }
   return L;
-#endif
 }
 
 void shutdown(Launch& launch) {
   launch.world.reset();
   launch.bootstrap.reset();
-#if PLANCK_HAVE_MPI
-  mpi::finalize();
-#endif
+  // The plugin launch() loaded (finalize does nothing where MPI was never initialised).
+  if (auto mpi = load_mpi_plugin(); mpi) (*mpi)->finalize();
 }
 
 }  // namespace planck::exec

@@ -18,15 +18,11 @@
 
 #include "core/base/status.h"
 #include "exec/mpi/communicator.h"
+#include "exec/mpi_plugin.h"
 
 namespace planck::exec::mpi {
 
-struct Settings {
-  std::string transport = "default";                                // "tcp" when forced
-  std::vector<std::string> interfaces;                              // "lo" on one host
-  std::vector<std::pair<std::string, std::string>> algorithms;      // op name -> algorithm
-  std::vector<std::string> notes;                                   // user overrides kept
-};
+using Settings = MpiSettings;
 
 // Sets the OMPI_MCA_* variables (not already set) for the pinned algorithms and, when
 // `force_tcp`, for TCP over loopback (single host) or over the default interfaces. Call before

@@ -78,12 +78,15 @@ def main():
         check(depends.strip() != "", f"planck Depends is derived from the binary: {depends.strip()}")
         for lib in ("libnccl", "libcuda", "libcublas", "cuda-"):
             check(lib not in depends, f"planck does not depend on {lib}")
-        check("libopenmpi" in depends and "libgvc" in depends, "planck depends on Open MPI and Graphviz (what it links)")
+        check("libopenmpi" in depends and "libgvc" in depends and "libcgraph" in depends,
+              "planck depends on Open MPI (what its MPI plugin links) and Graphviz (what it opens)")
         contents = run(["dpkg-deb", "-c", deb]).stdout
         for path in ("./usr/bin/planck", "./usr/share/planck/plans/hsdp-2x4.json",
                      "./usr/share/planck/python/planck_observe.py", "./usr/share/doc/planck/docs/ci.md"):
             check(path in contents, f"planck_*.deb holds {path}")
         check("libplanck_gpu" not in contents, "planck_*.deb holds no GPU plugin")
+        if os.path.exists(os.path.join(build, "lib", "planck", "libplanck_mpi.so")):
+            check("./usr/lib/planck/libplanck_mpi.so" in contents, "planck_*.deb holds the MPI plugin")
         gpu_debs = glob.glob(os.path.join(pkgdir, "planck-gpu_*.deb"))
         if gpu_built:
             check(len(gpu_debs) == 1, "planck-gpu_*.deb is built with the plugin")

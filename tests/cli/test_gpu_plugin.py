@@ -3,12 +3,14 @@
 
 usage: test_gpu_plugin.py PLANCK SOURCE_DIR
 
-- `planck` links no CUDA library (ldd), so it starts where CUDA is absent.
+- `planck` links no CUDA library (ldd), so it starts where CUDA is absent; nor OpenMPI nor
+  Graphviz, which it opens with dlopen when a world starts or a diagram is drawn (start-up).
 - With /usr/local/cuda hidden (unshare -m, an empty tmpfs over it) `planck --version` and
   `planck verify` run; `exec --backend nccl` exits 2 with dlopen's message naming the missing
   library (when the plugin was built).
 - A copy of planck with no plugin beside it: `exec --backend nccl` and `calibrate --compute`
-  exit 2 saying the plugin is not installed and where it was looked for.
+  exit 2 saying the plugin is not installed and where it was looked for; `exec --backend mpi`
+  the same of the MPI plugin.
 - With the plugin and CUDA present but no GPU (these machines): exit 2, "no CUDA device".
 Exit 0 pass, 1 fail, 77 skip.
 """
@@ -31,6 +33,8 @@ def main():
 
     ldd = run(["ldd", planck]).stdout
     check(not re.search(r"libnccl|libcudart|libcublas|libcuda\.so", ldd), "planck links no CUDA library (ldd)")
+    check(not re.search(r"libmpi|libopen-pal|libgvc|libcgraph", ldd),
+          f"planck links neither OpenMPI nor Graphviz (ldd): {ldd.strip()[:400]}")
     r = run([planck, "--version"], env=env)
     check(r.returncode == 0 and r.stdout.startswith("planck "), "planck --version")
 
@@ -47,6 +51,10 @@ def main():
         check(r.returncode == 2 and "libplanck_gpu.so is not installed" in r.stderr,
               f"calibrate --compute without the plugin exits 2 naming it (got {r.returncode}: {r.stderr.strip()[:300]})")
         check(not os.path.exists(os.path.join(tmp, "topo.json")), "calibrate --compute wrote no profile")
+        r = run([lone, "exec", plan, "--backend", "mpi"], env=env)
+        check(r.returncode == 2 and "libplanck_mpi.so is not installed" in r.stderr
+              and os.path.join(tmp, "lib", "planck") in r.stderr and "openmpi" in r.stderr,
+              f"exec --backend mpi without the MPI plugin exits 2 naming it (got {r.returncode}: {r.stderr.strip()[:300]})")
 
     if not os.path.exists(plugin):
         print("plugin not built here (no CUDA/NCCL at configure time): the plugin cases skip")
