@@ -1,8 +1,11 @@
 // planck groups PLAN [--dim NAME[,NAME...]]... [--format text|json]
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -51,6 +54,31 @@ std::int64_t output_bytes_bound(const core::Mesh& mesh, const std::vector<std::v
 // From this many ranks listed in all, the sets are formatted on several threads.
 constexpr std::int64_t kParallelRanks = std::int64_t{1} << 18;
 
+// The decimal text of every rank 0..world-1, each in an 8-byte slot (up to 7 digits, its length in
+// the last byte), made once and copied from by every set: six sets of 131,072 ranks format each
+// rank once instead of six times. Only for worlds of at most 7 digits and more than one set.
+class RankText {
+ public:
+  static constexpr std::int64_t kMaxWorld = 10'000'000;
+  explicit RankText(std::int64_t world) : slots_(static_cast<std::size_t>(world)) {
+    for (std::int64_t r = 0; r < world; ++r) {
+      Slot& s = slots_[static_cast<std::size_t>(r)];
+      s[7] = static_cast<char>(std::to_chars(s.data(), s.data() + 7, r).ptr - s.data());
+    }
+  }
+  // Writes rank r's digits at p (and up to 8 - length bytes of slack after them, which the next
+  // write or the caller's bound covers); returns the end of the digits.
+  char* put(char* p, std::int64_t r) const {
+    const Slot& s = slots_[static_cast<std::size_t>(r)];
+    std::memcpy(p, s.data(), s.size());
+    return p + s[7];
+  }
+
+ private:
+  using Slot = std::array<char, 8>;
+  std::vector<Slot> slots_;
+};
+
 // One set's text, in a buffer that is never zero-filled first (the pages are written once).
 struct SetText {
   std::unique_ptr<char[]> data;
@@ -59,7 +87,7 @@ struct SetText {
 };
 
 // One set's text: JSON `"KEY": [[r, ...], ...]`, or text lines `KEY: r r ...`.
-SetText set_text(const core::Mesh& mesh, const std::vector<std::string>& set, bool json) {
+SetText set_text(const core::Mesh& mesh, const std::vector<std::string>& set, bool json, const RankText* ranks) {
   const core::GroupSet gs = mesh.groups(set);
   std::string key = gs.key().empty() ? "world" : gs.key();
   if (set.empty()) key = "(none)";
@@ -71,7 +99,7 @@ SetText set_text(const core::Mesh& mesh, const std::vector<std::string>& set, bo
   const std::vector<std::int64_t> shape = gs.members(0);
   const std::string open = json ? "[" : key + ":";
   SetText out;
-  out.data = std::make_unique_for_overwrite<char[]>(head.size() + 1 +
+  out.data = std::make_unique_for_overwrite<char[]>(head.size() + 8 +
                                                      static_cast<std::size_t>(output_bytes_bound(mesh, {set})));
   char* p = out.data.get();
   auto put = [&p](const std::string& text) { p = std::copy(text.begin(), text.end(), p); };
@@ -91,7 +119,7 @@ SetText set_text(const core::Mesh& mesh, const std::vector<std::string>& set, bo
     }
     for (std::size_t i = 0; i < shape.size(); ++i) {
       if (i || !json) put_sep();
-      p = std::to_chars(p, p + 24, base + shape[i]).ptr;
+      p = ranks ? ranks->put(p, base + shape[i]) : std::to_chars(p, p + 24, base + shape[i]).ptr;
     }
     *p++ = json ? ']' : '\n';
   }
@@ -132,9 +160,12 @@ int run_groups(const GroupsOptions& o) {
   // listing of docs/performance.md is six sets of 131,072 ranks), then joined in order.
   const bool json = o.format == "json";
   std::vector<SetText> parts(sets.size());
+  std::optional<RankText> ranks;
+  if (sets.size() > 1 && mesh->world() <= RankText::kMaxWorld) ranks.emplace(mesh->world());
+  const RankText* text = ranks ? &*ranks : nullptr;
   const std::size_t threads = std::min<std::size_t>(sets.size(), std::max(1u, std::thread::hardware_concurrency()));
   auto format_from = [&](std::size_t first) {
-    for (std::size_t s = first; s < sets.size(); s += threads) parts[s] = set_text(*mesh, sets[s], json);
+    for (std::size_t s = first; s < sets.size(); s += threads) parts[s] = set_text(*mesh, sets[s], json, text);
   };
   if (threads > 1 && mesh->world() * static_cast<std::int64_t>(sets.size()) >= kParallelRanks) {
     std::vector<std::thread> pool;
@@ -142,7 +173,7 @@ int run_groups(const GroupsOptions& o) {
     format_from(0);
     for (auto& t : pool) t.join();
   } else {
-    for (std::size_t s = 0; s < sets.size(); ++s) parts[s] = set_text(*mesh, sets[s], json);
+    for (std::size_t s = 0; s < sets.size(); ++s) parts[s] = set_text(*mesh, sets[s], json, text);
   }
   // Written as pieces: the sets are megabytes each at 131,072 ranks, and joining them would copy
   // (and fault in) all of it once more.
