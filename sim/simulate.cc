@@ -33,7 +33,7 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   const core::Training tr = plan.training.value_or(core::Training{});
   ComputeShape shape = compute_shape(plan, mesh, schedule);
   shape.gemm_scale = options.topology && options.topology->compute ? options.topology->compute->gemm_scale : 1.0;
-  shape.expert_gemm_scale = options.moe.expert_gemm_scale;
+  shape.expert_gemm_scale = options.moe.expert_gemm_scale.value_or(gpu.compute.grouped_gemm_scale);
   std::tie(shape.moe_layer_overhead_s, shape.moe_layer_floor_s) =
       moe_host_times(tr, options.moe.layer_overhead_s, options.moe.layer_host_floor_s);
   const core::RankParams rp = core::rank_params(model, d.pp, d.tp, shape.ep, shape.etp);

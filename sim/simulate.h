@@ -20,7 +20,9 @@ namespace planck::sim {
 
 // The shared MoE constants fitted to published MoE runs (sim/moe_band.h; defaults: the fit).
 struct MoeConstants {
-  double expert_gemm_scale;      // grouped-GEMM efficiency relative to a dense GEMM
+  // Grouped-GEMM efficiency relative to a dense GEMM; absent: the GPU's fitted
+  // compute.grouped_gemm_scale (per generation, core/plan/presets.cc).
+  std::optional<double> expert_gemm_scale;
   double layer_overhead_s;       // router + dispatch preprocessing host time per MoE layer forward (2x backward)
   double layer_host_floor_s;     // least time of an eagerly launched MoE layer's forward (2x backward)
   double ep_overlap_efficiency;  // share of the paired all-to-all the overlap really hides

@@ -118,6 +118,9 @@ struct ComputeCurve {
   double attention_half_seq = 550;
   double hbm_efficiency = 0.8;
   double fp8_gemm_max = 0.5;  // gemm_max of FP8 GEMMs, as a fraction of fp8_tflops
+  // An MoE layer's grouped expert GEMMs, as a fraction of what a dense GEMM of the same shape
+  // achieves: fitted per GPU generation to published MoE runs (docs/simulator.md "MoE validation").
+  double grouped_gemm_scale = 0.7;
 };
 
 // GB/s per direction per GPU, GB = 1e9 bytes. memory_bytes as nvidia-smi reports total memory.

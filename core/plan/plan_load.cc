@@ -162,6 +162,7 @@ void Loader::compute_curve(const nlohmann::json& v, const std::string& ptr, Comp
   if (!r_.is_object(v, ptr, "the GPU's 'compute'")) return;
   const std::pair<const char*, double*> fields[] = {{"gemm_max", &c.gemm_max},
                                                     {"fp8_gemm_max", &c.fp8_gemm_max},
+                                                    {"grouped_gemm_scale", &c.grouped_gemm_scale},
                                                     {"gemm_half_dim", &c.gemm_half_dim},
                                                     {"attention_max", &c.attention_max},
                                                     {"attention_half_seq", &c.attention_half_seq},

@@ -191,6 +191,40 @@ TEST_CASE("mtp_layers_follow_the_layout_and_must_agree_with_it") {
   CHECK(t::has_rule(d, "layers-indivisible", "training.mtp_layers is 2"));
 }
 
+TEST_CASE("grouped_gemm_scale_is_the_gpus_and_a_plan_may_set_it") {
+  // The expert GEMMs run at compute.grouped_gemm_scale of a dense GEMM's efficiency: their time
+  // is inversely proportional to it (halving it twice adds twice what halving it once added),
+  // the dense GEMMs do not move, and a preset's own figure is what the plan gets unless it sets
+  // one (b200: 0.5, Blackwell's fit; docs/simulator.md "MoE validation").
+  auto with = [](const std::string& gpu) {
+    return t::plan_from(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8, "gpu": )" + gpu + R"(},
+      "mesh": {"dims": ["dp", "ep"], "shape": [2, 4]}, "parallelism": {"moe_dispatcher": "alltoall"},
+      "model": "qwen3-30b-a3b", "training": {"global_batch": 8, "seq_len": 4096}})");
+  };
+  auto gemm = [](const planck::core::Plan& p) {
+    planck::sim::SimOptions o;
+    const auto r = planck::sim::simulate(p, t::mesh_of(p), o);
+    REQUIRE(r.is_ok());
+    return r->compute.gemm_s;
+  };
+  const double a = gemm(with(R"({"preset": "h100-sxm", "compute": {"grouped_gemm_scale": 0.4}})"));
+  const double b = gemm(with(R"({"preset": "h100-sxm", "compute": {"grouped_gemm_scale": 0.2}})"));
+  const double c = gemm(with(R"({"preset": "h100-sxm", "compute": {"grouped_gemm_scale": 0.1}})"));
+  CHECK(b > a);
+  CHECK(c - b == doctest::Approx(2 * (b - a)).epsilon(1e-6));
+  CHECK(gemm(with(R"("h100-sxm")")) == doctest::Approx(gemm(with(R"({"preset": "h100-sxm", "compute": {"grouped_gemm_scale": 0.7}})"))));
+  CHECK(gemm(with(R"("b200")")) == doctest::Approx(gemm(with(R"({"preset": "b200", "compute": {"grouped_gemm_scale": 0.5}})"))));
+  // Out of (0, 1] it is refused with its pointer.
+  const auto bad = planck::core::load_plan_text(
+      R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8, "gpu": {"preset": "b200", "compute": {"grouped_gemm_scale": 1.5}}},
+          "mesh": {"dims": ["dp"], "shape": [8]}, "model": "qwen3-30b-a3b", "training": {"global_batch": 8}})",
+      "x.json");
+  CHECK_FALSE(bad.plan.has_value());
+  bool named = false;
+  for (const auto& d : bad.diagnostics.items()) named = named || d.pointer == "/cluster/gpu/compute/grouped_gemm_scale";
+  CHECK(named);
+}
+
 TEST_CASE("cuda_graphs_replay_the_moe_layers_host_time") {
   // The router + dispatch preprocessing host time goes with moe_router / moe_preprocess graphs;
   // the launch floor only when the whole layer (or step) replays.
