@@ -32,6 +32,7 @@ struct EnumerateOptions {
   std::string plan;  // --plan TEMPLATE
   std::int64_t world = 0;
   std::int64_t gpus_per_node = 0;
+  std::int64_t nvlink_domain = 0;
   std::string model;
   std::string gpu;
   std::int64_t global_batch = 0;  // 0 = world x micro_batch sequences
@@ -140,6 +141,7 @@ bool states_training(const core::Plan& t, const char* field) {
 bool fill_from_template(EnumerateOptions& o, const core::Plan& t) {
   const std::string gpn_from = o.gpus_per_node == 0 ? "cluster.gpus_per_node of --plan " + o.plan : "--gpus-per-node";
   if (o.gpus_per_node == 0) o.gpus_per_node = t.cluster.gpus_per_node;
+  if (o.nvlink_domain == 0) o.nvlink_domain = t.cluster.nvlink_domain;
   if (o.world == 0) {
     const auto world = t.world();
     if (!world || *world < 1 || *world > core::kMaxWorld) {
@@ -193,6 +195,7 @@ int run_enumerate(EnumerateOptions o) {
   sim::EnumerateRequest req;
   req.world = o.world;
   req.gpus_per_node = o.gpus_per_node;
+  req.nvlink_domain = o.nvlink_domain;
   req.model = model_plan ? *model_plan->model : *base->model;
   req.gpu = gpu_plan ? gpu_plan->cluster.gpu : base->cluster.gpu;
   if (base) {
@@ -271,6 +274,10 @@ void setup_enumerate(CLI::App& app, Action& action) {
   app.add_option("--world", o->world, "number of GPUs (required without --plan; default: the template's nodes x gpus_per_node)")
       ->check(whole_number(1, core::kMaxWorld));
   app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (required without --plan; default: the template's)")
+      ->check(whole_number(1, core::kMaxWorld));
+  app.add_option("--nvlink-domain", o->nvlink_domain,
+                 "GPUs sharing one NVLink domain, a whole number of nodes (GB200 / GB300 NVL72: up to 72 in trays "
+                 "of 4; default: the template's, else a node)")
       ->check(whole_number(1, core::kMaxWorld));
   app.add_option("--model", o->model, "model preset (llama3-8b, llama3-70b, llama3-405b, gpt3-175b, mixtral-8x7b, "
                                       "deepseek-v3, ...), a JSON file holding a plan's \"model\" value, or a Hugging Face "

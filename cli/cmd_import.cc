@@ -22,6 +22,7 @@ struct ImportArgs {
   std::string output = "-";
   std::int64_t nodes = 0;
   std::int64_t gpus_per_node = 0;
+  std::int64_t nvlink_domain = 0;
   bool explain = false;
   std::string lingua_formula = "after-fix";
   std::string model;
@@ -33,6 +34,7 @@ int run_import(const ImportArgs& a) {
   ConfigOptions config;
   if (a.nodes > 0) config.nodes = a.nodes;
   if (a.gpus_per_node > 0) config.gpus_per_node = a.gpus_per_node;
+  if (a.nvlink_domain > 0) config.nvlink_domain = a.nvlink_domain;
   config.python_path = a.python_path;
   config.model = a.model;
   config.facts = a.facts;
@@ -102,6 +104,10 @@ void setup_import(CLI::App& app, Action& action) {
   app.add_option("--nodes", a->nodes, "nodes of the cluster (default: the config's, else 1)")
       ->check(whole_number(1, core::kMaxWorld));
   app.add_option("--gpus-per-node", a->gpus_per_node, "GPUs per node (default: the config's, else 8)")
+      ->check(whole_number(1, core::kMaxWorld));
+  app.add_option("--nvlink-domain", a->nvlink_domain,
+                 "GPUs sharing one NVLink domain, a whole number of nodes (GB200 / GB300 NVL72: up to 72 in trays "
+                 "of 4): cluster.nvlink_domain (default: a node; a GB200 / GB300 Megatron-Bridge recipe: its rack)")
       ->check(whole_number(1, core::kMaxWorld));
   app.add_flag("--explain", a->explain, "print every inference and hint to stderr");
   app.add_option("--model", a->model,

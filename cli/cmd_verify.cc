@@ -100,10 +100,8 @@ core::VerifyReport verify_one(const std::string& arg, const VerifyOptions& o, co
   };
   const ConfigOptions& config = o.config;
   core::Result<std::string> framework = config_framework(arg, config);
-  if (framework && *framework == "plan" && (!config.model.empty() || !config.facts.empty())) {
-    framework = core::Status::error(arg + ": --model applies to framework configs, as do --seq-len, --micro-batch, "
-                                          "--global-batch, --gpu, --set and --script-args; a planck plan states its "
-                                          "own (edit it there)");
+  if (framework && *framework == "plan") {
+    if (const std::string e = config_flags_on_plan(arg, config); !e.empty()) framework = core::Status::error(e);
   }
   if (framework && *framework == "plan") {
     core::LoadedPlan loaded = core::load_plan_file(arg);

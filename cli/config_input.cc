@@ -74,6 +74,11 @@ void add_config_options(CLI::App& app, ConfigOptions& o) {
          "--gpus-per-node", [&o](const std::int64_t& v) { o.gpus_per_node = v; },
          "GPUs per node, for a config that does not state it")
       ->check(whole_number(1, core::kMaxWorld));
+  app.add_option_function<std::int64_t>(
+         "--nvlink-domain", [&o](const std::int64_t& v) { o.nvlink_domain = v; },
+         "GPUs sharing one NVLink domain, a whole number of nodes (GB200 / GB300 NVL72: up to 72 in trays of "
+         "4): cluster.nvlink_domain; default a node")
+      ->check(whole_number(1, core::kMaxWorld));
   app.add_option("--model", o.model,
                  "the model of a CONFIG (a preset, a JSON file holding a plan's \"model\", or a Hugging Face "
                  "config.json); not for planck plans");
@@ -83,10 +88,18 @@ void add_config_options(CLI::App& app, ConfigOptions& o) {
   add_run_fact_options(app, o.facts);
 }
 
+std::string config_flags_on_plan(const std::string& path, const ConfigOptions& o) {
+  if (o.model.empty() && o.facts.empty() && !o.nodes && !o.gpus_per_node && !o.nvlink_domain) return "";
+  return path + ": --model applies to framework configs, as do --nodes, --gpus-per-node, --nvlink-domain, --seq-len, "
+                "--micro-batch, --global-batch, --gpu, --set and --script-args; a planck plan states its own (edit "
+                "it there)";
+}
+
 core::Result<import::ImportOptions> import_options(const ConfigOptions& o) {
   import::ImportOptions io;
   io.nodes = o.nodes;
   io.gpus_per_node = o.gpus_per_node;
+  io.nvlink_domain = o.nvlink_domain;
   io.python_path = o.python_path;
   for (const std::string& s : o.facts.sets) {
     const std::size_t eq = s.find('=');
@@ -135,9 +148,8 @@ std::optional<PlanInput> load_plan_input(const std::string& path, const ConfigOp
     return std::nullopt;
   }
   if (*framework == "plan") {
-    if (!options.model.empty() || !options.facts.empty()) {
-      print_error(path + ": --model applies to framework configs, as do --seq-len, --micro-batch, --global-batch, "
-                         "--gpu, --set and --script-args; a planck plan states its own (edit it there)");
+    if (const std::string e = config_flags_on_plan(path, options); !e.empty()) {
+      print_error(e);
       return std::nullopt;
     }
     return load_plan_input(path);

@@ -18,9 +18,12 @@ namespace planck::cli {
 
 // --seq-len, --micro-batch, --global-batch, --gpu, --set NAME=VALUE (repeatable), --script-args.
 void add_run_fact_options(CLI::App& app, RunFacts& facts);
-// --framework, --nodes, --gpus-per-node, --model, --python-path and the run's facts.
+// --framework, --nodes, --gpus-per-node, --nvlink-domain, --model, --python-path and the run's facts.
 void add_config_options(CLI::App& app, ConfigOptions& options);
 
+// The error for a planck plan given flags that describe a framework config's run ("" when none is):
+// a plan states its own cluster, model and batch.
+std::string config_flags_on_plan(const std::string& path, const ConfigOptions& options);
 // The importer's options: the cluster, --python-path, and --set / --script-args as (name, value).
 core::Result<import::ImportOptions> import_options(const ConfigOptions& options);
 // After an import: --model, then --seq-len / --micro-batch / --global-batch / --gpu written into

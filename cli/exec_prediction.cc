@@ -16,7 +16,7 @@ exec::Predictor make_predictor(const core::Plan& plan, const core::Mesh& mesh, c
   if (backend == "mpi") cost.allow_tree = false;
   const core::GpuSpec gpu = prediction_gpu(plan, backend);
   return [&plan, &mesh, topology, cost, gpu](const core::ScheduledCollective& s) {
-    const core::Placement place = core::placement_of(mesh.groups(s.dims), plan.cluster.gpus_per_node);
+    const core::Placement place = core::placement_of(mesh.groups(s.dims), core::link_domain(plan.cluster));
     const sim::CallCost c = sim::predict_call(s.op, s.group_size, s.bytes_per_call, place, gpu, topology, cost);
     return exec::Prediction{c.wire_bytes, c.time_s, sim::link_name(c.link), sim::algorithm_name(c.algorithm)};
   };

@@ -31,7 +31,7 @@ struct RunFacts {
 
 struct ConfigOptions {
   std::string framework;  // "" = detect from the content
-  std::optional<std::int64_t> nodes, gpus_per_node;
+  std::optional<std::int64_t> nodes, gpus_per_node, nvlink_domain;
   std::string model;  // --model: a preset, a planck model JSON or a Hugging Face config.json; "" = the config's
   std::vector<std::string> python_path;  // --python-path: where a Python config's imports are looked for
   RunFacts facts;

@@ -29,6 +29,7 @@ enum class LinguaFormula { kBeforeFix, kAfterFix };
 struct ImportOptions {
   std::optional<std::int64_t> nodes;          // --nodes
   std::optional<std::int64_t> gpus_per_node;  // --gpus-per-node
+  std::optional<std::int64_t> nvlink_domain;  // --nvlink-domain (cluster.nvlink_domain)
   LinguaFormula lingua_formula = LinguaFormula::kAfterFix;
   // --python-path: directories searched for the modules a Python config imports, after the
   // config's directory and its parents and before PYTHONPATH (torchtitan registries).

@@ -162,6 +162,7 @@ core::Result<World> PlanBuilder::resolve_world(const ImportOptions& options, con
   }
   w.nodes = nodes.value_or(1);
   w.gpus_per_node = gpn.value_or(8);
+  w.nvlink_domain = options.nvlink_domain.value_or(0);
   if (w.nodes < 1 || w.gpus_per_node < 1) {
     return error(0, "nodes (" + std::to_string(w.nodes) + ") and gpus_per_node (" + std::to_string(w.gpus_per_node) +
                         ") must be >= 1");
@@ -177,6 +178,7 @@ core::Result<World> PlanBuilder::resolve_world(const ImportOptions& options, con
 
 void PlanBuilder::set_cluster(const World& world) {
   plan_["cluster"] = {{"nodes", world.nodes}, {"gpus_per_node", world.gpus_per_node}};
+  if (world.nvlink_domain > 0) plan_["cluster"]["nvlink_domain"] = world.nvlink_domain;
 }
 
 void PlanBuilder::set_mesh(const std::vector<std::string>& dims, const std::vector<std::int64_t>& shape) {

@@ -25,6 +25,7 @@ struct World {
   std::int64_t nodes = 1;
   std::int64_t gpus_per_node = 8;
   std::int64_t size = 8;
+  std::int64_t nvlink_domain = 0;  // cluster.nvlink_domain; 0: a node
 };
 
 // What the config itself says about the world (launch-script variables, torchrun flags).

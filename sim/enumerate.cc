@@ -55,6 +55,10 @@ core::Result<EnumerateResult> enumerate(const EnumerateRequest& req) {
     return core::Status::error("--world " + std::to_string(req.world) + " is not a multiple of --gpus-per-node " +
                                std::to_string(req.gpus_per_node) + ": nodes must be whole");
   }
+  if (req.nvlink_domain < 0 || (req.nvlink_domain > 0 && req.nvlink_domain % std::min(req.gpus_per_node, req.world) != 0)) {
+    return core::Status::error("--nvlink-domain " + std::to_string(req.nvlink_domain) +
+                               " is not a whole number of nodes of " + std::to_string(req.gpus_per_node) + " GPUs");
+  }
   if (req.seq_len < 1 || req.micro_batch < 1) {
     return core::Status::error("--seq-len " + std::to_string(req.seq_len) + " and --micro-batch " +
                                std::to_string(req.micro_batch) + " must be >= 1");

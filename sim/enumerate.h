@@ -24,6 +24,7 @@ const char* to_string(Framework f);
 struct EnumerateRequest {
   std::int64_t world = 0;
   std::int64_t gpus_per_node = 8;
+  std::int64_t nvlink_domain = 0;  // cluster.nvlink_domain of every layout (0: a node)
   core::ModelSpec model;
   core::GpuSpec gpu;
   std::optional<std::int64_t> global_batch;  // absent: world x micro_batch sequences (kDefault)

@@ -34,6 +34,7 @@ core::Plan enumerate_base_plan(const EnumerateRequest& req) {
   const std::int64_t gpn = std::min(req.gpus_per_node, req.world);
   p.cluster.gpus_per_node = gpn;
   p.cluster.nodes = req.world / gpn;
+  p.cluster.nvlink_domain = req.nvlink_domain;
   p.cluster.gpu = req.gpu;
   p.gpu_given = true;
   p.model = req.model;

@@ -84,7 +84,7 @@ class Search {
     for (std::int64_t tp : divisors(n)) {
       // heads-indivisible / kv-heads-indivisible; TP inside one node unless asked.
       if (m.heads % tp != 0 || (kv % tp != 0 && tp % kv != 0)) continue;
-      if (!req_.allow_cross_node_tp && plan_.cluster.gpus_per_node % tp != 0) continue;
+      if (!req_.allow_cross_node_tp && core::link_domain(plan_.cluster) % tp != 0) continue;
       for (std::int64_t cp : divisors(n / tp)) {
         if (cp > 1 && req_.seq_len % (2 * cp) != 0) continue;  // seq-indivisible (zig-zag chunks)
         for (std::int64_t pp : divisors(n / tp / cp)) {

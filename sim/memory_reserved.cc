@@ -100,7 +100,7 @@ std::string sync_key(const core::Plan& plan, const core::Mesh& mesh) {
   key.reserve(96);
   append_number(key, static_cast<int>(core::effective_data_parallel(plan, mesh)));
   append_number(key, par.etp.value_or(-1));
-  append_number(key, plan.cluster.gpus_per_node);
+  append_number(key, core::link_domain(plan.cluster));
   key += plan.cluster.gpu.name == "cpu" ? 'c' : plan.cluster.gpu.fp8_tflops > 0 ? 'n' : '-';
   for (int i = 0; i < mesh.ndims(); ++i) {
     key += mesh.dims()[i];
@@ -138,7 +138,7 @@ SyncGroups sync_groups(const core::Plan& plan, const core::Mesh& mesh) {
       if (r.dims.empty() || !seen.insert(r.dims).second) continue;
       roles.push_back(std::move(r));
     }
-    g.nccl_buffers = communicator_buffers(mesh, roles, plan.cluster.gpus_per_node, gpu.fp8_tflops > 0);
+    g.nccl_buffers = communicator_buffers(mesh, roles, core::link_domain(plan.cluster), gpu.fp8_tflops > 0);
   }
   if (memo.size() >= 4096) memo.clear();
   memo.emplace(std::move(key), g);

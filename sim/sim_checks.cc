@@ -25,7 +25,7 @@ constexpr double kTightFraction = kMemoryTightFraction;
 constexpr double kBubbleThreshold = 0.5;
 
 std::int64_t ring_bytes(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& s) {
-  return core::step_bytes(s, mesh, plan.cluster.gpus_per_node).total;
+  return core::step_bytes(s, mesh, core::link_domain(plan.cluster)).total;
 }
 
 std::string percent(double f) {

@@ -9,6 +9,7 @@
 #include "core/base/saturating.h"
 #include "core/mesh/roles.h"
 #include "core/plan/pipeline_split.h"
+#include "core/plan/presets.h"
 #include "sim/compute.h"
 #include "sim/format.h"
 #include "sim/ep_overlap.h"
@@ -124,7 +125,7 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   SimResult r;
   r.world = mesh.world();
   const core::GpuSpec& gpu = plan.cluster.gpu;
-  const std::int64_t gpn = plan.cluster.gpus_per_node;
+  const std::int64_t gpn = core::link_domain(plan.cluster);
   // A schedule uses a handful of distinct communicators; place each once.
   std::vector<std::pair<std::vector<std::string>, Placement>> placed;
   auto place_of = [&](const std::vector<std::string>& dims) {
@@ -279,7 +280,7 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
                       " has no effect under training.mfu (compute is model FLOPs at that share of the BF16 peak)");
   } else if (plan.training && plan.training->fp8 != core::Fp8Recipe::kNone) {
     const char* recipe = core::to_string(plan.training->fp8);
-    if (plan.training->fp8 == core::Fp8Recipe::kMxfp8 && gpu.name != "b200") {
+    if (plan.training->fp8 == core::Fp8Recipe::kMxfp8 && !core::blackwell(gpu)) {
       r.notes.push_back("training.fp8 mxfp8 needs Blackwell's MX tensor cores: Transformer Engine refuses it on " +
                         gpu.name + " (use tensorwise or blockwise)");
     }

@@ -165,11 +165,12 @@ void check_experts(const Plan& plan, const Mesh& mesh, Diagnostics& out) {
         "/mesh/shape/" + s(mesh.index_of("ep")), "choose an expert-parallel group dividing " + s(m.experts));
     return;
   }
-  const std::int64_t gpn = plan.cluster.gpus_per_node;
+  const std::int64_t gpn = link_domain(plan.cluster);
   if (ep > 1 && gpn > 0 && ep <= gpn && g.max_nodes_spanned(gpn) > 1) {
     add(out, "ep-crosses-nodes", Severity::kWarning,
         "the expert-parallel group of " + s(ep) + " ranks (" + spelled + ") spans " + s(g.max_nodes_spanned(gpn)) +
-            " nodes though it fits in one node of " + s(gpn) + " GPUs: every MoE layer's all-to-all crosses the NICs",
+            " " + std::string(link_domain_word(plan.cluster)) + "s though it fits in one " + link_domain_word(plan.cluster) +
+            " of " + s(gpn) + " GPUs: every MoE layer's all-to-all crosses the NICs",
         "/mesh/dims", "move ep (and the dims it borrows) to the end of mesh.dims so its ranks are consecutive");
   }
   if (plan.parallelism.expert_capacity_factor) {

@@ -283,7 +283,8 @@ std::string order_hint(const Mesh& mesh) {
 void check_placement(const CheckContext& ctx, Diagnostics& out) {
   const Mesh& mesh = *ctx.mesh;
   const Plan& plan = ctx.plan;
-  const std::int64_t gpn = plan.cluster.gpus_per_node;
+  const std::int64_t gpn = link_domain(plan.cluster);
+  const std::string node = link_domain_word(plan.cluster);
   if (auto shard = role_dims(plan, mesh, "fsdp")) {
     const GroupSet sg = mesh.groups(*shard);
     const std::int64_t inner = ranks_placed_inside(mesh, *shard);
@@ -293,7 +294,7 @@ void check_placement(const CheckContext& ctx, Diagnostics& out) {
       auto members = sg.members(g);
       std::string msg = str_cat("fsdp group ", rank_list_text(members), " (", dims_text(*shard), ", ",
                                 std::to_string(sg.group_size()), " ranks) spans ",
-                                std::to_string(sg.nodes_spanned(g, gpn)), " nodes although it fits in one node of ",
+                                std::to_string(sg.nodes_spanned(g, gpn)), " ", node, "s although it fits in one ", node, " of ",
                                 std::to_string(gpn), " GPUs");
       if (inner > 1) msg += str_cat(" beside the ", std::to_string(inner), " ranks of the dims placed inside it");
       msg += ": parameter all-gathers cross the network";
@@ -309,7 +310,7 @@ void check_placement(const CheckContext& ctx, Diagnostics& out) {
       while (g < tg.num_groups() && tg.nodes_spanned(g, gpn) == 1) ++g;
       auto members = tg.members(g);
       const std::string msg = str_cat("tp group ", rank_list_text(members), " (tp=", std::to_string(mesh.size("tp")),
-                                      ") spans ", std::to_string(tg.nodes_spanned(g, gpn)), " nodes of ",
+                                      ") spans ", std::to_string(tg.nodes_spanned(g, gpn)), " ", node, "s of ",
                                       std::to_string(gpn),
                                       " GPUs: every layer's tensor-parallel collectives cross the network");
       Diagnostic d = make("tp-crosses-node", Severity::kWarning, msg,

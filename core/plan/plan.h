@@ -172,8 +172,15 @@ struct ModelSpec {
 struct Cluster {
   std::int64_t nodes = 0;
   std::int64_t gpus_per_node = 0;
+  // GPUs that share one NVLink domain, a whole number of nodes (GB200 / GB300 NVL72: up to 72
+  // GPUs in trays of 4); 0 = one node. Collectives inside it run on NVLink, across it on NICs.
+  std::int64_t nvlink_domain = 0;
   GpuSpec gpu;
 };
+// The GPUs whose traffic stays on NVLink: cluster.nvlink_domain, else a node.
+inline std::int64_t link_domain(const Cluster& c) { return c.nvlink_domain > 0 ? c.nvlink_domain : c.gpus_per_node; }
+// What messages call it: "node", or "NVLink domain" when the plan sets one.
+inline const char* link_domain_word(const Cluster& c) { return c.nvlink_domain > 0 ? "NVLink domain" : "node"; }
 
 struct MeshSpec {
   std::vector<std::string> dims;

@@ -82,7 +82,7 @@ bool Loader::load(Plan& plan) {
 
 void Loader::cluster(const nlohmann::json& v, Plan& plan) {
   if (!r_.is_object(v, "/cluster", "'cluster'")) return;
-  r_.check_keys(v, "/cluster", {"nodes", "gpus_per_node", "gpu"});
+  r_.check_keys(v, "/cluster", {"nodes", "gpus_per_node", "nvlink_domain", "gpu"});
   for (const char* key : {"nodes", "gpus_per_node"}) {
     if (!v.contains(key)) {
       r_.error("/cluster", std::string("missing required field 'cluster.") + key + "'");
@@ -93,6 +93,18 @@ void Loader::cluster(const nlohmann::json& v, Plan& plan) {
   }
   if (v.contains("gpus_per_node")) {
     if (auto n = r_.integer(v["gpus_per_node"], "/cluster/gpus_per_node", 1, kMaxRank)) plan.cluster.gpus_per_node = *n;
+  }
+  if (v.contains("nvlink_domain")) {
+    if (auto n = r_.integer(v["nvlink_domain"], "/cluster/nvlink_domain", 1, kMaxRank)) {
+      plan.cluster.nvlink_domain = *n;
+      const std::int64_t g = plan.cluster.gpus_per_node;
+      if (g > 0 && *n % g != 0) {
+        r_.error("/cluster/nvlink_domain",
+                 "cluster.nvlink_domain " + std::to_string(*n) + " is not a whole number of nodes of " +
+                     std::to_string(g) + " GPUs",
+                 "give a multiple of gpus_per_node (GB200 NVL72: 72 in trays of 4), or leave it out for one node");
+      }
+    }
   }
   plan.cluster.gpu = *gpu_preset("h100-sxm");
   if (v.contains("gpu")) {

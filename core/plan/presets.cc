@@ -71,6 +71,19 @@ const GpuSpec kGpus[] = {
     // A100 datasheet); llm-foundry's A100-40GB rows (tests/data/published/runs_new.csv).
     {"a100-40g", 40LL * 1024 * 1024 * 1024, 312.0, 300.0, 25.0, 0.0, 1555.0, 32.0, kAmpere},
     {"b200", 180LL * 1000 * 1000 * 1000, 2250.0, 900.0, 50.0, 4500.0, 8000.0, 64.0, kBlackwell},
+    // Grace-Blackwell and Blackwell Ultra, dense peaks per GPU (sparse / 2): GB200 NVL72 (NVIDIA
+    // datasheet: 360 PFLOPS FP16/BF16 and 720 FP8 with sparsity, 13.4 TB HBM3e at 576 TB/s over 72
+    // GPUs: 2,500 / 5,000 TFLOP/s, 186 GB, 8,000 GB/s; ConnectX-7 400 Gb/s per GPU); GB300 NVL72
+    // (the same BF16 / FP8 peaks, about 20 TB over 72 GPUs: 279 GB; ConnectX-8 800 Gb/s); HGX
+    // B300 (B200's BF16 / FP8 peaks, 270 GB; ConnectX-8). Per-GPU figures as Verda's table
+    // (verda.com/blog/gb300-nvl72-architecture) gives them; NVLink 5 is 900 GB/s per direction on
+    // all. The host link of a GB part is NVLink-C2C, 900 GB/s both ways per Grace shared by its 2
+    // GPUs: 225 GB/s per GPU per direction; B300's PCIe Gen 6 x16: 128. Their compute curve is
+    // B200's (Blackwell's, fitted on B200 runs). An NVL72 rack is one NVLink domain of up to 72
+    // GPUs in trays of 4: cluster.nvlink_domain says how many of them a job's links reach.
+    {"gb200", 186LL * 1000 * 1000 * 1000, 2500.0, 900.0, 50.0, 5000.0, 8000.0, 225.0, kBlackwell},
+    {"gb300", 279LL * 1000 * 1000 * 1000, 2500.0, 900.0, 100.0, 5000.0, 8000.0, 225.0, kBlackwell},
+    {"b300", 270LL * 1000 * 1000 * 1000, 2250.0, 900.0, 100.0, 4500.0, 8000.0, 128.0, kBlackwell},
     {"cpu", 16LL * 1024 * 1024 * 1024, 1.0, 10.0, 1.25, 0.0, 20.0, 20.0, ComputeCurve{}},
 };
 
@@ -234,6 +247,13 @@ std::optional<ModelSpec> model_preset_by_shape(std::int64_t layers, std::int64_t
     if (m.layers == layers && m.hidden == hidden && m.heads == heads && kv == kv_heads) return m;
   }
   return std::nullopt;
+}
+
+bool blackwell(const GpuSpec& gpu) {
+  for (const char* name : {"b200", "gb200", "b300", "gb300"}) {
+    if (gpu.name == name) return true;
+  }
+  return false;
 }
 
 std::vector<std::string> gpu_preset_names() {

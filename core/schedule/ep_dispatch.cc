@@ -45,7 +45,7 @@ MoeDispatcher effective_dispatcher(const Plan& plan) {
 DispatchSplit dispatch_split(const Plan& plan, const Mesh& mesh, const std::vector<std::string>& ep_dims,
                              std::int64_t tokens, std::int64_t bytes, int activation_bytes) {
   DispatchSplit out;
-  const Placement place = placement_of(mesh, ep_dims, std::max<std::int64_t>(1, plan.cluster.gpus_per_node));
+  const Placement place = placement_of(mesh, ep_dims, std::max<std::int64_t>(1, link_domain(plan.cluster)));
   if (place.nodes_spanned <= 1 || bytes <= 0) return out;
   const double n = static_cast<double>(mesh.groups(ep_dims).group_size());
   const double r = static_cast<double>(std::max<std::int64_t>(1, place.ranks_per_node));

@@ -5,6 +5,7 @@
 // facts of the recipe as much as its parallel sizes: a B200 recipe priced on the default H100's
 // 80 GB raises memory errors the run does not have.
 
+#include <algorithm>
 #include <charconv>
 #include <regex>
 #include <string>
@@ -21,16 +22,17 @@ struct HardwarePreset {
   const char* preset;   // the planck preset it is priced as
   bool exact;           // false: the nearest preset, said in a setting-unmodelled warning
   int gpus_per_node;    // a node as Bridge's executors launch it (utils/executors.py: 4 on GB / VR trays)
+  int nvlink_domain;    // GPUs of one NVLink domain (an NVL72 rack); 0 = a node
   const char* differs;  // what the nearest preset does not price
 };
 constexpr HardwarePreset kHardware[] = {
-    {"h100", "h100-sxm", true, 8, ""},
-    {"h200", "h200", true, 8, ""},
-    {"b200", "b200", true, 8, ""},
-    {"gb200", "b200", false, 4, "GB200's 186 GB and higher power limit, and its 72-GPU NVLink domain"},
-    {"b300", "b200", false, 8, "Blackwell Ultra's 288 GB and faster FP4"},
-    {"gb300", "b200", false, 4, "Blackwell Ultra's 288 GB and faster FP4, and GB300's 72-GPU NVLink domain"},
-    {"vr200", "b200", false, 4, "Rubin's compute, memory and NVLink 6"},
+    {"h100", "h100-sxm", true, 8, 0, ""},
+    {"h200", "h200", true, 8, 0, ""},
+    {"b200", "b200", true, 8, 0, ""},
+    {"gb200", "gb200", true, 4, 72, ""},
+    {"b300", "b300", true, 8, 0, ""},
+    {"gb300", "gb300", true, 4, 72, ""},
+    {"vr200", "b200", false, 4, 0, "Rubin's compute, memory and NVLink 6"},
 };
 
 const HardwarePreset* hardware(const std::string& name) {
@@ -79,6 +81,20 @@ void benchmark_gpu(const std::string& name, const std::string& file, int line, I
     return;
   }
   r.plan["cluster"]["gpu"] = hw->preset;
+  // A GB tray's 4 GPUs sit in an NVL72 rack whose NVLink reaches all 72 of them: the job's
+  // domain is a rack, or the whole job when it is smaller (a whole number of trays).
+  auto& cluster = r.plan["cluster"];
+  if (hw->nvlink_domain > 0 && !cluster.contains("nvlink_domain") && cluster.contains("gpus_per_node") &&
+      cluster.contains("nodes")) {
+    const std::int64_t gpn = cluster["gpus_per_node"].get<std::int64_t>();
+    const std::int64_t world = gpn * cluster["nodes"].get<std::int64_t>();
+    const std::int64_t domain = std::min<std::int64_t>(hw->nvlink_domain, world);
+    if (gpn > 0 && domain % gpn == 0 && domain > gpn) {
+      cluster["nvlink_domain"] = domain;
+      b.note("nvlink_domain " + std::to_string(domain) + " (an NVL72 rack's NVLink) from the recipe's hardware " +
+             hw->name + "; --nvlink-domain gives another");
+    }
+  }
   if (hw->exact) {
     b.note(std::string("gpu ") + hw->preset + " from the recipe's name " + name + "; --gpu gives another");
     return;

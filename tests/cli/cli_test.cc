@@ -211,4 +211,10 @@ TEST_CASE("cli_verify --model gives a framework config the model it does not nam
   Run plan = planck("verify --model llama3-8b " + plans("hsdp-2x4.json"), true);
   CHECK(plan.code == 2);
   CHECK(plan.out.find("--model applies to framework configs") != std::string::npos);
+  // So do the cluster flags: a plan states its own cluster, and a flag it would ignore is refused.
+  for (const char* flag : {"--gpus-per-node 4", "--nodes 2", "--nvlink-domain 8"}) {
+    Run cluster = planck(std::string("simulate ") + flag + " " + plans("hsdp-2x4.json"), true);
+    CHECK(cluster.code == 2);
+    CHECK(cluster.out.find("--nvlink-domain, --seq-len") != std::string::npos);
+  }
 }

@@ -236,20 +236,24 @@ TEST_CASE("cli_megatron_bridge_benchmark_recipe_takes_its_hardware_and_world_fro
   // The command line wins: the same recipe on H100s is the user's question, and planck answers it.
   Run h100 = planck("verify " + b200 + " --gpu h100-sxm --format json");
   CHECK(h100.out.find("\"rule\": \"memory-exceeds\"") != std::string::npos);
-  // GB200 has no preset of its own: priced as the B200 it carries, and said (setting-unmodelled,
-  // which --gpu settles). Bridge launches GB200 recipes on 4-GPU trays (utils/executors.py).
+  // GB200: its own preset (2,500 / 5,000 dense TFLOP/s, 186 GB), 4-GPU trays as Bridge launches
+  // them (utils/executors.py), and the NVL72 rack's NVLink over the whole 64-GPU job, so the
+  // trays' collectives are not priced on the NICs. --nvlink-domain gives another domain.
   const std::string gb200 = data("import/megatron-bridge/067f987d/src/megatron/bridge/perf_recipes/llama/gb200/"
                                  "llama3.py:llama3_70b_pretrain_64gpu_gb200_bf16_config");
   Run g = planck("verify " + gb200 + " --format json");
-  CHECK(g.out.find("gb200 (its name llama3_70b_pretrain_64gpu_gb200_bf16_config) has no planck preset") !=
-        std::string::npos);
+  CHECK(g.out.find("has no planck preset") == std::string::npos);
   Run gi = planck_test::run_command(std::string(PLANCK_BIN) + " import megatron-bridge " + gb200 + " 2>/dev/null");
   REQUIRE(gi.code == 0);
   const auto gplan = nlohmann::json::parse(gi.out);
+  CHECK(gplan["cluster"]["gpu"] == "gb200");
   CHECK(gplan["cluster"]["nodes"] == 16);
   CHECK(gplan["cluster"]["gpus_per_node"] == 4);
-  Run settled = planck("verify " + gb200 + " --gpu b200 --format json");
-  CHECK(settled.out.find("has no planck preset") == std::string::npos);
+  CHECK(gplan["cluster"]["nvlink_domain"] == 64);
+  Run gd = planck_test::run_command(std::string(PLANCK_BIN) + " import megatron-bridge " + gb200 +
+                                    " --nvlink-domain 4 2>/dev/null");
+  REQUIRE(gd.code == 0);
+  CHECK(nlohmann::json::parse(gd.out)["cluster"]["nvlink_domain"] == 4);
 }
 
 TEST_CASE("cli_megatron_bridge_recipe_file_reports_a_refused_function_and_reads_the_others") {

@@ -271,3 +271,42 @@ TEST_CASE("sim_rank_params_busiest_stage_follows_the_layer_pattern") {
   CHECK(r1.moe_layers == 24);
   CHECK(r1.dense_layers == 24);
 }
+
+TEST_CASE("nvlink_domain_keeps_an_nvl72_racks_trays_on_nvlink") {
+  // GB200 NVL72: trays of 4 GPUs whose NVLink reaches the whole rack. An expert-parallel group of
+  // 8 over 2 trays runs its all-to-all on NVLink when the plan says the trays share a domain
+  // (cluster.nvlink_domain), on the NICs when it does not; the verify warning that the group
+  // spans nodes goes with it. The domain must be whole trays.
+  auto plan = [](const std::string& domain, const std::string& mesh = R"("dims": ["dp", "ep"], "shape": [1, 8])") {
+    return R"({"format": "planck/1", "cluster": {"nodes": 2, "gpus_per_node": 4, "gpu": "gb200")" + domain + R"(},
+      "mesh": {)" + mesh + R"(}, "parallelism": {"moe_dispatcher": "alltoall"},
+      "model": "qwen3-30b-a3b", "training": {"global_batch": 8, "seq_len": 4096}})";
+  };
+  auto dispatch_link = [](const planck::core::Plan& p) {
+    const auto r = planck::sim::simulate(p, t::mesh_of(p));
+    REQUIRE(r.is_ok());
+    for (const auto& c : r->collectives) {
+      if (c.entry.role == "ep") return std::string(planck::sim::link_name(c.link));
+    }
+    return std::string();
+  };
+  const auto trays = t::plan_from(plan("")), rack = t::plan_from(plan(R"(, "nvlink_domain": 72)"));
+  CHECK(dispatch_link(trays) == "net");
+  CHECK(dispatch_link(rack) == "nvlink");
+  // ep 4 strided over both trays: it could sit in one tray, so verify warns, unless one domain holds both.
+  const std::string strided = R"("dims": ["ep", "dp"], "shape": [4, 2])";
+  CHECK(t::has_rule(t::verify_plan(t::plan_from(plan("", strided))), "ep-crosses-nodes", "2 nodes"));
+  CHECK_FALSE(t::has_rule(t::verify_plan(t::plan_from(plan(R"(, "nvlink_domain": 8)", strided))), "ep-crosses-nodes"));
+  const auto bad = planck::core::load_plan_text(plan(R"(, "nvlink_domain": 6)"), "x.json");
+  CHECK_FALSE(bad.plan.has_value());
+  bool named = false;
+  for (const auto& d : bad.diagnostics.items()) named = named || d.pointer == "/cluster/nvlink_domain";
+  CHECK(named);
+  // The Grace-Blackwell presets: NVIDIA's dense peaks per GPU and MX tensor cores.
+  const auto gb200 = planck::core::gpu_preset("gb200");
+  REQUIRE(gb200.has_value());
+  CHECK(gb200->bf16_tflops == 2500.0);
+  CHECK(gb200->fp8_tflops == 5000.0);
+  CHECK(planck::core::blackwell(*gb200));
+  CHECK_FALSE(planck::core::blackwell(*planck::core::gpu_preset("h100-sxm")));
+}
