@@ -2,7 +2,7 @@
 """Published MoE runs (tests/data/published/moe_runs.csv, sources in SOURCES_moe.md) -> the rows
 tests/sim/sim_published_moe_test.cc simulates (tests/data/published/moe_validation.csv).
 
-Kept: H100 and B200 rows of models planck has a preset for, with a stated precision planck prices
+Kept: H100, B200, B300, GB200 and GB300 rows of models planck has a preset for, with a stated precision planck prices
 (bf16, FP8 current scaling, FP8 blockwise / sub-channel, MXFP8) and a step time. Left out, with the
 reason printed: NVFP4, unstated precision, hybrid Mamba models, rows without a layout, and runs
 on AWS EFA (p5 / p6 instances: NCCL through aws-ofi-nccl and DeepEP through a host proxy or UCCL,
@@ -18,6 +18,15 @@ DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "published"
 MODELS = {"Qwen3-30B-A3B": "qwen3-30b-a3b", "Qwen3-235B-A22B": "qwen3-235b-a22b", "DeepSeek-V3": "deepseek-v3",
           "DeepSeek-V3 (no MTP in layout)": "deepseek-v3", "GPT-OSS-120B": "gpt-oss-120b",
           "Mixtral-8x22B": "mixtral-8x22b"}
+
+
+# The GPU column's part -> planck's preset. GB200 / GB300 run on NVL72 racks: trays of 4 GPUs
+# (gpus_per_node 4), and the job's NVLink domain is the Slurm segment Bridge's executor asks for:
+# all the trays up to 18, else the largest divisor of the tray count up to 18
+# (scripts/performance/utils/executors.py, "add --segment flag to sbatch if job uses GB200"):
+# 256 GPUs = 64 trays run as 4 segments of 16 trays, 64 GPUs each.
+GPUS = [("H100", "h100-sxm"), ("B200", "b200"), ("GB200", "gb200"), ("GB300", "gb300"), ("B300", "b300")]
+NVL72 = ("gb200", "gb300")
 
 
 def fp8_of(p):
@@ -58,7 +67,9 @@ def megatron_layout(cell):
     src/megatron/bridge/recipes/deepseek/deepseek_v3.py layout_map at 97ad8cc6f), which Megatron's
     parser would refuse; the same layout in its syntax is "Et*4|(t*4|)*14tmL"."""
     layout = cell.split(" ")[0] if cell[:1] == "E" else ""
-    return {"E+4t|(4t|)x14|1t+mL": "Et*4|(t*4|)*14tmL"}.get(layout, layout)
+    # (The (8, 1) map of the same recipe, [["embedding"] + ["decoder"] * 8] + [["decoder"] * 8] * 6 +
+    # [["decoder"] * 5 + ["mtp", "loss"]], is written "E+8t|8t x6|5t+mL".)
+    return {"E+4t|(4t|)x14|1t+mL": "Et*4|(t*4|)*14tmL", "E+8t|8t": "Et*8|(t*8|)*6t*5mL"}.get(layout, layout)
 
 
 def layout_stages(layout):
@@ -78,7 +89,7 @@ def main():
     for r in rows:
         why = None
         model = MODELS.get(r["model"])
-        gpu = "h100-sxm" if r["gpu"].startswith("H100") else "b200" if r["gpu"].startswith("B200") else None
+        gpu = next((preset for prefix, preset in GPUS if r["gpu"].startswith(prefix)), None)
         fp8 = fp8_of(r["precision"])
         disp, disp_note = dispatcher_of(r["dispatcher"])
         step = r["measured_step_time_s"] or r["step_time_s_derived"]
@@ -92,10 +103,22 @@ def main():
             why = "AWS EFA network (not modelled)"
         elif not step or not r["tp"] or not r["pp"] or not r["ep"]:
             why = "no step time or layout"
+        elif int(r["gpus_total"]) % (int(r["pp"]) * int(r["ep"])) != 0:
+            # Megatron-Core's expert grid is pp x etp x ep x edp = world (RankGenerator refuses
+            # the rest): 25.09's GB200 DeepSeek-V3 "alternate" cells (PP 8, EP 64 on 256 GPUs)
+            # mix two layouts' values.
+            why = "layout impossible on its GPUs (pp x ep does not divide the world)"
         if why:
             print("skip", r["id"], "-", why, file=sys.stderr)
             continue
         assumed = [disp_note] if disp_note else []
+        nvlink_domain = ""
+        if gpu in NVL72:
+            trays = int(r["gpus_total"]) // 4
+            segment = trays if trays <= 18 else max(d for d in range(1, 19) if trays % d == 0)
+            nvlink_domain = str(4 * segment)
+            if not r["source"].startswith("Megatron-Bridge"):
+                assumed.append("NVLink domain " + nvlink_domain + " GPUs (Megatron-Bridge's Slurm segment rule)")
         rc = r["recompute"].lower()
         recompute = "full" if rc.startswith("full") else "none"
         if rc.startswith("selective"):
@@ -139,7 +162,7 @@ def main():
                            str(layout_stages(layout)) + "-stage pipeline layout (the table says " + vpp + ")")
             vpp = str(layout_stages(layout) // int(r["pp"]))
         out.append({"id": r["id"], "source": r["source"], "model": model, "gpu": gpu, "gpus": r["gpus_total"],
-                    "gpus_per_node": r["gpus_per_node"], "tp": tp, "pp": r["pp"], "cp": cp, "ep": ep, "vpp": vpp,
+                    "gpus_per_node": r["gpus_per_node"], "nvlink_domain": nvlink_domain, "tp": tp, "pp": r["pp"], "cp": cp, "ep": ep, "vpp": vpp,
                     "mbs": r["mbs"], "gbs": r["gbs_seqs"], "seq_len": r["seq_len"], "fp8": fp8,
                     "recompute": recompute,
                     "data_parallel": "fsdp" if "fsdp on" in r["dp_sharding"].lower() else "zero1", "dispatcher": disp, "capacity_factor": capacity, "ep_overlap": overlap,

@@ -9,16 +9,16 @@
 
 namespace planck::sim {
 
-inline constexpr double kMoeStepErrorBand = 0.098;
+inline constexpr double kMoeStepErrorBand = 0.155;
 // The shared MoE constants (SimOptions::moe), fitted on all rows of moe_validation.csv by the
 // same grid the test's leave-one-source-out fit searches (the test checks they are its optimum),
 // with the grouped-GEMM scale of each GPU generation (ComputeCurve::grouped_gemm_scale, held by
 // the presets).
 inline constexpr double kMoeLayerOverheadUs = 1000;
 inline constexpr double kMoeLayerHostFloorUs = 2000;
-inline constexpr double kMoeEpOverlapEfficiency = 0.75;
-inline constexpr int kMoeBandRuns = 47;
-inline constexpr int kMoeBandSources = 15;
+inline constexpr double kMoeEpOverlapEfficiency = 1.0;
+inline constexpr int kMoeBandRuns = 148;
+inline constexpr int kMoeBandSources = 38;
 
 // "MoE step time: measured error +-X% (mean |error| over N published MoE runs from S sources, ...)"
 std::string moe_error_band_note();

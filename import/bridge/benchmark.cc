@@ -81,18 +81,25 @@ void benchmark_gpu(const std::string& name, const std::string& file, int line, I
     return;
   }
   r.plan["cluster"]["gpu"] = hw->preset;
-  // A GB tray's 4 GPUs sit in an NVL72 rack whose NVLink reaches all 72 of them: the job's
-  // domain is a rack, or the whole job when it is smaller (a whole number of trays).
+  // A GB tray's 4 GPUs sit in an NVL72 rack whose NVLink reaches up to 18 trays: the job's domain
+  // is the Slurm segment Bridge's executor asks for, all the trays up to 18, else the largest
+  // divisor of the tray count up to 18 (scripts/performance/utils/executors.py, "--segment"):
+  // 256 GPUs run as 4 segments of 64.
   auto& cluster = r.plan["cluster"];
   if (hw->nvlink_domain > 0 && !cluster.contains("nvlink_domain") && cluster.contains("gpus_per_node") &&
       cluster.contains("nodes")) {
     const std::int64_t gpn = cluster["gpus_per_node"].get<std::int64_t>();
-    const std::int64_t world = gpn * cluster["nodes"].get<std::int64_t>();
-    const std::int64_t domain = std::min<std::int64_t>(hw->nvlink_domain, world);
-    if (gpn > 0 && domain % gpn == 0 && domain > gpn) {
-      cluster["nvlink_domain"] = domain;
-      b.note("nvlink_domain " + std::to_string(domain) + " (an NVL72 rack's NVLink) from the recipe's hardware " +
-             hw->name + "; --nvlink-domain gives another");
+    const std::int64_t nodes = cluster["nodes"].get<std::int64_t>();
+    const std::int64_t most = hw->nvlink_domain / std::max<std::int64_t>(1, gpn);
+    std::int64_t segment = nodes <= most ? nodes : 1;
+    for (std::int64_t s = std::min(nodes, most); s > 1 && segment == 1; --s) {
+      if (nodes % s == 0) segment = s;
+    }
+    if (gpn > 0 && segment > 1) {
+      cluster["nvlink_domain"] = segment * gpn;
+      b.note("nvlink_domain " + std::to_string(segment * gpn) + " (" + std::to_string(segment) + " trays of an NVL72 "
+             "rack, the Slurm segment Megatron-Bridge's executor asks for) from the recipe's hardware " + hw->name +
+             "; --nvlink-domain gives another");
     }
   }
   if (hw->exact) {

@@ -195,7 +195,7 @@ TEST_CASE("grouped_gemm_scale_is_the_gpus_and_a_plan_may_set_it") {
   // The expert GEMMs run at compute.grouped_gemm_scale of a dense GEMM's efficiency: their time
   // is inversely proportional to it (halving it twice adds twice what halving it once added),
   // the dense GEMMs do not move, and a preset's own figure is what the plan gets unless it sets
-  // one (b200: 0.5, Blackwell's fit; docs/simulator.md "MoE validation").
+  // one (b200: 0.8, Blackwell's fit; docs/simulator.md "MoE validation").
   auto with = [](const std::string& gpu) {
     return t::plan_from(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8, "gpu": )" + gpu + R"(},
       "mesh": {"dims": ["dp", "ep"], "shape": [2, 4]}, "parallelism": {"moe_dispatcher": "alltoall"},
@@ -213,7 +213,7 @@ TEST_CASE("grouped_gemm_scale_is_the_gpus_and_a_plan_may_set_it") {
   CHECK(b > a);
   CHECK(c - b == doctest::Approx(2 * (b - a)).epsilon(1e-6));
   CHECK(gemm(with(R"("h100-sxm")")) == doctest::Approx(gemm(with(R"({"preset": "h100-sxm", "compute": {"grouped_gemm_scale": 0.7}})"))));
-  CHECK(gemm(with(R"("b200")")) == doctest::Approx(gemm(with(R"({"preset": "b200", "compute": {"grouped_gemm_scale": 0.5}})"))));
+  CHECK(gemm(with(R"("b200")")) == doctest::Approx(gemm(with(R"({"preset": "b200", "compute": {"grouped_gemm_scale": 0.8}})"))));
   // Out of (0, 1] it is refused with its pointer.
   const auto bad = planck::core::load_plan_text(
       R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8, "gpu": {"preset": "b200", "compute": {"grouped_gemm_scale": 1.5}}},
