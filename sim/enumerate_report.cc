@@ -172,8 +172,9 @@ std::string enumerate_to_csv(const EnumerateResult& r, std::int64_t top) {
 
 std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& req, std::int64_t top) {
   std::ostringstream o;
-  o << req.model.name << " on " << r.world << " x " << req.gpu.name << " (" << req.gpus_per_node
-    << " per node), seq " << req.seq_len << ", micro-batch "
+  o << req.model.name << " on " << r.world << " x " << req.gpu.name << " (" << req.gpus_per_node << " per node"
+    << (req.nvlink_domain > 0 ? ", NVLink domain " + std::to_string(req.nvlink_domain) : std::string()) << "), seq "
+    << req.seq_len << ", micro-batch "
     << (req.search_micro_batch ? std::string("1-16 without a pipeline, else 1") : std::to_string(req.micro_batch)) << ": " << r.considered
     << " factorizations considered, " << r.valid << " valid layouts";
   if (shown(r, top) < r.layouts.size()) o << ", best " << shown(r, top) << " shown";

@@ -96,7 +96,10 @@ std::string sim_to_json(const SimResult& r) {
 std::string sim_to_text(const SimResult& r, const core::Plan& plan, const core::Mesh& mesh) {
   std::ostringstream o;
   o << (plan.name.empty() ? plan.path : plan.name) << ": " << mesh.to_string() << ", world " << r.world << ", "
-    << plan.cluster.gpu.name << ", model " << (plan.model ? plan.model->name : "?") << ", data_parallel "
+    << plan.cluster.gpu.name
+    << (plan.cluster.nvlink_domain > 0 ? " (NVLink domain " + std::to_string(plan.cluster.nvlink_domain) + ")"
+                                       : std::string())
+    << ", model " << (plan.model ? plan.model->name : "?") << ", data_parallel "
     << core::to_string(r.schedule.data_parallel) << ", " << r.schedule.micro_batches << " micro-batch(es) of "
     << r.schedule.micro_batch << " x " << r.schedule.seq_len << " tokens\n\n";
   o << pad("role", 10) << pad("dims", 18) << pad("op", 15) << pad("phase", 10) << pad("n x groups", 12)

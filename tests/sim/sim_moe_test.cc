@@ -293,6 +293,14 @@ TEST_CASE("nvlink_domain_keeps_an_nvl72_racks_trays_on_nvlink") {
   const auto trays = t::plan_from(plan("")), rack = t::plan_from(plan(R"(, "nvlink_domain": 72)"));
   CHECK(dispatch_link(trays) == "net");
   CHECK(dispatch_link(rack) == "nvlink");
+  // A GB plan without a domain says how its cross-tray traffic was priced.
+  const auto said = [](const planck::core::Plan& p) {
+    const auto r = planck::sim::simulate(p, t::mesh_of(p));
+    REQUIRE(r.is_ok());
+    return t::any_contains(r->notes, "cluster.nvlink_domain is not set");
+  };
+  CHECK(said(trays));
+  CHECK_FALSE(said(rack));
   // ep 4 strided over both trays: it could sit in one tray, so verify warns, unless one domain holds both.
   const std::string strided = R"("dims": ["ep", "dp"], "shape": [4, 2])";
   CHECK(t::has_rule(t::verify_plan(t::plan_from(plan("", strided))), "ep-crosses-nodes", "2 nodes"));
