@@ -115,10 +115,11 @@ void setup_simulate(CLI::App& app, Action& action) {
   app.description(
       "Lower the plan into the collectives of one optimizer step (role, dims, op, phase, group size, bytes per "
       "call, calls per step), time each on the cluster's links (NCCL-like ring/tree choice; NVLink inside a node, "
-      "NICs across nodes), add compute time from a per-kernel model (GEMMs, attention, memory-bound kernels, "
-      "recompute; or model FLOPs at training.mfu when the plan sets it), the bubble, what overlaps and "
-      "what is exposed, and the memory of the most-loaded GPU (params, grads, optimizer, activations, peak vs "
-      "capacity). Needs the plan's model. JSON is planck-sim/1 (docs/simulator.md); details in docs/simulator.md.\n"
+      "or inside cluster.nvlink_domain where the plan sets one, NICs across them), add compute time from a "
+      "per-kernel model (GEMMs, attention, memory-bound kernels, recompute; or model FLOPs at training.mfu when "
+      "the plan sets it), the bubble, what overlaps and what is exposed, and the memory of the most-loaded GPU "
+      "(params, grads, optimizer, activations, peak vs capacity). Needs the plan's model. JSON is planck-sim/1 "
+      "(docs/simulator.md); details in docs/simulator.md.\n"
       "Exit 2 when the plan cannot be loaded, its mesh is invalid, it has no model, or --topology is unreadable; "
       "else 0 (memory-exceeds is a verify rule, not a simulate failure).");
   app.add_option("plan", o->plan, "a planck plan or a framework config (as verify takes: torchtitan TOML or config_registry.py:FUNCTION, Lingua YAML, Megatron script, DeepSpeed JSON), with --nodes/--gpus-per-node and the run's facts")->required();
