@@ -58,6 +58,8 @@ double predict(const Row& r, double ceiling) {
 
 std::vector<Row> read_cases() { return read_published("validation.csv"); }
 
+double shipped_step(const Row& r) { return predict(r, 0); }
+
 std::vector<Row> read_published(const std::string& file) {
   std::ifstream in(std::string(PLANCK_TEST_DATA_DIR) + "/published/" + file);
   REQUIRE(in.good());

@@ -46,6 +46,8 @@ std::vector<Row> read_published(const std::string& file);
 nlohmann::json model_json(const Row& r);
 // The planck/1 plan of a row, with `ceiling` for its family's fitted constant (0 = the preset's).
 std::string plan_json(const Row& r, double ceiling);
+// A row's step with the shipped presets (no ceiling fitted to it).
+double shipped_step(const Row& r);
 // Every row predicted leave-one-source-out.
 std::vector<Case> loso_predictions(const std::vector<Row>& rows);
 // The ceiling minimising the mean over sources of the mean |relative error| of `cases` (those of
