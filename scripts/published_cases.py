@@ -372,19 +372,18 @@ def main():
         c = new_case(r) or mlperf_case(r)
         if c is not None:
             cases.append(c)
-    with open(os.path.join(DATA, "validation.csv"), "w", newline="") as f:
+    write_cases("validation.csv", cases)
+    blackwell = [c for c in map(blackwell_case, csv.DictReader(open(os.path.join(DATA, "runs_new.csv")))) if c]
+    write_cases("validation_blackwell.csv", blackwell)
+
+
+def write_cases(name, cases):
+    with open(os.path.join(DATA, name), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
         w.writeheader()
         for c in cases:
             w.writerow(c)
-    print(f"{len(cases)} cases", file=sys.stderr)
-    blackwell = [c for c in map(blackwell_case, csv.DictReader(open(os.path.join(DATA, "runs_new.csv")))) if c]
-    with open(os.path.join(DATA, "validation_blackwell.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
-        w.writeheader()
-        for c in blackwell:
-            w.writerow(c)
-    print(f"{len(blackwell)} Blackwell cases", file=sys.stderr)
+    print(f"{name}: {len(cases)} cases", file=sys.stderr)
 
 
 if __name__ == "__main__":
