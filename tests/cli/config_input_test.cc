@@ -254,6 +254,19 @@ TEST_CASE("cli_megatron_bridge_benchmark_recipe_takes_its_hardware_and_world_fro
                                     " --nvlink-domain 4 2>/dev/null");
   REQUIRE(gd.code == 0);
   CHECK(nlohmann::json::parse(gd.out)["cluster"]["nvlink_domain"] == 4);
+  // On more trays than a rack holds, the domain is the Slurm segment Bridge's executor asks for
+  // (scripts/performance/utils/executors.py): the largest divisor of the tray count up to 18.
+  for (const auto& [nodes, domain] : {std::pair{64, 64}, std::pair{20, 40}, std::pair{19, 4}}) {
+    Run w = planck_test::run_command(std::string(PLANCK_BIN) + " import megatron-bridge " + gb200 + " --nodes " +
+                                     std::to_string(nodes) + " --gpus-per-node 4 2>/dev/null");
+    REQUIRE(w.code == 0);
+    const auto wp = nlohmann::json::parse(w.out);
+    if (domain > 4) {
+      CHECK(wp["cluster"]["nvlink_domain"] == domain);
+    } else {
+      CHECK_FALSE(wp["cluster"].contains("nvlink_domain"));  // 19 trays: a segment of 1, each tray alone
+    }
+  }
 }
 
 TEST_CASE("cli_megatron_bridge_recipe_file_reports_a_refused_function_and_reads_the_others") {
