@@ -152,6 +152,9 @@ def main():
         m = re.search(r"cuda[_ ]graph[=: ]*(?:transformer_engine:)?\(?([a-z_, ]+)", r["overlap"] + " " + r["notes"], re.I)
         graphs = ",".join(x.strip() for x in m.group(1).replace(" ", ",").split(",") if x.strip() in
                           ("attn", "moe_router", "moe_preprocess", "mlp", "moe", "full_iteration")) if m else ""
+        # The model zoo's GB200 / GB300 script comments: "paged stash + full-iteration CUDA graph".
+        if re.search(r"full-iteration cuda graph", r["overlap"] + " " + r["notes"], re.I):
+            graphs = "full_iteration"
         grad_overlap = "0" if "overlap_grad_reduce=false" in (r["notes"] + r["overlap"]).lower().replace(" ", "") else "1"
         layout = megatron_layout(r["pipeline_layout"])
         if layout and layout_stages(layout) != int(r["pp"]) * int(vpp):
