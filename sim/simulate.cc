@@ -263,9 +263,10 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
     r.mfu = peak > 0 ? r.tflops_per_gpu * 1e12 / peak : 0;
   }
   r.notes.insert(r.notes.begin(), schedule.notes.begin(), schedule.notes.end());
-  if ((gpu.name == "gb200" || gpu.name == "gb300") && plan.cluster.nvlink_domain == 0 && r.world > gpn) {
-    r.notes.push_back(gpu.name + " sits in NVL72 racks whose NVLink reaches up to 72 GPUs, but cluster.nvlink_domain "
-                      "is not set: traffic between nodes of " + std::to_string(gpn) +
+  if (const std::int64_t rack = core::rack_nvlink_gpus(gpu);
+      rack > 0 && plan.cluster.nvlink_domain == 0 && r.world > gpn) {
+    r.notes.push_back(gpu.name + " sits in racks whose NVLink reaches up to " + std::to_string(rack) +
+                      " GPUs, but cluster.nvlink_domain is not set: traffic between nodes of " + std::to_string(gpn) +
                       " is priced on the NICs (set it to the GPUs one rack gives the job)");
   }
   if (r.memory.host_traffic > 0) {

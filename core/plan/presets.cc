@@ -255,6 +255,8 @@ bool blackwell(const GpuSpec& gpu) {
   return false;
 }
 
+std::int64_t rack_nvlink_gpus(const GpuSpec& gpu) { return gpu.name == "gb200" || gpu.name == "gb300" ? 72 : 0; }
+
 std::vector<std::string> gpu_preset_names() {
   std::vector<std::string> out;
   for (const auto& g : kGpus) out.push_back(g.name);

@@ -13,6 +13,9 @@ namespace planck::core {
 std::optional<GpuSpec> gpu_preset(std::string_view name);
 // A Blackwell preset (b200, gb200, b300, gb300): MX tensor cores (MXFP8).
 bool blackwell(const GpuSpec& gpu);
+// The GPUs one rack's NVLink reaches for a rack-scale preset (gb200, gb300: NVL72, 72); 0 for the
+// others, whose NVLink ends at the node.
+std::int64_t rack_nvlink_gpus(const GpuSpec& gpu);
 std::optional<ModelSpec> model_preset(std::string_view name);
 // The model preset with exactly these layers, hidden size, heads and KV heads (an importer whose
 // config leaves the vocabulary to a tokenizer file takes the preset's), or nullopt.

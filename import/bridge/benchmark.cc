@@ -10,6 +10,7 @@
 #include <regex>
 #include <string>
 
+#include "core/plan/presets.h"
 #include "import/bridge/recipe.h"
 #include "import/plan_builder.h"
 
@@ -22,17 +23,16 @@ struct HardwarePreset {
   const char* preset;   // the planck preset it is priced as
   bool exact;           // false: the nearest preset, said in a setting-unmodelled warning
   int gpus_per_node;    // a node as Bridge's executors launch it (utils/executors.py: 4 on GB / VR trays)
-  int nvlink_domain;    // GPUs of one NVLink domain (an NVL72 rack); 0 = a node
   const char* differs;  // what the nearest preset does not price
 };
 constexpr HardwarePreset kHardware[] = {
-    {"h100", "h100-sxm", true, 8, 0, ""},
-    {"h200", "h200", true, 8, 0, ""},
-    {"b200", "b200", true, 8, 0, ""},
-    {"gb200", "gb200", true, 4, 72, ""},
-    {"b300", "b300", true, 8, 0, ""},
-    {"gb300", "gb300", true, 4, 72, ""},
-    {"vr200", "b200", false, 4, 0, "Rubin's compute, memory and NVLink 6"},
+    {"h100", "h100-sxm", true, 8, ""},
+    {"h200", "h200", true, 8, ""},
+    {"b200", "b200", true, 8, ""},
+    {"gb200", "gb200", true, 4, ""},
+    {"b300", "b300", true, 8, ""},
+    {"gb300", "gb300", true, 4, ""},
+    {"vr200", "b200", false, 4, "Rubin's compute, memory and NVLink 6"},
 };
 
 const HardwarePreset* hardware(const std::string& name) {
@@ -86,15 +86,13 @@ void benchmark_gpu(const std::string& name, const std::string& file, int line, I
   // divisor of the tray count up to 18 (scripts/performance/utils/executors.py, "--segment"):
   // 256 GPUs run as 4 segments of 64.
   auto& cluster = r.plan["cluster"];
-  if (hw->nvlink_domain > 0 && !cluster.contains("nvlink_domain") && cluster.contains("gpus_per_node") &&
+  const std::int64_t rack = core::rack_nvlink_gpus(*core::gpu_preset(hw->preset));
+  if (rack > 0 && !cluster.contains("nvlink_domain") && cluster.contains("gpus_per_node") &&
       cluster.contains("nodes")) {
     const std::int64_t gpn = cluster["gpus_per_node"].get<std::int64_t>();
     const std::int64_t nodes = cluster["nodes"].get<std::int64_t>();
-    const std::int64_t most = hw->nvlink_domain / std::max<std::int64_t>(1, gpn);
-    std::int64_t segment = nodes <= most ? nodes : 1;
-    for (std::int64_t s = std::min(nodes, most); s > 1 && segment == 1; --s) {
-      if (nodes % s == 0) segment = s;
-    }
+    std::int64_t segment = std::min(nodes, rack / std::max<std::int64_t>(1, gpn));
+    while (segment > 1 && nodes % segment != 0) --segment;
     if (gpn > 0 && segment > 1) {
       cluster["nvlink_domain"] = segment * gpn;
       b.note("nvlink_domain " + std::to_string(segment * gpn) + " (" + std::to_string(segment) + " trays of an NVL72 "
