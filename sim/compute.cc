@@ -199,13 +199,20 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
   return s;
 }
 
-std::pair<double, double> moe_host_times(const core::Training& training, double overhead_s, double floor_s) {
+double moe_layer_launches(const core::ModelSpec& m, const ComputeShape& s) {
+  const double local_experts =
+      static_cast<double>(std::max<std::int64_t>(1, m.experts)) / static_cast<double>(std::max<std::int64_t>(1, s.ep));
+  const double per_expert = s.linear_dtype == core::DType::kFp8 ? 4 : 2;
+  return kMoeLayerFixedLaunches + per_expert * std::max(1.0, local_experts);
+}
+
+std::pair<double, double> moe_host_times(const core::Training& training, double overhead_s, double launch_s) {
   auto has = [&](const char* g) {
     return std::find(training.cuda_graphs.begin(), training.cuda_graphs.end(), g) != training.cuda_graphs.end();
   };
   if (has("layer") || has("full_iteration") || (has("attn") && has("moe"))) return {0.0, 0.0};
-  if (has("moe") || has("moe_router")) return {0.0, floor_s};
-  return {overhead_s, floor_s};
+  if (has("moe") || has("moe_router")) return {0.0, launch_s};
+  return {overhead_s, launch_s};
 }
 
 double ComputeShape::tokens() const {
@@ -306,8 +313,9 @@ PassTimes layer_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const 
     // (Megatron token_dispatcher.py cuda_sync_point, DeepEP's dispatch waits on the CPU), so the
     // host cannot queue the layer's kernels ahead of the GPU: a pass takes at least the time to
     // launch them (backward launches the data- and weight-gradient kernels: twice).
-    p.forward.memory_s += std::max(0.0, s.moe_layer_floor_s - p.forward.total_s());
-    p.backward.memory_s += std::max(0.0, 2 * s.moe_layer_floor_s - p.backward.total_s());
+    const double floor = s.moe_host_launch_s * moe_layer_launches(m, s);
+    p.forward.memory_s += std::max(0.0, floor - p.forward.total_s());
+    p.backward.memory_s += std::max(0.0, 2 * floor - p.backward.total_s());
   }
   switch (s.checkpointing) {
     case core::Checkpointing::kNone: break;

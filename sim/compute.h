@@ -77,22 +77,32 @@ struct ComputeShape {
   // Fitted to published MoE runs (sim/moe_band.h, SimOptions::moe): the grouped GEMMs' efficiency
   // relative to a dense GEMM of the same shape; the host time an MoE layer's router and dispatch
   // preprocessing add to a micro-batch's forward (twice that backward), 0 where CUDA graphs replay
-  // them; and the least time an MoE layer's forward takes while the host launches its kernels
-  // one by one (twice that backward), 0 where the whole layer replays from a graph
-  // (moe_host_times).
+  // them; and the host seconds per operation of an MoE layer launched one by one, 0 where the
+  // whole layer replays from a graph (moe_host_times): the layer's forward takes at least that x
+  // moe_layer_launches (twice that backward).
   double expert_gemm_scale = 1.0;
   double moe_layer_overhead_s = 0;
-  double moe_layer_floor_s = 0;
+  double moe_host_launch_s = 0;
   double tokens() const;  // micro_batch x seq_len / cp
 };
+// The operations the host issues one by one for an eagerly launched MoE layer's forward, whose
+// count sets the layer's least time while the dispatcher's device-to-host copy of the per-expert
+// token counts keeps the host from queueing ahead: kMoeLayerFixedLaunches for the layer's own path
+// (attention block, dispatch, sort, pad, activation, unpad, combine, unpermute), plus, per local
+// expert, one GEMM launch for each of fc1 and fc2 (Transformer Engine's GroupedLinear issues one
+// GEMM per expert through general_grouped_gemm) and, under FP8, one input quantization for each
+// (its per-expert fused_multi_quantize and weight-workspace loop): 2 per expert in BF16, 4 in FP8.
+inline constexpr double kMoeLayerFixedLaunches = 32;
+double moe_layer_launches(const core::ModelSpec& m, const ComputeShape& s);
+
 // What of an MoE layer's host time training.cuda_graphs leaves on the host, as the
-// (overhead, floor) pair ComputeShape takes: Megatron-Core replays the router and the token
+// (overhead, seconds per launch) pair ComputeShape takes: Megatron-Core replays the router and the token
 // dispatcher's preprocessing (its device-to-host copy of the per-expert token counts included)
 // from a graph under --cuda-graph-modules moe_router moe_preprocess, the whole MoE block under
 // moe, the whole layer under layer (its empty module list) and the step under full_iteration
 // (megatron/core/transformer/transformer_config.py cuda_graph_modules; token_dispatcher.py
 // moves the copy out of the graph: cuda_dtoh_point "before_ep_alltoall").
-std::pair<double, double> moe_host_times(const core::Training& training, double overhead_s, double floor_s);
+std::pair<double, double> moe_host_times(const core::Training& training, double overhead_s, double launch_s);
 
 // The shape of a plan lowered into `schedule` on `mesh` (gemm_scale 1).
 ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const core::Schedule& schedule);

@@ -13,7 +13,7 @@ std::string moe_error_band_note() {
 }
 
 MoeConstants fitted_moe_constants() {
-  return {std::nullopt, kMoeLayerOverheadUs * 1e-6, kMoeLayerHostFloorUs * 1e-6, kMoeEpOverlapEfficiency};
+  return {std::nullopt, kMoeLayerOverheadUs * 1e-6, kMoeHostLaunchUs * 1e-6, kMoeEpOverlapEfficiency};
 }
 
 }  // namespace planck::sim

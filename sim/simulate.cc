@@ -35,8 +35,8 @@ ComputeBreakdown step_compute(const core::Plan& plan, const core::Mesh& mesh, co
   ComputeShape shape = compute_shape(plan, mesh, schedule);
   shape.gemm_scale = options.topology && options.topology->compute ? options.topology->compute->gemm_scale : 1.0;
   shape.expert_gemm_scale = options.moe.expert_gemm_scale.value_or(gpu.compute.grouped_gemm_scale);
-  std::tie(shape.moe_layer_overhead_s, shape.moe_layer_floor_s) =
-      moe_host_times(tr, options.moe.layer_overhead_s, options.moe.layer_host_floor_s);
+  std::tie(shape.moe_layer_overhead_s, shape.moe_host_launch_s) =
+      moe_host_times(tr, options.moe.layer_overhead_s, options.moe.host_launch_s);
   const core::RankParams rp = core::rank_params(model, d.pp, d.tp, shape.ep, shape.etp);
   PassTimes layers;
   if (rp.dense_layers > 0) layers += layer_times(model, gpu, shape, false) * static_cast<double>(rp.dense_layers);

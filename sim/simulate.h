@@ -24,7 +24,9 @@ struct MoeConstants {
   // compute.grouped_gemm_scale (per generation, core/plan/presets.cc).
   std::optional<double> expert_gemm_scale;
   double layer_overhead_s;       // router + dispatch preprocessing host time per MoE layer forward (2x backward)
-  double layer_host_floor_s;     // least time of an eagerly launched MoE layer's forward (2x backward)
+  // Host seconds per operation an eagerly launched MoE layer's forward issues one by one; the
+  // layer's forward takes at least this x moe_layer_launches (2x backward; sim/compute.h).
+  double host_launch_s;
   double ep_overlap_efficiency;  // share of the paired all-to-all the overlap really hides
 };
 MoeConstants fitted_moe_constants();

@@ -227,7 +227,7 @@ TEST_CASE("grouped_gemm_scale_is_the_gpus_and_a_plan_may_set_it") {
 
 TEST_CASE("cuda_graphs_replay_the_moe_layers_host_time") {
   // The router + dispatch preprocessing host time goes with moe_router / moe_preprocess graphs;
-  // the launch floor only when the whole layer (or step) replays.
+  // the per-launch host time (the layer's floor) only when the whole layer (or step) replays.
   planck::core::Training tr;
   using P = std::pair<double, double>;
   CHECK(planck::sim::moe_host_times(tr, 1e-3, 2e-3) == P{1e-3, 2e-3});
@@ -251,17 +251,32 @@ TEST_CASE("cuda_graphs_replay_the_moe_layers_host_time") {
 }
 
 TEST_CASE("an_eagerly_launched_moe_layer_takes_at_least_its_host_floor") {
-  // A tiny layer's GPU time is far below a 2 ms floor: forward 2 ms, backward 4 ms exactly.
+  // 16 experts over an expert group of 2: 8 local experts. The floor counts 32 fixed launches and,
+  // per local expert, one fc1 and one fc2 GEMM (TE GroupedLinear: one GEMM per expert), plus one
+  // input quantization for each under FP8: 32 + 2 x 8 = 48 launches in BF16, 32 + 4 x 8 = 64 in FP8.
   auto p = t::plan_from(plan(R"("dp", "ep")", "8, 2", "", R"("global_batch": 16, "seq_len": 64)"));
   const auto mesh = t::mesh_of(p);
   auto shape = planck::sim::compute_shape(p, mesh, t::lower_ok(p, mesh));
-  shape.moe_layer_floor_s = 2e-3;
+  CHECK(shape.ep == 2);
+  CHECK(planck::sim::moe_layer_launches(*p.model, shape) == doctest::Approx(48));
+  // A tiny layer's GPU time is far below 48 x 50 us = 2.4 ms: forward 2.4 ms, backward 4.8 ms exactly.
+  shape.moe_host_launch_s = 50e-6;
   const auto floor = planck::sim::layer_times(*p.model, p.cluster.gpu, shape, true);
-  CHECK(floor.forward.total_s() == doctest::Approx(2e-3));
-  CHECK(floor.backward.total_s() == doctest::Approx(4e-3));
+  CHECK(floor.forward.total_s() == doctest::Approx(48 * 50e-6));
+  CHECK(floor.backward.total_s() == doctest::Approx(2 * 48 * 50e-6));
+  // FP8 linears quantize each expert's inputs: 64 launches.
+  auto fp8 = shape;
+  fp8.linear_dtype = planck::core::DType::kFp8;
+  CHECK(planck::sim::moe_layer_launches(*p.model, fp8) == doctest::Approx(64));
+  CHECK(planck::sim::layer_times(*p.model, p.cluster.gpu, fp8, true).forward.total_s() ==
+        doctest::Approx(64 * 50e-6));
+  // Twice the expert group: half the local experts, 32 + 2 x 4 launches.
+  auto wide = shape;
+  wide.ep = 4;
+  CHECK(planck::sim::moe_layer_launches(*p.model, wide) == doctest::Approx(40));
   // Dense layers and a layer whose GPU time exceeds the floor are not touched.
   const auto dense = planck::sim::layer_times(*p.model, p.cluster.gpu, shape, false);
-  CHECK(dense.forward.total_s() < 2e-3);
-  shape.moe_layer_floor_s = 1e-9;
-  CHECK(planck::sim::layer_times(*p.model, p.cluster.gpu, shape, true).forward.total_s() < 2e-3);
+  CHECK(dense.forward.total_s() < 48 * 50e-6);
+  shape.moe_host_launch_s = 1e-12;
+  CHECK(planck::sim::layer_times(*p.model, p.cluster.gpu, shape, true).forward.total_s() < 48 * 50e-6);
 }

@@ -102,7 +102,8 @@ double kendall_tau(const std::vector<double>& a, const std::vector<double>& b) {
 // The grid the MoE constants are searched on: grouped-GEMM efficiency relative to dense (one per
 // GPU generation, ComputeCurve::grouped_gemm_scale in the presets), and the shared ones of
 // sim/moe_band.h: the router + dispatch-preprocessing host microseconds per MoE layer forward, the
-// least microseconds of an eagerly launched MoE layer's forward, and the share of the paired
+// host microseconds per operation of an eagerly launched MoE layer (its least forward time is
+// that x sim::moe_layer_launches), and the share of the paired
 // all-to-all an overlap really hides.
 struct GridPoint {
   planck::sim::MoeConstants c;
@@ -133,9 +134,9 @@ std::vector<GridPoint> search_grid(const std::vector<Row>& rows) {
   std::vector<GridPoint> grid;
   for (double g : {0.4, 0.5, 0.6, 0.7, 0.8, 1.0}) {
     for (double us : {0.0, 250.0, 500.0, 750.0, 1000.0, 1500.0, 2000.0}) {
-      for (double floor_us : {0.0, 1000.0, 2000.0, 3000.0, 4000.0}) {
+      for (double launch_us : {0.0, 10.0, 15.0, 20.0, 25.0, 30.0, 35.0, 40.0}) {
         for (double ov : {0.5, 0.75, 1.0}) {
-          GridPoint pt{{g, us * 1e-6, floor_us * 1e-6, ov}, {}};
+          GridPoint pt{{g, us * 1e-6, launch_us * 1e-6, ov}, {}};
           planck::sim::SimOptions o;
           o.moe = pt.c;
           for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -157,7 +158,7 @@ std::vector<GridPoint> search_grid(const std::vector<Row>& rows) {
 Fit best(const std::vector<GridPoint>& grid, const std::vector<bool>& use, const std::vector<bool>& is_blackwell) {
   std::map<std::tuple<double, double, double>, std::vector<const GridPoint*>> shared;
   for (const auto& pt : grid) {
-    shared[{pt.c.layer_overhead_s, pt.c.layer_host_floor_s, pt.c.ep_overlap_efficiency}].push_back(&pt);
+    shared[{pt.c.layer_overhead_s, pt.c.host_launch_s, pt.c.ep_overlap_efficiency}].push_back(&pt);
   }
   Fit out;
   double least = 1e300;
@@ -197,8 +198,8 @@ const std::map<std::string, double> kStatedTau = {
     {"GPT-OSS-120B|B200", 5.0 / 6},
     {"GPT-OSS-120B|B300", 1.0},
     {"GPT-OSS-120B|GB200", 6.0 / 10},
-    {"Qwen3-235B-A22B|B200", -1.0 / 6},
-    {"Qwen3-235B-A22B|B300", 2.0 / 6},
+    {"Qwen3-235B-A22B|B200", 0.0},
+    {"Qwen3-235B-A22B|B300", 1.0},
     {"Qwen3-235B-A22B|GB200", 13.0 / 15},
     {"Qwen3-235B-A22B|GB300", 9.0 / 10},
     {"Qwen3-235B-A22B|H100|mcore-modelzoo", 0.6},
@@ -220,11 +221,11 @@ TEST_CASE("sim_published_moe_step_times_and_layout_order") {
   CHECK(planck::core::gpu_preset("h100-sxm")->compute.grouped_gemm_scale == doctest::Approx(all.hopper));
   CHECK(planck::core::gpu_preset("b200")->compute.grouped_gemm_scale == doctest::Approx(all.blackwell));
   CHECK(shipped.layer_overhead_s == doctest::Approx(all.c.layer_overhead_s));
-  CHECK(shipped.layer_host_floor_s == doctest::Approx(all.c.layer_host_floor_s));
+  CHECK(shipped.host_launch_s == doctest::Approx(all.c.host_launch_s));
   CHECK(shipped.ep_overlap_efficiency == doctest::Approx(all.c.ep_overlap_efficiency));
   std::printf("fit on all rows: grouped GEMM x%.2f Hopper, x%.2f Blackwell, %.0f us host time per MoE layer, %.0f us "
-              "floor, overlap x%.2f\n",
-              all.hopper, all.blackwell, all.c.layer_overhead_s * 1e6, all.c.layer_host_floor_s * 1e6,
+              "per launch, overlap x%.2f\n",
+              all.hopper, all.blackwell, all.c.layer_overhead_s * 1e6, all.c.host_launch_s * 1e6,
               all.c.ep_overlap_efficiency);
   // Leave one source out: fit on the other sources, score the held-out one.
   std::map<std::string, std::pair<double, int>> by_source;
@@ -241,7 +242,7 @@ TEST_CASE("sim_published_moe_step_times_and_layout_order") {
       ++acc.second;
     }
     std::printf("held out %-58s fit x%.2f/x%.2f %4.0f us %4.0f us x%.2f: mean |error| %5.1f%% (%d)\n", source.c_str(),
-                fit.hopper, fit.blackwell, fit.c.layer_overhead_s * 1e6, fit.c.layer_host_floor_s * 1e6,
+                fit.hopper, fit.blackwell, fit.c.layer_overhead_s * 1e6, fit.c.host_launch_s * 1e6,
                 fit.c.ep_overlap_efficiency, 100 * acc.first / acc.second, acc.second);
   }
   // group -> layout key -> (measured, predicted) tokens/s/GPU at the shipped constants, repeats averaged.
@@ -269,11 +270,12 @@ TEST_CASE("sim_published_moe_step_times_and_layout_order") {
   over_sources /= static_cast<double>(by_source.size());
   std::printf("MoE LOSO mean |error| %.1f%% (%.3f) over %zu runs, %.1f%% over %zu sources (%d FP8, %d DeepEP)\n",
               100 * loso, loso, rows.size(), 100 * over_sources, by_source.size(), fp8_rows, deepep_rows);
-  // Issue 32 asks for <= 15%; measured 15.1% over the 148 runs of H100, B200, B300, GB200 and GB300
-  // (9.8% over the 47 H100 / B200 runs before the Blackwell presets let the others in) when the
+  // Issue 32 asks for <= 15%; measured 14.4% over the 148 runs of H100, B200, B300, GB200 and GB300
+  // (15.1% while the host floor was one fixed time per layer, before it counted the layer's
+  // launches; 9.8% over the 47 H100 / B200 runs before the Blackwell presets let the others in) when the
   // constants were last fitted (docs/simulator.md "MoE validation"), held here so a change that
   // loses accuracy fails.
-  CHECK(loso <= 0.16);
+  CHECK(loso <= 0.15);
   CHECK(by_source.size() >= 4);
   CHECK(fp8_rows > 0);
   CHECK(deepep_rows > 0);
