@@ -10,6 +10,7 @@ a network planck's GPU presets do not describe; they price InfiniBand / RoCE NIC
 line rate). Settings the row does not state are
 read as the recipe's defaults and listed in `assumed`."""
 import csv
+import re
 import sys
 from pathlib import Path
 
@@ -27,6 +28,8 @@ MODELS = {"Qwen3-30B-A3B": "qwen3-30b-a3b", "Qwen3-235B-A22B": "qwen3-235b-a22b"
 # 256 GPUs = 64 trays run as 4 segments of 16 trays, 64 GPUs each.
 GPUS = [("H100", "h100-sxm"), ("B200", "b200"), ("GB200", "gb200"), ("GB300", "gb300"), ("B300", "b300")]
 NVL72 = ("gb200", "gb300")
+# Megatron-Core's recompute_modules names (megatron/core/transformer/transformer_config.py).
+RECOMPUTE_MODULES = ("core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts")
 
 
 def fp8_of(p):
@@ -121,8 +124,20 @@ def main():
                 assumed.append("NVLink domain " + nvlink_domain + " GPUs (Megatron-Bridge's Slurm segment rule)")
         rc = r["recompute"].lower()
         recompute = "full" if rc.startswith("full") else "none"
+        modules = []
         if rc.startswith("selective"):
-            assumed.append("Megatron's module recompute (" + r["recompute"][:40] + ") priced as none")
+            # Megatron's --recompute-modules (transformer_config.py recompute_modules) as the row
+            # names them; "selective" alone is Megatron's default, the attention core.
+            recompute = "selective_attention"
+            body = re.sub(r"\([^)]*\)", "", rc.split(";")[0])[len("selective"):].replace("mla up_proj", "mla_up_proj")
+            for tok in re.split(r"[,:\s]+", body):
+                tok = {"shared_expert": "shared_experts"}.get(tok, tok)
+                if tok in RECOMPUTE_MODULES and tok not in modules:
+                    modules.append(tok)
+            if "moe" in modules:
+                assumed.append("Megatron's moe module recompute priced as none")
+            if "offload" in rc:
+                assumed.append("activation offload priced as none")
         elif not rc.startswith("none") and not rc.startswith("full"):
             assumed.append("recompute not stated: none")
         vpp = r["vpp"] if r["vpp"].isdigit() else "1"
@@ -148,7 +163,6 @@ def main():
         # Megatron-Bridge 25.09 run_script.py: DeepSeek-V3 on H100 sets overlap_grad_reduce = False.
         # CUDA graphs the recipe or command states: Megatron --cuda-graph-impl transformer_engine
         # --cuda-graph-scope ... (Megatron-Bridge cuda_graph_impl / cuda_graph_scope).
-        import re
         m = re.search(r"cuda[_ ]graph[=: ]*(?:transformer_engine:)?\(?([a-z_, ]+)", r["overlap"] + " " + r["notes"], re.I)
         graphs = ",".join(x.strip() for x in m.group(1).replace(" ", ",").split(",") if x.strip() in
                           ("attn", "moe_router", "moe_preprocess", "mlp", "moe", "full_iteration")) if m else ""
@@ -167,7 +181,7 @@ def main():
         out.append({"id": r["id"], "source": r["source"], "model": model, "gpu": gpu, "gpus": r["gpus_total"],
                     "gpus_per_node": r["gpus_per_node"], "nvlink_domain": nvlink_domain, "tp": tp, "pp": r["pp"], "cp": cp, "ep": ep, "vpp": vpp,
                     "mbs": r["mbs"], "gbs": r["gbs_seqs"], "seq_len": r["seq_len"], "fp8": fp8,
-                    "recompute": recompute,
+                    "recompute": recompute, "recompute_modules": ",".join(modules),
                     "data_parallel": "fsdp" if "fsdp on" in r["dp_sharding"].lower() else "zero1", "dispatcher": disp, "capacity_factor": capacity, "ep_overlap": overlap,
                     "pipeline_layout": layout, "reduce_dtype": reduce_dtype, "async_tp": async_tp,
                     "account_for_embedding_and_loss": account, "grad_sync": grad_sync, "grad_overlap": grad_overlap, "cuda_graphs": graphs,

@@ -195,6 +195,7 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
   s.eager_ops = core::stack_eager_ops(tr.stack);
   s.fp8_saved_inputs = fp8 && tr.stack == core::Stack::kMegatron;
   s.attention_kernel = tr.attention_kernel;
+  s.recompute = core::recompute_modules_of(tr);
   s.expert_rows_scale = plan.parallelism.expert_capacity_factor.value_or(plan.parallelism.expert_imbalance.value_or(1.0));
   return s;
 }
@@ -281,6 +282,58 @@ std::vector<Gemm> layer_gemms(const core::ModelSpec& m, const ComputeShape& s, b
   return out;
 }
 
+namespace {
+
+// What Megatron's selective recompute re-runs in one layer's backward (training.recompute_modules,
+// megatron/core/transformer/transformer_config.py recompute_modules): core_attn the attention core
+// (QK^T, softmax, dropout, AV) from saved q, k, v (Korthikanti et al. 2022 §4.2); mla_up_proj the
+// MLA q / kv up projections (their GEMMs; the rotary part is in the layer's memory-bound ops);
+// layernorm both norms (read and write the rank's rows of h each); moe_act the routed experts'
+// activation (read fc1's output, write fc2's input); mlp a dense layer's MLP and shared_experts an
+// MoE layer's shared experts (their GEMMs and activation). moe is not priced (simulate says so).
+KernelTimes module_recompute(const core::ModelSpec& m, const core::GpuSpec& gpu, const ComputeShape& s, bool moe_layer,
+                             const PassTimes& attn, double act) {
+  const core::RecomputeModules& r = s.recompute;
+  KernelTimes out;
+  if (r.core_attn) out += attn.forward;
+  const double t = static_cast<double>(std::max<std::int64_t>(1, s.tp));
+  const double T = s.tokens();
+  const double h = static_cast<double>(m.hidden);
+  const double in = m.gated_mlp ? 2 : 1;
+  const double moe_f = static_cast<double>(m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden);
+  std::vector<Gemm> gemms;
+  double bytes = 0;
+  if (r.mla_up_proj && m.kv_lora_rank > 0) {
+    const double heads = static_cast<double>(m.heads) / t;
+    if (m.q_lora_rank > 0)
+      gemms.push_back({T, heads * static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim),
+                       static_cast<double>(m.q_lora_rank)});
+    gemms.push_back({T, heads * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim),
+                     static_cast<double>(m.kv_lora_rank)});
+  }
+  auto mlp = [&](double f) {
+    gemms.push_back({T, in * f, h});
+    gemms.push_back({T, h, f});
+    bytes += (in + 1) * T * f;
+  };
+  if (r.mlp && !moe_layer) mlp(static_cast<double>(m.ffn_hidden) / t);
+  if (r.shared_experts && moe_layer && m.shared_experts > 0) mlp(moe_f / t * static_cast<double>(m.shared_experts));
+  if (!gemms.empty()) out += time_gemms(gemms, gpu, s).forward;
+  if (r.layernorm) bytes += 2 * 2 * T / (s.sequence_parallel ? t : 1.0) * h;
+  if (r.moe_act && moe_layer) {
+    // The rows this rank's experts receive (balanced routing: the tokens it routes, x top-k).
+    const double split = static_cast<double>(std::max<std::int64_t>(1, s.routed_split));
+    const double etp = static_cast<double>(std::max<std::int64_t>(1, s.etp));
+    const double rows = T / split * (split > 1 ? etp : 1.0) *
+                        static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)) * s.expert_rows_scale;
+    bytes += (in + 1) * rows * moe_f / etp;
+  }
+  out.memory_s += memory_seconds(gpu, bytes * act);
+  return out;
+}
+
+}  // namespace
+
 PassTimes layer_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const ComputeShape& s, bool moe_layer) {
   const std::vector<Gemm> gemms = layer_gemms(m, s, moe_layer);
   PassTimes p = time_gemms(gemms, gpu, s);
@@ -321,10 +374,7 @@ PassTimes layer_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const 
     case core::Checkpointing::kNone: break;
     case core::Checkpointing::kFull: p.recompute = p.forward; break;
     case core::Checkpointing::kSelectiveAttention:
-      // Megatron recomputes the attention core (QK^T, softmax, dropout, AV) from saved q, k, v
-      // (Korthikanti et al. 2022 §4.2; megatron/core/transformer/attention.py core_attention
-      // under checkpoint).
-      p.recompute = attn.forward;
+      p.recompute = module_recompute(m, gpu, s, moe_layer, attn, act);
       break;
     case core::Checkpointing::kSelective: {
       // torchtitan's op-level SAC (torchtitan/distributed/activation_checkpoint.py

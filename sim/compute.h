@@ -63,6 +63,8 @@ struct ComputeShape {
   core::DType linear_dtype = core::DType::kBf16;
   core::Attention attention = core::Attention::kFlash;
   core::Checkpointing checkpointing = core::Checkpointing::kNone;
+  // Under selective_attention, the sub-modules recomputed (training.recompute_modules).
+  core::RecomputeModules recompute;
   // training.stack runs the memory-bound ops as PyTorch's eager ops (sim/stack_cost.h), and the
   // fused attention kernel of training.attention_kernel.
   core::EagerOps eager_ops;

@@ -170,6 +170,28 @@ double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, const Co
     u -= 2 * sbh;
     dv -= sbh + sbf;
   }
+  if (ckpt == core::Checkpointing::kSelectiveAttention) {
+    // Megatron's recompute modules (training.recompute_modules) drop what they re-make: the
+    // output-discarding ones (layernorm, moe_act, mla_up_proj) their output, and with it the FP8
+    // cast a Transformer Engine linear would have kept of it (Megatron tells the module to save
+    // its original input instead); the checkpointed ones (mlp, shared_experts) their insides.
+    const bool fp8_casts = shape.fp8_saved_inputs && act_bytes == 2;
+    const core::RecomputeModules& r = shape.recompute;
+    if (r.layernorm) u -= (fp8_casts ? 2 : 4) * sbh;              // both norms' outputs
+    if (r.mla_up_proj && m.kv_lora_rank > 0) dv -= (2 + 4 * kv) * sbh;  // q, k, v
+    const double act_out = (fp8_casts ? 1 : 2) * sbf;            // the activation's output (fc2's input)
+    const double mlp_all = (m.gated_mlp ? 6 : 4) * sbf - (fp8_casts ? sbf : 0);
+    if (moe_layer) {
+      const double k = static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token));
+      const double shared = static_cast<double>(m.shared_experts);
+      if (r.moe_act) dv -= act_out * k / (k + shared);
+      if (r.shared_experts) dv -= mlp_all * shared / (k + shared);
+    } else if (r.mlp) {
+      dv -= mlp_all;
+    }
+    u = std::max(0.0, u);
+    dv = std::max(0.0, dv);
+  }
   double scores = 0;
   if (shape.attention == core::Attention::kStandard && ckpt == core::Checkpointing::kNone) {
     // Korthikanti Table 2's 5as^2b: softmax output (2 bytes), dropout mask (1) and dropout

@@ -90,6 +90,15 @@ EagerOps stack_eager_ops(Stack v);
 // --cuda-graph-impl full_iteration). megatron/core/transformer/transformer_config.py
 // cuda_graph_modules.
 const std::vector<std::string>& cuda_graph_scope_names();
+// training.recompute_modules: the sub-modules Megatron-Core's selective recompute re-runs
+// (--recompute-granularity selective --recompute-modules; transformer_config.py recompute_modules):
+// core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts.
+const std::vector<std::string>& recompute_module_names();
+// What training.recompute_modules asks for, as flags (absent: core_attn alone, Megatron's default).
+struct RecomputeModules {
+  bool core_attn = true, moe_act = false, layernorm = false, mla_up_proj = false, mlp = false, moe = false,
+       shared_experts = false;
+};
 const char* to_string(OffloadDevice v);
 const char* to_string(MoeDispatcher v);
 int dtype_bytes(DType v);
@@ -270,6 +279,10 @@ struct Training {
   // layers of each pipeline chunk (Megatron --recompute-method block --recompute-num-layers N).
   std::optional<std::int64_t> recompute_every;
   std::optional<std::int64_t> recompute_num_layers;
+  // With activation_checkpointing selective_attention (Megatron's selective granularity), the
+  // sub-modules each layer recomputes (recompute_module_names()); absent: core_attn alone
+  // (Megatron's default), an empty list: none.
+  std::optional<std::vector<std::string>> recompute_modules;
   Attention attention = Attention::kFlash;
   Fp8Recipe fp8 = Fp8Recipe::kNone;
   Stack stack = Stack::kMegatron;
@@ -293,6 +306,8 @@ struct Training {
 // (torchtitan compiles the loss with the model since pytorch/torchtitan@bbb1b616, 2025-04-02),
 // eager for torchtitan_eager, fsdp1 and fsdp2, fused for the Megatron-derived stacks and nanotron.
 CrossEntropy cross_entropy_of(const Training& t);
+// training.recompute_modules as flags; under any other checkpointing mode, none of them.
+RecomputeModules recompute_modules_of(const Training& t);
 
 // Transformer layers of a rank, out of `layers` held in `chunks` pipeline chunks, that full
 // activation checkpointing recomputes: all of them, floor(layers / N) under recompute_every N

@@ -123,6 +123,31 @@ const std::vector<std::string>& cuda_graph_scope_names() {
   return names;
 }
 
+const std::vector<std::string>& recompute_module_names() {
+  static const std::vector<std::string> names = {"core_attn", "moe_act", "layernorm",     "mla_up_proj",
+                                                 "mlp",       "moe",     "shared_experts"};
+  return names;
+}
+
+RecomputeModules recompute_modules_of(const Training& t) {
+  RecomputeModules r;
+  if (t.activation_checkpointing != Checkpointing::kSelectiveAttention) {
+    r.core_attn = false;
+    return r;
+  }
+  if (!t.recompute_modules) return r;
+  const std::vector<std::string>& list = *t.recompute_modules;
+  auto has = [&](const char* m) { return std::find(list.begin(), list.end(), m) != list.end(); };
+  r.core_attn = has("core_attn");
+  r.moe_act = has("moe_act");
+  r.layernorm = has("layernorm");
+  r.mla_up_proj = has("mla_up_proj");
+  r.mlp = has("mlp");
+  r.moe = has("moe");
+  r.shared_experts = has("shared_experts");
+  return r;
+}
+
 // Megatron's fused kernels (apply_rope_fusion, bias_swiglu_fusion, TE's fused norms) and
 // torch.compile's Inductor fuse each memory-bound op into one read and one write. nanotron's Llama
 // runs its norms as a Triton kernel (TritonRMSNorm) and its rotary embedding through

@@ -4,6 +4,9 @@
 #include "core/plan/training_load.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "core/plan/trainable.h"
 
@@ -16,7 +19,7 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
       {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
        "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8", "stack", "attention_kernel",
        "cross_entropy", "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank",
-       "lora_targets", "cuda_graphs", "mtp_layers"});
+       "lora_targets", "cuda_graphs", "mtp_layers", "recompute_modules"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
   if (v.contains("micro_batch")) {
@@ -130,18 +133,39 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
   if (v.contains("mtp_layers")) {
     if (auto n = r_.integer(v["mtp_layers"], "/training/mtp_layers", 0, 64)) t.mtp_layers = *n;
   }
+  // A list of names from `known`, each once; another name is an error at its index.
+  auto names = [&](const char* key, const std::vector<std::string>& known, const std::string& what,
+                   const std::string& fix) -> std::optional<std::vector<std::string>> {
+    const std::string at = std::string("/training/") + key;
+    auto list = r_.string_list(v[key], at);
+    if (!list) return std::nullopt;
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const std::string& n = (*list)[i];
+      if (std::find(known.begin(), known.end(), n) == known.end()) {
+        r_.error(at + "/" + std::to_string(i), "unknown " + what + " \"" + n + "\"", fix);
+      } else if (std::find(out.begin(), out.end(), n) == out.end()) {
+        out.push_back(n);
+      }
+    }
+    return out;
+  };
   if (v.contains("cuda_graphs")) {
-    if (auto list = r_.string_list(v["cuda_graphs"], "/training/cuda_graphs")) {
-      const auto& known = cuda_graph_scope_names();
-      for (std::size_t i = 0; i < list->size(); ++i) {
-        const std::string& g = (*list)[i];
-        if (std::find(known.begin(), known.end(), g) == known.end()) {
-          r_.error("/training/cuda_graphs/" + std::to_string(i), "unknown CUDA graph scope \"" + g + "\"",
-                   "use layer, full_iteration, attn, mlp, moe, moe_router or moe_preprocess (Megatron's "
-                   "--cuda-graph-modules)");
-        } else if (std::find(t.cuda_graphs.begin(), t.cuda_graphs.end(), g) == t.cuda_graphs.end()) {
-          t.cuda_graphs.push_back(g);
-        }
+    if (auto list = names("cuda_graphs", cuda_graph_scope_names(), "CUDA graph scope",
+                          "use layer, full_iteration, attn, mlp, moe, moe_router or moe_preprocess (Megatron's "
+                          "--cuda-graph-modules)")) {
+      t.cuda_graphs = std::move(*list);
+    }
+  }
+  if (v.contains("recompute_modules")) {
+    if (auto list = names("recompute_modules", recompute_module_names(), "recompute module",
+                          "use core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts (Megatron's "
+                          "--recompute-modules)")) {
+      t.recompute_modules = std::move(*list);
+      if (t.activation_checkpointing != Checkpointing::kSelectiveAttention) {
+        r_.error("/training/recompute_modules", "recompute_modules needs activation_checkpointing \"selective_attention\"",
+                 "set activation_checkpointing to selective_attention (Megatron's --recompute-granularity selective) "
+                 "or drop recompute_modules");
       }
     }
   }

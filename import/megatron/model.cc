@@ -297,9 +297,30 @@ void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_js
   } else if (granularity == "selective" || f.has("recompute-activations")) {
     t["activation_checkpointing"] = "selective_attention";
     if (f.has("recompute-activations")) b.locate("/training/activation_checkpointing", f.line("recompute-activations"));
-    if (auto modules = f.string("recompute-modules"); modules && *modules != "core_attn") {
-      b.unmodelled("--recompute-modules " + *modules, f.line("recompute-modules"),
-                   "selective recompute priced as the attention core's alone (core_attn)");
+    // --recompute-modules: the sub-modules recomputed (training.recompute_modules); those of
+    // models planck has no part for (GatedDeltaNet's gdn_* / gdp_*, mhc) are said and dropped.
+    const std::vector<std::string> modules = f.strings("recompute-modules");
+    if (!modules.empty()) {
+      const auto& known = core::recompute_module_names();
+      nlohmann::ordered_json kept = nlohmann::ordered_json::array();
+      std::string listed;
+      for (const std::string& m : modules) {
+        if (std::find(known.begin(), known.end(), m) != known.end()) {
+          kept.push_back(m);
+          listed += (listed.empty() ? "" : " ") + m;
+          if (m == "moe")
+            b.unmodelled("--recompute-modules moe", f.line("recompute-modules"),
+                         "the MoE layer's recompute (its all-to-all again) and the activations it frees are not priced");
+        } else {
+          b.unmodelled("--recompute-modules " + m, f.line("recompute-modules"),
+                       "a sub-module planck has no part for; not recomputed in the price");
+        }
+      }
+      if (!kept.empty()) {
+        t["recompute_modules"] = kept;
+        b.locate("/training/recompute_modules", f.line("recompute-modules"));
+        b.note("--recompute-modules " + listed + ": training.recompute_modules (docs/simulator.md \"Compute model\", Recompute)");
+      }
     }
   } else {
     t["activation_checkpointing"] = "none";

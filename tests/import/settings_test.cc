@@ -155,10 +155,14 @@ TEST_CASE("settings_megatron_checkpoint_activations_of_2020_is_full_recompute") 
   CHECK(sel.plan["training"]["activation_checkpointing"] == "full");  // --checkpoint-activations still wins
   ImportResult modules = import_ok(
       import_megatron, "--num-layers 24 --hidden-size 2304 --num-attention-heads 24 --recompute-granularity "
-                       "selective --recompute-modules mlp",
+                       "selective --recompute-modules mlp moe_act mhc",
       world(1, 8));
   CHECK(modules.plan["training"]["activation_checkpointing"] == "selective_attention");
-  CHECK(has_finding(modules, "setting-unmodelled", "--recompute-modules mlp"));
+  // Megatron's module names (transformer_config.py recompute_modules) go to the plan; mhc, a part
+  // planck has no model for, is said and dropped.
+  CHECK(modules.plan["training"]["recompute_modules"] == nlohmann::json::array({"mlp", "moe_act"}));
+  CHECK(has_finding(modules, "setting-unmodelled", "--recompute-modules mhc"));
+  CHECK_FALSE(has_finding(modules, "setting-unmodelled", "--recompute-modules mlp"));
 }
 
 TEST_CASE("settings_megatron_fp4_linears_are_said_not_priced_as_bf16") {

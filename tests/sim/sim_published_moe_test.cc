@@ -67,13 +67,18 @@ std::string plan_json(const Row& r) {
                              {"reduce_dtype", r.at("reduce_dtype")},
                              {"stack", "megatron"}};  // every row ran Megatron-Core
   if (!r.at("grad_sync").empty()) training["grad_sync"] = r.at("grad_sync");
-  nlohmann::json graphs = nlohmann::json::array();
-  for (std::size_t at = 0; at < r.at("cuda_graphs").size();) {
-    const std::size_t comma = std::min(r.at("cuda_graphs").find(',', at), r.at("cuda_graphs").size());
-    graphs.push_back(r.at("cuda_graphs").substr(at, comma - at));
-    at = comma + 1;
-  }
-  if (!graphs.empty()) training["cuda_graphs"] = graphs;
+  // Comma-separated cells: CUDA graph scopes, Megatron's recompute modules.
+  auto list = [&](const char* key) {
+    nlohmann::json out = nlohmann::json::array();
+    for (std::size_t at = 0; at < r.at(key).size();) {
+      const std::size_t comma = std::min(r.at(key).find(',', at), r.at(key).size());
+      out.push_back(r.at(key).substr(at, comma - at));
+      at = comma + 1;
+    }
+    return out;
+  };
+  if (const auto graphs = list("cuda_graphs"); !graphs.empty()) training["cuda_graphs"] = graphs;
+  if (const auto modules = list("recompute_modules"); !modules.empty()) training["recompute_modules"] = modules;
   nlohmann::json j = {{"format", "planck/1"},
                       {"name", r.at("id")},
                       {"cluster", {{"nodes", gpus / gpn}, {"gpus_per_node", gpn}, {"gpu", r.at("gpu")}}},
@@ -195,14 +200,14 @@ const std::map<std::string, double> kStatedTau = {
     {"DeepSeek-V3|B200", 4.0 / 6},  // five of its six pairs in order
     {"DeepSeek-V3|GB200", 1.0},
     {"DeepSeek-V3|GB300", 1.0},
-    {"GPT-OSS-120B|B200", 5.0 / 6},
+    {"GPT-OSS-120B|B200", 1.0},
     {"GPT-OSS-120B|B300", 1.0},
     {"GPT-OSS-120B|GB200", 6.0 / 10},
     {"Qwen3-235B-A22B|B200", 0.0},
     {"Qwen3-235B-A22B|B300", 1.0},
     {"Qwen3-235B-A22B|GB200", 13.0 / 15},
     {"Qwen3-235B-A22B|GB300", 9.0 / 10},
-    {"Qwen3-235B-A22B|H100|mcore-modelzoo", 0.6},
+    {"Qwen3-235B-A22B|H100|mcore-modelzoo", 0.8},
 };
 
 }  // namespace
@@ -270,8 +275,8 @@ TEST_CASE("sim_published_moe_step_times_and_layout_order") {
   over_sources /= static_cast<double>(by_source.size());
   std::printf("MoE LOSO mean |error| %.1f%% (%.3f) over %zu runs, %.1f%% over %zu sources (%d FP8, %d DeepEP)\n",
               100 * loso, loso, rows.size(), 100 * over_sources, by_source.size(), fp8_rows, deepep_rows);
-  // Issue 32 asks for <= 15%; measured 15.02% over the 148 runs of H100, B200, B300, GB200 and GB300
-  // (14.4% before the DeepSeek-V3 GB200 ladder's CUDA graphs were transcribed; 15.1% while the
+  // Issue 32 asks for <= 15%; measured 14.85% over the 148 runs of H100, B200, B300, GB200 and GB300
+  // (15.02% before Megatron's recompute modules were priced; 14.4% before the DeepSeek-V3 GB200 ladder's CUDA graphs were transcribed; 15.1% while the
   // host floor was one fixed time per layer, before it counted the layer's launches; 9.8% over the 47 H100 / B200 runs before the Blackwell presets let the others in) when the
   // constants were last fitted (docs/simulator.md "MoE validation"), held here so a change that
   // loses accuracy fails.
