@@ -196,6 +196,7 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
   s.fp8_saved_inputs = fp8 && tr.stack == core::Stack::kMegatron;
   s.attention_kernel = tr.attention_kernel;
   s.recompute = core::recompute_modules_of(tr);
+  s.stack = tr.stack;
   s.expert_rows_scale = plan.parallelism.expert_capacity_factor.value_or(plan.parallelism.expert_imbalance.value_or(1.0));
   return s;
 }
@@ -203,7 +204,8 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
 double moe_layer_launches(const core::ModelSpec& m, const ComputeShape& s) {
   const double local_experts =
       static_cast<double>(std::max<std::int64_t>(1, m.experts)) / static_cast<double>(std::max<std::int64_t>(1, s.ep));
-  const double per_expert = s.linear_dtype == core::DType::kFp8 ? 4 : 2;
+  const bool grouped_mm = s.stack == core::Stack::kTorchtitanEager || s.stack == core::Stack::kTorchtitanCompile;
+  const double per_expert = grouped_mm ? 0 : s.linear_dtype == core::DType::kFp8 ? 4 : 2;
   return kMoeLayerFixedLaunches + per_expert * std::max(1.0, local_experts);
 }
 

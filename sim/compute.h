@@ -63,6 +63,7 @@ struct ComputeShape {
   core::DType linear_dtype = core::DType::kBf16;
   core::Attention attention = core::Attention::kFlash;
   core::Checkpointing checkpointing = core::Checkpointing::kNone;
+  core::Stack stack = core::Stack::kMegatron;  // training.stack
   // Under selective_attention, the sub-modules recomputed (training.recompute_modules).
   core::RecomputeModules recompute;
   // training.stack runs the memory-bound ops as PyTorch's eager ops (sim/stack_cost.h), and the
@@ -94,6 +95,8 @@ struct ComputeShape {
 // expert, one GEMM launch for each of fc1 and fc2 (Transformer Engine's GroupedLinear issues one
 // GEMM per expert through general_grouped_gemm) and, under FP8, one input quantization for each
 // (its per-expert fused_multi_quantize and weight-workspace loop): 2 per expert in BF16, 4 in FP8.
+// torchtitan runs all of a rank's experts in one torch._grouped_mm per linear
+// (torchtitan/models/common/moe.py): nothing per expert.
 inline constexpr double kMoeLayerFixedLaunches = 32;
 double moe_layer_launches(const core::ModelSpec& m, const ComputeShape& s);
 

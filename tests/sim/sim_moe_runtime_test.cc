@@ -270,6 +270,10 @@ TEST_CASE("an_eagerly_launched_moe_layer_takes_at_least_its_host_floor") {
   CHECK(planck::sim::moe_layer_launches(*p.model, fp8) == doctest::Approx(64));
   CHECK(planck::sim::layer_times(*p.model, p.cluster.gpu, fp8, true).forward.total_s() ==
         doctest::Approx(64 * 50e-6));
+  // torchtitan runs a rank's experts in one torch._grouped_mm per linear: the fixed 32 alone.
+  auto titan = shape;
+  titan.stack = planck::core::Stack::kTorchtitanCompile;
+  CHECK(planck::sim::moe_layer_launches(*p.model, titan) == doctest::Approx(32));
   // Twice the expert group: half the local experts, 32 + 2 x 4 launches.
   auto wide = shape;
   wide.ep = 4;
