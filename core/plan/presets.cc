@@ -47,7 +47,8 @@ namespace {
 // GPU generation together with the shared MoE constants (sim/moe_band.h;
 // sim_published_moe_test checks these are its optimum): Hopper 0.7 (27 H100 rows), Blackwell 0.8
 // (121 B200, B300, GB200 and GB300 rows; the 20 B200 rows alone wanted 0.5). Leave-one-source-out
-// 14.8% over the 148 rows (2026-11-27: launch-counted host floor, recompute modules priced). Ampere has no MoE row: it takes Hopper's.
+// 14.8% over the 148 rows (2026-11-27: launch-counted host floor, recompute modules priced).
+// Ampere has no MoE row: it takes Hopper's.
 constexpr ComputeCurve kAmpere{0.780, 128, 0.624, 500, 0.8, 0.780, 0.7};
 // Refit of 2026-11-26 (issue 31, second pass): the 500 W part's interpolated peak, FSDP2's copy
 // passes, nanotron's sequence parallelism and fused norm / rotary kernels move the H100 fit to

@@ -163,7 +163,8 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
                           "--recompute-modules)")) {
       t.recompute_modules = std::move(*list);
       if (t.activation_checkpointing != Checkpointing::kSelectiveAttention) {
-        r_.error("/training/recompute_modules", "recompute_modules needs activation_checkpointing \"selective_attention\"",
+        r_.error("/training/recompute_modules",
+                 "recompute_modules needs activation_checkpointing \"selective_attention\"",
                  "set activation_checkpointing to selective_attention (Megatron's --recompute-granularity selective) "
                  "or drop recompute_modules");
       }

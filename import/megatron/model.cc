@@ -310,20 +310,27 @@ void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_js
           listed += (listed.empty() ? "" : " ") + m;
           if (m == "moe")
             b.unmodelled("--recompute-modules moe", f.line("recompute-modules"),
-                         "the MoE layer's recompute (its all-to-all again) and the activations it frees are not priced");
+                         "the MoE layer's recompute (its all-to-all again) and the activations it frees are "
+                         "not priced");
         } else {
           b.unmodelled("--recompute-modules " + m, f.line("recompute-modules"),
                        "a sub-module planck has no part for; not recomputed in the price");
         }
       }
-      if (!kept.empty()) {
-        t["recompute_modules"] = kept;
-        b.locate("/training/recompute_modules", f.line("recompute-modules"));
-        b.note("--recompute-modules " + listed + ": training.recompute_modules (docs/simulator.md \"Compute model\", Recompute)");
-      }
+      // Written even when nothing was kept: Megatron recomputes only what the list names, never the
+      // attention core by default once a list is given.
+      t["recompute_modules"] = kept;
+      b.locate("/training/recompute_modules", f.line("recompute-modules"));
+      b.note("--recompute-modules " + (listed.empty() ? std::string("(none planck prices)") : listed) +
+             ": training.recompute_modules (docs/simulator.md \"Compute model\", Recompute)");
     }
   } else {
     t["activation_checkpointing"] = "none";
+  }
+  // Megatron reads --recompute-modules only under selective granularity (transformer_config.py).
+  if (f.has("recompute-modules") && t["activation_checkpointing"] != "selective_attention") {
+    b.warn("--recompute-modules has no effect without --recompute-granularity selective (Megatron reads it only "
+           "there)");
   }
   // Activation memory savings planck does not price.
   for (const char* flag : {"distribute-saved-activations", "distribute-checkpointed-activations"}) {

@@ -163,6 +163,24 @@ TEST_CASE("settings_megatron_checkpoint_activations_of_2020_is_full_recompute") 
   CHECK(modules.plan["training"]["recompute_modules"] == nlohmann::ordered_json::array({"mlp", "moe_act"}));
   CHECK(has_finding(modules, "setting-unmodelled", "--recompute-modules mhc"));
   CHECK_FALSE(has_finding(modules, "setting-unmodelled", "--recompute-modules mlp"));
+  // A list of parts planck has no model for recomputes none of the others (not the attention core,
+  // Megatron's default only when no list is given).
+  ImportResult other = import_ok(import_megatron,
+                                 "--num-layers 24 --hidden-size 2304 --num-attention-heads 24 --recompute-granularity "
+                                 "selective --recompute-modules mhc",
+                                 world(1, 8));
+  CHECK(other.plan["training"]["recompute_modules"] == nlohmann::ordered_json::array());
+  // Without selective granularity Megatron ignores the list; the import says so.
+  ImportResult ignored = import_ok(import_megatron,
+                                   "--num-layers 24 --hidden-size 2304 --num-attention-heads 24 "
+                                   "--recompute-modules mlp",
+                                   world(1, 8));
+  CHECK_FALSE(ignored.plan["training"].contains("recompute_modules"));
+  bool said = false;
+  for (const std::string& w : ignored.warnings) {
+    said = said || w.find("--recompute-modules has no effect") != std::string::npos;
+  }
+  CHECK(said);
 }
 
 TEST_CASE("settings_megatron_fp4_linears_are_said_not_priced_as_bf16") {
