@@ -136,7 +136,9 @@ def main():
                     modules.append(tok)
             if "moe" in modules:
                 assumed.append("Megatron's moe module recompute priced as none")
-            if "offload" in rc:
+            if "optimizer-state offload" in rc:
+                assumed.append("optimizer-state offload priced as none")
+            elif "offload" in rc:
                 assumed.append("activation offload priced as none")
         elif not rc.startswith("none") and not rc.startswith("full"):
             assumed.append("recompute not stated: none")
@@ -155,8 +157,11 @@ def main():
         # The model zoo's sbatch_benchmarking.sh adds --tp-comm-overlap for PR=bf16; the Bridge
         # recipes of these TP > 1 rows set tp_comm_overlap=False.
         async_tp = "1" if mzoo and fp8 == "none" and tp > 1 else "0"
-        # Model zoo Qwen3-235B-A22B.yaml: --account-for-embedding/loss-in-pipeline-split.
-        account = "1" if mzoo and "qwen3-235b" in r["id"] else "0"
+        # Model zoo Qwen3-235B-A22B.yaml: --account-for-embedding/loss-in-pipeline-split; other rows
+        # that split this way say so in their layout cell.
+        account = "1" if (mzoo and "qwen3-235b" in r["id"]) or "account-for-embedding" in r["pipeline_layout"] else "0"
+        if "account-for-embedding" in r["pipeline_layout"] and "assumed" in r["pipeline_layout"]:
+            assumed.append("--account-for-embedding/loss-in-pipeline-split (" + r["model"] + "'s layers on pp x vp stages)")
         # Megatron-FSDP shards gradients (the model zoo's memory estimate divides all 18 bytes by
         # the DP size: optim_grads_params), so each micro-batch's gradients are reduce-scattered.
         grad_sync = "every_microbatch" if "fsdp on" in r["dp_sharding"].lower() else ""
@@ -171,6 +176,9 @@ def main():
             graphs = "full_iteration"
         grad_overlap = "0" if "overlap_grad_reduce=false" in (r["notes"] + r["overlap"]).lower().replace(" ", "") else "1"
         layout = megatron_layout(r["pipeline_layout"])
+        if layout and "prints none" in r["pipeline_layout"]:
+            assumed.append("pipeline layout " + layout + " from " + ("Megatron-LM's recipe of this layout"
+                           if "assumed" not in r["pipeline_layout"] else "Megatron-LM's pp 8 x vp 4 recipe"))
         if layout and layout_stages(layout) != int(r["pp"]) * int(vpp):
             # Megatron derives the virtual stages from the layout (megatron/training/arguments.py
             # checks layout stages == pp x vp): 25.09's DeepSeek-V3 B200 row states PP 16, VP 1 and

@@ -15,10 +15,10 @@ inline constexpr double kMoeStepErrorBand = 0.148;
 // with the grouped-GEMM scale of each GPU generation (ComputeCurve::grouped_gemm_scale, held by
 // the presets).
 inline constexpr double kMoeLayerOverheadUs = 1000;
-inline constexpr double kMoeHostLaunchUs = 30;
+inline constexpr double kMoeHostLaunchUs = 35;
 inline constexpr double kMoeEpOverlapEfficiency = 1.0;
-inline constexpr int kMoeBandRuns = 148;
-inline constexpr int kMoeBandSources = 38;
+inline constexpr int kMoeBandRuns = 153;
+inline constexpr int kMoeBandSources = 39;
 
 // "MoE step time: measured error +-X% (mean |error| over N published MoE runs from S sources, ...)"
 std::string moe_error_band_note();

@@ -225,8 +225,10 @@ TEST_CASE("sim_published_moe_step_times_and_layout_order") {
   CHECK_FALSE(shipped.expert_gemm_scale.has_value());
   CHECK(planck::core::gpu_preset("h100-sxm")->compute.grouped_gemm_scale == doctest::Approx(all.hopper));
   CHECK(planck::core::gpu_preset("b200")->compute.grouped_gemm_scale == doctest::Approx(all.blackwell));
-  CHECK(shipped.layer_overhead_s == doctest::Approx(all.c.layer_overhead_s));
-  CHECK(shipped.host_launch_s == doctest::Approx(all.c.host_launch_s));
+  // In microseconds: doctest's Approx scales its epsilon by 1 + the value, so seconds of this
+  // size would pass any pair (30 us against 35 us did).
+  CHECK(shipped.layer_overhead_s * 1e6 == doctest::Approx(all.c.layer_overhead_s * 1e6));
+  CHECK(shipped.host_launch_s * 1e6 == doctest::Approx(all.c.host_launch_s * 1e6));
   CHECK(shipped.ep_overlap_efficiency == doctest::Approx(all.c.ep_overlap_efficiency));
   std::printf("fit on all rows: grouped GEMM x%.2f Hopper, x%.2f Blackwell, %.0f us host time per MoE layer, %.0f us "
               "per launch, overlap x%.2f\n",
@@ -275,8 +277,8 @@ TEST_CASE("sim_published_moe_step_times_and_layout_order") {
   over_sources /= static_cast<double>(by_source.size());
   std::printf("MoE LOSO mean |error| %.1f%% (%.3f) over %zu runs, %.1f%% over %zu sources (%d FP8, %d DeepEP)\n",
               100 * loso, loso, rows.size(), 100 * over_sources, by_source.size(), fp8_rows, deepep_rows);
-  // Issue 32 asks for <= 15%; measured 14.85% over the 148 runs of H100, B200, B300, GB200 and GB300
-  // (15.02% before Megatron's recompute modules were priced; 14.4% before the DeepSeek-V3 GB200
+  // Issue 32 asks for <= 15%; measured 14.81% over the 153 runs of H100, B200, B300, GB200 and GB300
+  // (14.85% over 148 runs before the Megatron-Core MoE report's five; 15.02% before Megatron's recompute modules were priced; 14.4% before the DeepSeek-V3 GB200
   // ladder's CUDA graphs were transcribed; 15.1% while the host floor was one fixed time per layer,
   // before it counted the layer's launches; 9.8% over the 47 H100 / B200 runs before the Blackwell
   // presets let the others in) when the
