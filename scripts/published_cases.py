@@ -372,8 +372,15 @@ def main():
         c = new_case(r) or mlperf_case(r)
         if c is not None:
             cases.append(c)
-    write_cases("validation.csv", cases)
     blackwell = [c for c in map(blackwell_case, csv.DictReader(open(os.path.join(DATA, "runs_new.csv")))) if c]
+    # Megatron-Core / NeMo attention runs through Transformer Engine, which prefers cuDNN's fused
+    # attention to FlashAttention on Hopper and later (transformer_engine/pytorch/attention/
+    # dot_product_attention/utils.py get_attention_backend, "FusedAttention preference on
+    # Hopper+"); the A100 rows (Megatron-LM 2021-22) keep FlashAttention-2's curve.
+    for c in cases + blackwell:
+        if c["stack"] == "megatron" and not c["gpu"].startswith("a100"):
+            c["attention_kernel"] = "cudnn"
+    write_cases("validation.csv", cases)
     write_cases("validation_blackwell.csv", blackwell)
 
 

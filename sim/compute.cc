@@ -194,7 +194,7 @@ ComputeShape compute_shape(const core::Plan& plan, const core::Mesh& mesh, const
   s.checkpointing = tr.activation_checkpointing;
   s.eager_ops = core::stack_eager_ops(tr.stack);
   s.fp8_saved_inputs = fp8 && tr.stack == core::Stack::kMegatron;
-  s.attention_kernel = tr.attention_kernel;
+  s.attention_kernel = core::attention_kernel_of(tr);
   s.recompute = core::recompute_modules_of(tr);
   s.stack = tr.stack;
   s.expert_rows_scale = plan.parallelism.expert_capacity_factor.value_or(plan.parallelism.expert_imbalance.value_or(1.0));

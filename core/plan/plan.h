@@ -287,7 +287,8 @@ struct Training {
   Fp8Recipe fp8 = Fp8Recipe::kNone;
   Stack stack = Stack::kMegatron;
   bool stack_given = false;  // training.stack was in the file (else megatron's fused pricing)
-  AttentionKernel attention_kernel = AttentionKernel::kFa2;
+  // Absent: the stack's own (attention_kernel_of).
+  std::optional<AttentionKernel> attention_kernel;
   // Absent: the stack's own (cross_entropy_of).
   std::optional<CrossEntropy> cross_entropy;
   // Multi-token prediction depths trained beside the model (DeepSeek-V3's
@@ -306,6 +307,12 @@ struct Training {
 // (torchtitan compiles the loss with the model since pytorch/torchtitan@bbb1b616, 2025-04-02),
 // eager for torchtitan_eager, fsdp1 and fsdp2, fused for the Megatron-derived stacks and nanotron.
 CrossEntropy cross_entropy_of(const Training& t);
+// The fused attention kernel the step runs: the plan's, else its stack's. Megatron-Core's
+// Transformer Engine attention prefers cuDNN's fused attention over FlashAttention on Hopper and
+// later (transformer_engine/pytorch/attention/dot_product_attention/utils.py
+// get_attention_backend: "Disabling FlashAttention to give FusedAttention preference on Hopper+");
+// the PyTorch stacks (SDPA's flash backend) and nanotron (flash-attn) run FlashAttention-2.
+AttentionKernel attention_kernel_of(const Training& t);
 // training.recompute_modules as flags; under any other checkpointing mode, none of them.
 RecomputeModules recompute_modules_of(const Training& t);
 

@@ -91,6 +91,11 @@ CrossEntropy cross_entropy_of(const Training& t) {
   }
 }
 
+AttentionKernel attention_kernel_of(const Training& t) {
+  if (t.attention_kernel) return *t.attention_kernel;
+  return t.stack == Stack::kMegatron ? AttentionKernel::kCudnn : AttentionKernel::kFa2;
+}
+
 std::optional<Stack> parse_stack(std::string_view s) {
   const std::string n = normalised(s);
   for (auto v : kStacks) {

@@ -122,7 +122,7 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
   }
   if (v.contains("attention_kernel")) {
     if (auto s = r_.choice(v["attention_kernel"], "/training/attention_kernel", attention_kernel_names())) {
-      t.attention_kernel = *parse_attention_kernel(*s);
+      t.attention_kernel = parse_attention_kernel(*s);
     }
   }
   if (v.contains("cross_entropy")) {

@@ -268,6 +268,10 @@ core::Result<ImportResult> import_lingua(std::string_view text, const std::strin
   t["reduce_dtype"] = "fp32";  // MixedPrecisionPolicy(reduce_dtype=torch.float32) in parallelize_model
   t["optimizer"] = "adamw";    // lingua/optim.py builds AdamW
   t["activation_checkpointing"] = sac ? "selective" : "none";
+  // Lingua's attention is PyTorch's (attn_impl sdpa, its default; xformers' fmha and
+  // flex_attention priced alike), not Transformer Engine's cuDNN kernel that a plan without a
+  // stack would be priced with.
+  t["attention_kernel"] = "sdpa";
   b.plan()["training"] = t;
 
   b.plan()["rank_program"] = {{"steps", rank_program(options.lingua_formula, d.dps)}};

@@ -212,8 +212,8 @@ TEST_CASE("grouped_gemm_scale_is_the_gpus_and_a_plan_may_set_it") {
   const double c = gemm(with(R"({"preset": "h100-sxm", "compute": {"grouped_gemm_scale": 0.1}})"));
   CHECK(b > a);
   CHECK(c - b == doctest::Approx(2 * (b - a)).epsilon(1e-6));
-  CHECK(gemm(with(R"("h100-sxm")")) == doctest::Approx(gemm(with(R"({"preset": "h100-sxm", "compute": {"grouped_gemm_scale": 0.7}})"))));
-  CHECK(gemm(with(R"("b200")")) == doctest::Approx(gemm(with(R"({"preset": "b200", "compute": {"grouped_gemm_scale": 0.8}})"))));
+  CHECK(gemm(with(R"("h100-sxm")")) == doctest::Approx(gemm(with(R"({"preset": "h100-sxm", "compute": {"grouped_gemm_scale": 0.6}})"))));
+  CHECK(gemm(with(R"("b200")")) == doctest::Approx(gemm(with(R"({"preset": "b200", "compute": {"grouped_gemm_scale": 0.7}})"))));
   // Out of (0, 1] it is refused with its pointer.
   const auto bad = planck::core::load_plan_text(
       R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8, "gpu": {"preset": "b200", "compute": {"grouped_gemm_scale": 1.5}}},
