@@ -52,7 +52,8 @@ PassTimes attention_times(const core::ModelSpec& m, const core::GpuSpec& gpu, co
     const double fwd = 2.0 * b * heads * sq * skv * (qk + v) * 0.5;
     const core::ComputeCurve& c = gpu.compute;
     const double eff = c.attention_max * sq / (sq + c.attention_half_seq) * s.gemm_scale *
-                       attention_kernel_speedup(gpu, s.attention_kernel, sq);
+                       attention_kernel_speedup(gpu, s.attention_kernel, sq) *
+                       attention_head_dim_factor(gpu, s.attention_kernel, qk, sq);
     const double rate = peak_flops(gpu, core::DType::kBf16) * std::min(1.0, eff);
     p.forward.attention_s = fwd / rate;
     p.backward.attention_s = 2.5 * fwd / rate;

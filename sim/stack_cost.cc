@@ -44,6 +44,19 @@ constexpr double kFa2A100[] = {99, 133, 155, 173, 182, 189};
 constexpr double kFa1H100[] = {98, 109, 108, 126, 135, 137};
 constexpr double kFa2H100[] = {163, 221, 265, 294, 308, 328};
 
+// The same charts at head dims 64 and 256 (causal; tests/data/published/kernels.md §2.1-2.3): the
+// forward + backward FA1 / FA2 charts at 64 against their 128 rows above, and the forward H100
+// chart (FA3, cuDNN, FA2) at 64 and 256 against its 128 rows.
+constexpr double kFa2A100D64[] = {88, 119, 140, 156, 165, 171};
+constexpr double kFa2H100D64[] = {141, 192, 232, 257, 273, 284};
+constexpr double kFa1A100D64[] = {58, 70, 77, 87, 92, 97};
+constexpr double kFa1H100D64[] = {104, 123, 136, 138, 149, 156};
+constexpr double kFa2D256[] = {208, 251, 278, 293, 297, 298};
+constexpr double kFa3D64[] = {197, 265, 371, 420, 460, 473};
+constexpr double kFa3D256[] = {286, 427, 537, 612, 628, 642};
+constexpr double kCudnnD64[] = {225, 288, 334, 363, 379, 388};
+constexpr double kCudnnD256[] = {308, 391, 450, 483, 497, 509};
+
 double ratio_at(const double (&kernel)[6], double q, const double (&base)[6] = kFa2) {
   const double x = std::clamp(std::log2(q), std::log2(kSeq[0]), std::log2(kSeq[5]));
   std::size_t i = 0;
@@ -54,6 +67,27 @@ double ratio_at(const double (&kernel)[6], double q, const double (&base)[6] = k
 }
 
 }  // namespace
+
+double attention_head_dim_factor(const core::GpuSpec& gpu, core::AttentionKernel kernel, double head_dim, double q) {
+  if (head_dim <= 0) return 1.0;
+  // The Hopper kernels (FA3, cuDNN) price as FA2 on parts without them, as in the speedup.
+  const bool hopper = gpu.fp8_tflops > 0;
+  double at64 = 1, at256 = 1;
+  if (kernel == core::AttentionKernel::kFa1) {
+    at64 = hopper ? ratio_at(kFa1H100D64, q, kFa1H100) : ratio_at(kFa1A100D64, q, kFa1A100);
+  } else if (hopper && kernel == core::AttentionKernel::kFa3) {
+    at64 = ratio_at(kFa3D64, q, kFa3), at256 = ratio_at(kFa3D256, q, kFa3);
+  } else if (hopper && kernel == core::AttentionKernel::kCudnn) {
+    at64 = ratio_at(kCudnnD64, q, kCudnn), at256 = ratio_at(kCudnnD256, q, kCudnn);
+  } else {
+    // FA2 (and SDPA's flash backend): its forward + backward chart of the part at 64, the H100
+    // forward chart at 256 (no A100 chart goes past 128).
+    at64 = hopper ? ratio_at(kFa2H100D64, q, kFa2H100) : ratio_at(kFa2A100D64, q, kFa2A100);
+    at256 = ratio_at(kFa2D256, q, kFa2);
+  }
+  const double x = std::clamp(std::log2(head_dim), 6.0, 8.0);
+  return x <= 7 ? at64 + (x - 6) * (1 - at64) : 1 + (x - 7) * (at256 - 1);
+}
 
 double eager_extra_layer_bytes(const core::ModelSpec& m, const ComputeShape& s, double act_bytes) {
   const double t = static_cast<double>(std::max<std::int64_t>(1, s.tp));

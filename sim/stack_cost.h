@@ -30,4 +30,10 @@ FsdpCopyBytes fsdp2_copy_bytes(const core::Plan& plan, const core::Schedule& s);
 // query rows (1 for fa2 and sdpa, and on GPUs without Hopper's kernels).
 double attention_kernel_speedup(const core::GpuSpec& gpu, core::AttentionKernel kernel, double q);
 
+// Throughput of `kernel` at head dimension `head_dim` relative to its own at 128 (the dimension
+// every attention curve planck holds was measured at), causal, q query rows: the kernels'
+// published charts at head dims 64, 128 and 256, interpolated in log2 of the dimension and held
+// at the ends (1 above 128 for FlashAttention-1, charted at 64 and 128 only).
+double attention_head_dim_factor(const core::GpuSpec& gpu, core::AttentionKernel kernel, double head_dim, double q);
+
 }  // namespace planck::sim

@@ -202,7 +202,7 @@ const std::map<std::string, double> kStatedTau = {
     {"DeepSeek-V3|GB300", 1.0},
     {"GPT-OSS-120B|B200", 1.0},
     {"GPT-OSS-120B|B300", 1.0},
-    {"GPT-OSS-120B|GB200", 8.0 / 10},
+    {"GPT-OSS-120B|GB200", 7.0 / 10},
     {"Qwen3-235B-A22B|B200", 0.0},
     {"Qwen3-235B-A22B|B300", 5.0 / 6},
     {"Qwen3-235B-A22B|GB200", 13.0 / 15},
@@ -277,8 +277,9 @@ TEST_CASE("sim_published_moe_step_times_and_layout_order") {
   over_sources /= static_cast<double>(by_source.size());
   std::printf("MoE LOSO mean |error| %.1f%% (%.3f) over %zu runs, %.1f%% over %zu sources (%d FP8, %d DeepEP)\n",
               100 * loso, loso, rows.size(), 100 * over_sources, by_source.size(), fp8_rows, deepep_rows);
-  // Issue 32 asks for <= 15%; measured 14.40% over the 153 runs of H100, B200, B300, GB200 and GB300
-  // (14.81% before Megatron's attention was priced as the cuDNN kernel Transformer Engine runs;
+  // Issue 32 asks for <= 15%; measured 13.33% over the 153 runs of H100, B200, B300, GB200 and GB300
+  // (14.40% before each attention kernel was scaled to the model's head dim; 14.81% before
+  // Megatron's attention was priced as the cuDNN kernel Transformer Engine runs;
   // 14.85% over 148 runs before the Megatron-Core MoE report's five;
   // 15.02% before Megatron's recompute modules were priced; 14.4% before the DeepSeek-V3 GB200
   // ladder's CUDA graphs were transcribed; 15.1% while the host floor was one fixed time per layer,

@@ -91,6 +91,29 @@ TEST_CASE("sim_attention_kernels_follow_their_published_curves") {
   CHECK(planck::sim::attention_kernel_speedup(a100, K::kFa3, 4096) == 1.0);
 }
 
+TEST_CASE("sim_attention_head_dims_follow_the_kernels_published_charts") {
+  const auto h100 = *planck::core::gpu_preset("h100-sxm");
+  const auto a100 = *planck::core::gpu_preset("a100-80g");
+  using K = planck::core::AttentionKernel;
+  namespace s = planck::sim;
+  // tests/data/published/kernels.md §2.1-2.3, causal, TFLOP/s at head dim 64 / 256 over 128.
+  CHECK(s::attention_head_dim_factor(h100, K::kCudnn, 128, 4096) == 1.0);
+  CHECK(s::attention_head_dim_factor(h100, K::kCudnn, 64, 4096) == doctest::Approx(363.0 / 518));
+  CHECK(s::attention_head_dim_factor(h100, K::kCudnn, 256, 2048) == doctest::Approx(450.0 / 484));
+  CHECK(s::attention_head_dim_factor(h100, K::kFa3, 64, 16384) == doctest::Approx(473.0 / 616));
+  CHECK(s::attention_head_dim_factor(h100, K::kFa2, 64, 16384) == doctest::Approx(284.0 / 328));
+  CHECK(s::attention_head_dim_factor(h100, K::kSdpa, 256, 1024) == doctest::Approx(251.0 / 260));
+  CHECK(s::attention_head_dim_factor(a100, K::kFa2, 64, 512) == doctest::Approx(88.0 / 99));
+  CHECK(s::attention_head_dim_factor(a100, K::kFa1, 64, 4096) == doctest::Approx(87.0 / 76));
+  // cuDNN off Hopper prices as FA2 (A100's chart); FA1 has no chart above 128.
+  CHECK(s::attention_head_dim_factor(a100, K::kCudnn, 64, 512) == doctest::Approx(88.0 / 99));
+  CHECK(s::attention_head_dim_factor(h100, K::kFa1, 256, 4096) == 1.0);
+  // Between dims linear in log2(d): MLA's 192 (DeepSeek-V3's query-key head) and GPT-OSS's 64.
+  CHECK(s::attention_head_dim_factor(h100, K::kCudnn, 192, 4096) ==
+        doctest::Approx(1 + (std::log2(192.0) - 7) * (483.0 / 518 - 1)).epsilon(1e-9));
+  CHECK(s::attention_head_dim_factor(h100, K::kCudnn, 32, 4096) == doctest::Approx(363.0 / 518));
+}
+
 TEST_CASE("sim_fsdp2_copy_passes_move_the_gathered_and_reduced_bytes") {
   // torchtitan (FSDP2) over 8 GPUs, Llama 3 8B, one micro-batch: every unit gathered in the
   // forward, the 32 blocks again in the backward (reshard_after_forward; never the root), every
