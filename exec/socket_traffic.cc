@@ -68,23 +68,33 @@ class TcpSocketTraffic final : public PeerTrafficSource {
     auto after = tcp_sockets();
     if (!after) return after.status();
     const int n = world.size();
-    // Every rank's local endpoints, padded to the longest list.
+    // Every rank's connections as (local, remote) endpoint pairs, padded to the longest list. A
+    // socket belongs to the rank holding its mirror (remote, local): one endpoint alone is not
+    // unique, since Linux gives two processes the same ephemeral port for connections to
+    // different peers (a rank's bytes to another were then counted as to itself, now and then).
     std::uint64_t mine = after->size();
     std::vector<std::uint64_t> counts(static_cast<std::size_t>(n));
     if (auto st = world.all_gather(&mine, counts.data(), 1, DataType::kUint64); !st) return st;
     const std::uint64_t width = std::max<std::uint64_t>(1, *std::max_element(counts.begin(), counts.end()));
-    std::vector<std::uint64_t> keys(width, 0), all(width * static_cast<std::size_t>(n));
-    for (std::size_t i = 0; i < after->size(); ++i) keys[i] = (*after)[i].local;
-    if (auto st = world.all_gather(keys.data(), all.data(), static_cast<std::int64_t>(width), DataType::kUint64); !st) {
+    std::vector<std::uint64_t> keys(2 * width, 0), all(2 * width * static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < after->size(); ++i) {
+      keys[2 * i] = (*after)[i].local;
+      keys[2 * i + 1] = (*after)[i].remote;
+    }
+    if (auto st = world.all_gather(keys.data(), all.data(), static_cast<std::int64_t>(2 * width), DataType::kUint64);
+        !st) {
       return st;
     }
-    std::map<std::uint64_t, int> owner;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, int> owner;
     for (int r = 0; r < n; ++r) {
-      for (std::uint64_t i = 0; i < counts[static_cast<std::size_t>(r)]; ++i) owner[all[r * width + i]] = r;
+      for (std::uint64_t i = 0; i < counts[static_cast<std::size_t>(r)]; ++i) {
+        const std::size_t at = 2 * (static_cast<std::size_t>(r) * width + i);
+        owner[{all[at], all[at + 1]}] = r;
+      }
     }
     std::vector<std::uint64_t> row(static_cast<std::size_t>(n), 0);
     for (const SocketBytes& b : *after) {
-      auto it = owner.find(b.remote);
+      auto it = owner.find({b.remote, b.local});
       if (it == owner.end()) continue;
       auto was = before_.find({b.local, b.remote});
       row[static_cast<std::size_t>(it->second)] += b.written - (was == before_.end() ? 0 : was->second);
