@@ -201,9 +201,27 @@ core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b
 // --optimizer (arguments.py: adam, sgd, muon, dist_muon, lion, soap, adaptive_muon) and the
 // precision-aware optimizer's dtypes; --optimizer-cpu-offload.
 void read_optimizer(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
-  // --attention-backend unfused materialises the scores, softmax and dropout (flash, fused, local
-  // and auto, Transformer Engine's choice, keep them in the kernel).
-  if (f.string("attention-backend") == std::optional<std::string>("unfused")) t["attention"] = "standard";
+  // --attention-backend (megatron/core/models/common/language_module/language_module.py sets
+  // Transformer Engine's NVTE_*_ATTN from it): unfused (TE's) and local (Megatron's own
+  // DotProductAttention, as --transformer-impl local builds) materialise the scores, softmax and
+  // dropout; flash forces TE's FlashAttention, fused cuDNN's kernel; auto leaves TE to choose,
+  // cuDNN on Hopper and later: the megatron stack's default kernel.
+  // (Megatron-Bridge configs write the enum member, AttnBackend.fused.)
+  std::string backend = f.string("attention-backend").value_or("auto");
+  if (backend.rfind("AttnBackend.", 0) == 0) backend.erase(0, std::string("AttnBackend.").size());
+  if (backend != "auto" && backend != "flash" && backend != "fused" && backend != "unfused" && backend != "local") {
+    b.unmodelled("--attention-backend " + backend, f.line("attention-backend"),
+                 "not one of Megatron's AttnBackend (flash, fused, unfused, local, auto): priced as auto");
+  }
+  if (backend == "unfused" || backend == "local" || f.string("transformer-impl").value_or("") == "local") {
+    t["attention"] = "standard";
+  } else if (backend == "flash") {
+    t["attention_kernel"] = "fa2";
+    b.note("--attention-backend flash: Transformer Engine's FlashAttention, priced as FlashAttention-2 (it runs FA3 "
+           "where flash_attn_3 is installed, which a launch script does not say)");
+  } else if (backend == "fused") {
+    t["attention_kernel"] = "cudnn";
+  }
   const std::string opt = f.string("optimizer").value_or("adam");
   if (opt == "adam") {
     t["optimizer"] = "adamw";  // Megatron's adam applies decoupled weight decay (AdamW)

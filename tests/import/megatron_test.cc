@@ -73,6 +73,27 @@ TEST_CASE("import_megatron_fp8_format_and_recipe_are_training_fp8") {
   CHECK(fp8_of("--fp8-format e4m3 --fp8-recipe mxfp8") == "mxfp8");
 }
 
+TEST_CASE("import_megatron_attention_backend_names_the_kernel") {
+  // language_module.py: flash -> NVTE_FLASH_ATTN only, fused -> NVTE_FUSED_ATTN only, unfused ->
+  // TE's unfused path; local is Megatron's own DotProductAttention (scores materialised), as is
+  // --transformer-impl local; auto (the default) leaves Transformer Engine to pick.
+  const std::string base = kModel + "--bf16 --micro-batch-size 1 --global-batch-size 8 ";
+  auto training = [&](const std::string& flags) {
+    return import_ok(&import_megatron, base + flags, world(1, 8), "args.txt").plan["training"];
+  };
+  CHECK(training("--attention-backend flash")["attention_kernel"] == "fa2");
+  CHECK(training("--attention-backend fused")["attention_kernel"] == "cudnn");
+  CHECK_FALSE(training("--attention-backend auto").contains("attention_kernel"));
+  CHECK_FALSE(training("").contains("attention"));
+  CHECK(training("--attention-backend unfused")["attention"] == "standard");
+  CHECK(training("--attention-backend local")["attention"] == "standard");
+  CHECK(training("--transformer-impl local")["attention"] == "standard");
+  CHECK(training("--attention-backend AttnBackend.fused")["attention_kernel"] == "cudnn");  // a Bridge config's enum
+  const ImportResult odd = import_ok(&import_megatron, base + "--attention-backend triton", world(1, 8), "args.txt");
+  CHECK_FALSE(odd.plan["training"].contains("attention_kernel"));
+  CHECK(any_contains(odd.warnings, "setting-unmodelled: --attention-backend triton"));
+}
+
 TEST_CASE("import_megatron_hfsdp_when_the_commented_flags_are_enabled") {
   std::string text = read_data("megatron-lm/train_llama3_8b_fsdp_h100_fp8.sh");
   text = uncomment(text, "--num-distributed-optimizer-instances 2");
