@@ -82,8 +82,10 @@ core::Result<std::optional<std::int64_t>> megatron_layout_chunks(const MegatronF
                                                                  const MegatronDegrees& d);
 // The pipeline-split and MoE token-dispatcher flags -> parallelism (moe.cc).
 core::Status megatron_split_and_dispatch(const MegatronFlags& f, PlanBuilder& b);
-// CUDA graphs, FP8 weight gathers and multi-token prediction -> training `t` and
-// parallelism (runtime.cc).
+// CUDA graphs, FP8 weight gathers, multi-token prediction and the attention kernel -> training
+// `t` and parallelism (runtime.cc).
 void megatron_runtime_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t);
+// --freeze-all-layers / --freeze-LM -> training.frozen; a vision encoder said (runtime.cc).
+void megatron_frozen_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t);
 
 }  // namespace planck::import

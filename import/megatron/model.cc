@@ -13,7 +13,6 @@ namespace planck::import {
 
 namespace {
 
-
 constexpr std::int64_t kGpt2Vocab = 50257;
 
 // Megatron's GPT2BPETokenizer: named, or implied by a --vocab-file/--merge-file pair and no other
@@ -201,27 +200,6 @@ core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b
 // --optimizer (arguments.py: adam, sgd, muon, dist_muon, lion, soap, adaptive_muon) and the
 // precision-aware optimizer's dtypes; --optimizer-cpu-offload.
 void read_optimizer(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
-  // --attention-backend (megatron/core/models/common/language_module/language_module.py sets
-  // Transformer Engine's NVTE_*_ATTN from it): unfused (TE's) and local (Megatron's own
-  // DotProductAttention, as --transformer-impl local builds) materialise the scores, softmax and
-  // dropout; flash forces TE's FlashAttention, fused cuDNN's kernel; auto leaves TE to choose,
-  // cuDNN on Hopper and later: the megatron stack's default kernel.
-  // (Megatron-Bridge configs write the enum member, AttnBackend.fused.)
-  std::string backend = f.string("attention-backend").value_or("auto");
-  if (backend.rfind("AttnBackend.", 0) == 0) backend.erase(0, std::string("AttnBackend.").size());
-  if (backend != "auto" && backend != "flash" && backend != "fused" && backend != "unfused" && backend != "local") {
-    b.unmodelled("--attention-backend " + backend, f.line("attention-backend"),
-                 "not one of Megatron's AttnBackend (flash, fused, unfused, local, auto): priced as auto");
-  }
-  if (backend == "unfused" || backend == "local" || f.string("transformer-impl").value_or("") == "local") {
-    t["attention"] = "standard";
-  } else if (backend == "flash") {
-    t["attention_kernel"] = "fa2";
-    b.note("--attention-backend flash: Transformer Engine's FlashAttention, priced as FlashAttention-2 (it runs FA3 "
-           "where flash_attn_3 is installed, which a launch script does not say)");
-  } else if (backend == "fused") {
-    t["attention_kernel"] = "cudnn";
-  }
   const std::string opt = f.string("optimizer").value_or("adam");
   if (opt == "adam") {
     t["optimizer"] = "adamw";  // Megatron's adam applies decoupled weight decay (AdamW)
@@ -361,24 +339,6 @@ void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_js
                  "activations (and weights) offloaded by Transformer Engine are priced on the GPU");
 }
 
-// Frozen weights: --freeze-all-layers (Megatron-LM), --freeze-LM / --freeze-ViT
-// (examples/multimodal/multimodal_args.py). The plan's model is the language model; a vision
-// encoder is not in it.
-void read_frozen(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
-  if (f.has("freeze-all-layers") || f.has("freeze-LM")) {
-    t["frozen"] = true;
-    const std::string flag = f.has("freeze-LM") ? "freeze-LM" : "freeze-all-layers";
-    b.locate("/training/frozen", f.line(flag));
-    b.note("--" + flag + ": the language model's weights take no gradient, optimizer state or gradient reduction" +
-           (f.has("freeze-LM") ? std::string(" (the vision projection, which trains, is not in the model)") : ""));
-  }
-  if (auto vision = f.string("vision-model-type")) {
-    b.unmodelled("--vision-model-type " + *vision, f.line("vision-model-type"),
-                 std::string("the vision encoder's weights") + (f.has("freeze-ViT") ? "" : ", gradients, optimizer state") +
-                     " and activations are not in the model (only the language model is priced)");
-  }
-}
-
 }  // namespace
 
 core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d) {
@@ -516,7 +476,7 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   megatron_runtime_flags(f, b, t);
   read_optimizer(f, b, t);
   read_recompute(f, b, t);
-  read_frozen(f, b, t);
+  megatron_frozen_flags(f, b, t);
   t["stack"] = "megatron";  // Megatron's fused kernels (docs/simulator.md "Software stack")
   b.plan()["training"] = t;
   return core::Status::ok();

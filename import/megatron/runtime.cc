@@ -1,7 +1,8 @@
 // Megatron-LM's runtime flags that change what planck prices, not the layout (docs/import.md
 // "Megatron-LM"): CUDA graphs (--cuda-graph-impl with --cuda-graph-modules, formerly
 // --cuda-graph-scope; the deprecated --enable-cuda-graph / --external-cuda-graph), FP8 weight
-// gathers (--fp8-param-gather) and multi-token prediction (--mtp-num-layers). NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py,
+// gathers (--fp8-param-gather), multi-token prediction (--mtp-num-layers), the attention
+// kernel (--attention-backend, --transformer-impl local) and frozen weights (--freeze-*). NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py,
 // megatron/core/transformer/transformer_config.py (cuda_graph_modules).
 
 #include <algorithm>
@@ -13,6 +14,31 @@
 
 namespace planck::import {
 namespace {
+
+// --attention-backend (megatron/core/models/common/language_module/language_module.py sets
+// Transformer Engine's NVTE_*_ATTN from it) -> training.attention / attention_kernel.
+void read_attention_backend(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
+  // unfused (TE's) and local (Megatron's own DotProductAttention, as --transformer-impl local
+  // builds) materialise the scores, softmax and
+  // dropout; flash forces TE's FlashAttention, fused cuDNN's kernel; auto leaves TE to choose,
+  // cuDNN on Hopper and later: the megatron stack's default kernel.
+  // (Megatron-Bridge configs write the enum member, AttnBackend.fused.)
+  std::string backend = f.string("attention-backend").value_or("auto");
+  if (backend.rfind("AttnBackend.", 0) == 0) backend.erase(0, std::string("AttnBackend.").size());
+  if (backend != "auto" && backend != "flash" && backend != "fused" && backend != "unfused" && backend != "local") {
+    b.unmodelled("--attention-backend " + backend, f.line("attention-backend"),
+                 "not one of Megatron's AttnBackend (flash, fused, unfused, local, auto): priced as auto");
+  }
+  if (backend == "unfused" || backend == "local" || f.string("transformer-impl").value_or("") == "local") {
+    t["attention"] = "standard";
+  } else if (backend == "flash") {
+    t["attention_kernel"] = "fa2";
+    b.note("--attention-backend flash: Transformer Engine's FlashAttention, priced as FlashAttention-2 (it runs FA3 "
+           "where flash_attn_3 is installed, which a launch script does not say)");
+  } else if (backend == "fused") {
+    t["attention_kernel"] = "cudnn";
+  }
+}
 
 // --cuda-graph-impl / --cuda-graph-modules -> training.cuda_graphs (core cuda_graph_scope_names).
 void read_cuda_graphs(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
@@ -80,6 +106,25 @@ void megatron_runtime_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::or
     b.note(t.contains("fp8") ? "--fp8-param-gather: the blocks' weights are all-gathered as FP8 (1 byte a parameter)"
                              : "--fp8-param-gather without --fp8-format: Megatron gathers no FP8 weights; priced in " +
                                    t.value("param_dtype", std::string("bf16")));
+  }
+  read_attention_backend(f, b, t);
+}
+
+// Frozen weights: --freeze-all-layers (Megatron-LM), --freeze-LM / --freeze-ViT
+// (examples/multimodal/multimodal_args.py). The plan's model is the language model; a vision
+// encoder is not in it.
+void megatron_frozen_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
+  if (f.has("freeze-all-layers") || f.has("freeze-LM")) {
+    t["frozen"] = true;
+    const std::string flag = f.has("freeze-LM") ? "freeze-LM" : "freeze-all-layers";
+    b.locate("/training/frozen", f.line(flag));
+    b.note("--" + flag + ": the language model's weights take no gradient, optimizer state or gradient reduction" +
+           (f.has("freeze-LM") ? std::string(" (the vision projection, which trains, is not in the model)") : ""));
+  }
+  if (auto vision = f.string("vision-model-type")) {
+    b.unmodelled("--vision-model-type " + *vision, f.line("vision-model-type"),
+                 std::string("the vision encoder's weights") + (f.has("freeze-ViT") ? "" : ", gradients, optimizer state") +
+                     " and activations are not in the model (only the language model is priced)");
   }
 }
 
