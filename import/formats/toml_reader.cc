@@ -141,6 +141,11 @@ core::Result<std::optional<bool>> TomlReader::bool_in(const std::string& section
   return std::optional<bool>(*n->value<bool>());
 }
 
+int TomlReader::line_in(const std::string& section, const std::string& key) const {
+  const toml::node* n = find(section, key);
+  return n ? line_of(*n, section, key) : 0;
+}
+
 core::Result<std::optional<TomlValue<std::vector<std::string>>>> TomlReader::strings_in(const std::string& section,
                                                                                         const std::string& key) {
   using Out = std::optional<TomlValue<std::vector<std::string>>>;

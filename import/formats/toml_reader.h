@@ -46,6 +46,8 @@ class TomlReader {
   core::Result<std::optional<TomlInt>> int_in(const std::string& section, const std::string& key);
   core::Result<std::optional<TomlString>> string_in(const std::string& section, const std::string& key);
   core::Result<std::optional<bool>> bool_in(const std::string& section, const std::string& key);
+  // The line `key` of `section` is written on; 0 when absent.
+  int line_in(const std::string& section, const std::string& key) const;
   // An array of strings (torchtitan's [model] converters); a single string reads as one element.
   core::Result<std::optional<TomlValue<std::vector<std::string>>>> strings_in(const std::string& section,
                                                                               const std::string& key);

@@ -20,6 +20,34 @@ namespace planck::import {
 
 namespace {
 
+// planck prices apps/main's LMTransformer. A `model` key it does not define belongs to another
+// app's model (memory layers, byte-latent patching, ...), and sliding_window narrows attention:
+// neither is in the price, so each is said (TrainArgs types `model` per app, so unknown-key, which
+// follows the classes, cannot).
+void warn_unpriced_model_keys(YamlReader& y, const YAML::Node& m, PlanBuilder& b) {
+  if (!m.IsMap()) return;
+  const auto known = config_fields(lingua_classes(), "LMTransformerArgs");
+  std::vector<std::string> other;
+  int first_line = 0;
+  for (const auto& kv : m) {
+    const std::string key = kv.first.Scalar();
+    if (key == "sliding_window" && !kv.second.IsNull()) {
+      b.unmodelled("model.sliding_window", y.line_of(m, key), "attention priced over the whole sequence");
+    } else if (!known.count(key)) {
+      if (other.empty()) first_line = y.line_of(m, key);
+      other.push_back(key);
+    }
+  }
+  if (other.empty()) return;
+  if (other.size() == 1) other[0] = "model." + other[0];
+  std::string names;
+  for (const std::string& k : other) names += (names.empty() ? "" : ", ") + k;
+  if (other.size() > 1) names = "model.{" + names + "}";
+  b.unmodelled(names, first_line,
+               "priced as apps/main's LMTransformer, which has no such setting" +
+                   std::string(other.size() > 1 ? "s" : "") + " (another app's model: its layers are not priced)");
+}
+
 // LMTransformerArgs -> ModelSpec. FeedForward: hidden = 4 dim -> int(2 hidden / 3) -> x
 // ffn_dim_multiplier -> rounded up to multiple_of (Llama's recipe, lingua/transformer.py).
 core::Status read_model(YamlReader& y, PlanBuilder& b) {
@@ -102,6 +130,7 @@ core::Status read_model(YamlReader& y, PlanBuilder& b) {
     }
   }
   b.set_model(spec, "Lingua LMTransformer");
+  warn_unpriced_model_keys(y, m, b);
   return core::Status::ok();
 }
 

@@ -33,6 +33,10 @@ struct Degrees {
   std::int64_t dpr = 1, dps = -1, tp = 1, pp = 1, cp = 1, ep = 1, etp = 1;
   bool etp_given = false;
   std::map<std::string, int> lines;  // key -> line it was written on
+  // pipeline_parallel_degree read from [experimental] / [training]: a file of torchtitan before #980
+  // (2025-03), whose pipeline micro-batch default differs from today's (read_torchtitan_training).
+  bool pp_before_980 = false;
+  std::int64_t stages_per_rank = 1;  // pipeline stages each rank holds (2 for multi-stage schedules)
 };
 
 inline std::string lower(std::string s) {

@@ -59,6 +59,7 @@ core::Result<Degrees> read_degrees(TomlReader& r) {
     *k.out = got.value;
     d.lines[k.name] = got.line;
     if (std::string(k.name) == "expert_tensor_parallel_degree") d.etp_given = true;
+    if (std::string(k.name) == "pipeline_parallel_degree") d.pp_before_980 = got.section != "parallelism";
   }
   return d;
 }
@@ -295,6 +296,23 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
     if (!async) return async.status();
     if (async->value_or(false) && d.tp > 1) par["async_tp"] = true;
   }
+  // torchft ([fault_tolerance] enable, torchtitan/components/ft.py): the dp_replicate dim becomes
+  // torchft's managed process group across replica groups launched apart, and a semi_sync_method
+  // (diloco, local_sgd) replaces the per-step gradient all-reduce with one every sync_steps.
+  if (auto ft = r.bool_in("fault_tolerance", "enable"); !ft) {
+    return ft.status();
+  } else if (ft->value_or(false)) {
+    auto semi = r.string_in("fault_tolerance", "semi_sync_method");
+    if (!semi) return semi.status();
+    b.unmodelled("[fault_tolerance] enable = true (torchft)", r.line_in("fault_tolerance", "enable"),
+                 "this file's replica group is priced alone: the replica groups torchft joins over dp_replicate "
+                 "(group_size) and its quorum traffic are not in the plan");
+    if (semi->has_value()) {
+      b.unmodelled("[fault_tolerance] semi_sync_method = \"" + (*semi)->value + "\"", (*semi)->line,
+                   "gradients priced as all-reduced every step; " + (*semi)->value +
+                       " syncs the replicas only every sync_steps steps");
+    }
+  }
   par["sequence_parallel"] = d.tp > 1;
   if (d.tp > 1) b.note("sequence_parallel = true: torchtitan applies SequenceParallel to the norms whenever tp > 1");
 
@@ -321,6 +339,7 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
     }
   }
   par["virtual_stages"] = virtual_stages;
+  d.stages_per_rank = virtual_stages;
   if (d.ep > 1 && d.tp > 1) par["etp"] = etp;
   // DualPipeV's expert all-to-all overlap is on unless the config turns it off
   // (pipeline_parallel_expert_parallel_overlap, default true; docs/simulator.md "Expert-parallel overlap").

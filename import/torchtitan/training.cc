@@ -98,7 +98,8 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
   if (!seq_r) return seq_r.status();
   auto mbs_r = r.int_in("parallelism", "pipeline_parallel_microbatch_size");
   if (!mbs_r) return mbs_r.status();
-  auto nmb_r = r.int_in("experimental", "pipeline_parallel_microbatches");
+  // The micro-batch count: [experimental] before #980 (2025-03), [parallelism] until #1073 (2025-04-07).
+  auto nmb_r = r.first_int({"parallelism", "experimental"}, "pipeline_parallel_microbatches");
   if (!nmb_r) return nmb_r.status();
   // Registries since #4121 (2026-08) give the micro-batch count per DP rank, as [experimental] did before #980.
   auto npm_r = r.int_in("parallelism", "num_pp_microbatches");
@@ -158,8 +159,21 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
     if (nmb_r->has_value()) {  // before #980: the number of micro-batches, not their size
       n_mb = (*nmb_r)->value;
       if (local_bs % n_mb == 0) mbs = local_bs / n_mb;
-    } else if (local_bs % mbs == 0) {
-      n_mb = local_bs / mbs;
+    } else if (!mbs_r->has_value() && d.pp_before_980) {
+      // Before #1073 an unset count meant one micro-batch per pipeline stage: pp x stages per rank
+      // (parallelisms/pipelining_utils.py build_pipeline_schedule since 90567fc, 2025-01-07; pp alone
+      // before it, the same for single-stage schedules).
+      n_mb = d.pp * d.stages_per_rank;
+      if (local_bs % n_mb == 0) mbs = local_bs / n_mb;
+      b.note("pipeline_parallel_microbatches unset in a file of torchtitan's layout before #980: " +
+             std::to_string(n_mb) + " micro-batches, one per pipeline stage (torchtitan's default until #1073, " +
+             "2025-04-07" + std::string(d.stages_per_rank > 1 ? "; pp alone before 2025-01-07" : "") + ")");
+    } else {
+      if (!mbs_r->has_value()) {
+        b.note("pipeline_parallel_microbatch_size unset: 1 (torchtitan's default since #1073, 2025-04-07; before "
+               "it an unset pipeline_parallel_microbatches meant one micro-batch per stage)");
+      }
+      if (local_bs % mbs == 0) n_mb = local_bs / mbs;
     }
     if (n_mb == 0 || local_bs % n_mb != 0) {
       accum_known = false;

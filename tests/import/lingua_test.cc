@@ -128,4 +128,21 @@ TEST_CASE("import_lingua_unknown_keys_warn_and_garbage_refuses") {
 }
 
 }  // namespace
+// planck prices apps/main's LMTransformer (lingua/transformer.py + apps/main/transformer.py
+// LMTransformerArgs). Another app's model keys (facebookresearch/sparse-delta-memory's sdm_at /
+// swa_at, blt's patch_size ...) and sliding_window change the model, so each is said.
+TEST_CASE("import_lingua_model_keys_outside_lmtransformer_are_said") {
+  ImportResult plain = import_ok(&import_lingua, dist(""), world(1, 8));
+  CHECK(plain.findings.empty());
+  ImportResult r = import_ok(&import_lingua,
+                             "name: t\nmodel:\n  dim: 512\n  n_layers: 4\n  n_heads: 8\n  sdm_at: [1, 3]\n"
+                             "  swa_window: 1024\n  sliding_window: 512\n",
+                             world(1, 8));
+  REQUIRE(r.findings.size() == 2);
+  CHECK(r.findings[0].message.find("model.sliding_window") != std::string::npos);
+  CHECK(r.findings[0].line == 8);
+  CHECK(r.findings[1].message.find("model.{sdm_at, swa_window}") != std::string::npos);
+  CHECK(r.findings[1].line == 6);
+}
+
 }  // namespace planck::import::test

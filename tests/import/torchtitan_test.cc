@@ -153,6 +153,59 @@ TEST_CASE("import_torchtitan_pipeline_microbatches_and_reshard_default") {
   CHECK_MESSAGE(!d.has_errors(), error_rules(d));
 }
 
+// Before #1073 (5e2033c, 2025-04-07) torchtitan had no micro-batch size: an unset
+// pipeline_parallel_microbatches meant one micro-batch per pipeline stage, pp x stages per rank
+// (torchtitan/parallelisms/pipelining_utils.py build_pipeline_schedule at 90567fc; pp at 2d5ff74).
+// A file of the layout before #980 (degrees in [experimental]) is of that era.
+TEST_CASE("import_torchtitan_pipeline_microbatches_default_follows_the_file_era") {
+  // pytorch/torchtitan@2d5ff742 train_configs/llama3_70b_4D_exp.toml's shape: batch 16, pp 2.
+  const std::string old_layout = "[model]\nname = \"llama3\"\nflavor = \"70B\"\n[training]\nbatch_size = 16\n"
+                                 "seq_len = 8192\ntensor_parallel_degree = 8\n[experimental]\n"
+                                 "pipeline_parallel_degree = 2\n";
+  ImportResult r = import_ok(&import_torchtitan, old_layout, world(2, 8));
+  CHECK(r.plan["training"]["micro_batch"] == 16 / 2);
+  CHECK(r.plan["training"]["grad_accumulation"] == 2);
+  // An interleaved schedule holds 2 stages per rank: 2 x 2 = 4 micro-batches of 4.
+  ImportResult v = import_ok(
+      &import_torchtitan, old_layout + "pipeline_parallel_schedule = \"Interleaved1F1B\"\n", world(2, 8));
+  CHECK(v.plan["training"]["micro_batch"] == 16 / (2 * 2));
+  CHECK(v.plan["training"]["grad_accumulation"] == 4);
+  // The count given, in [experimental] or (between #980 and #1073) [parallelism], is the count.
+  ImportResult given =
+      import_ok(&import_torchtitan, old_layout + "pipeline_parallel_microbatches = 8\n", world(2, 8));
+  CHECK(given.plan["training"]["micro_batch"] == 2);
+  ImportResult mid = import_ok(&import_torchtitan,
+                               config("pipeline_parallel_degree = 2\npipeline_parallel_microbatches = 4\n",
+                                      "batch_size = 16\nseq_len = 8192\n"),
+                               world(1, 8));
+  CHECK(mid.plan["training"]["micro_batch"] == 4);
+  CHECK(mid.warnings.empty());  // a key of torchtitan at 8b737fe (2025-04-07), not unknown
+  // Today's layout without either key: micro-batches of 1 (pipeline_parallel_microbatch_size default).
+  ImportResult now = import_ok(&import_torchtitan, config("pipeline_parallel_degree = 2\n", "local_batch_size = 16\n"),
+                               world(1, 8));
+  CHECK(now.plan["training"]["micro_batch"] == 1);
+  CHECK(now.plan["training"]["grad_accumulation"] == 16);
+}
+
+// torchft (torchtitan/components/ft.py): replica groups joined over dp_replicate and, with a
+// semi_sync_method, gradients synced every sync_steps; neither is in the plan, so each is said.
+TEST_CASE("import_torchtitan_fault_tolerance_is_said_not_priced") {
+  ImportResult r = import_ok(&import_torchtitan,
+                             config("data_parallel_replicate_degree = 2\n") +
+                                 "[fault_tolerance]\nenable = true\nsemi_sync_method = \"diloco\"\nsync_steps = 30\n",
+                             world(1, 2));
+  REQUIRE(r.findings.size() == 2);
+  CHECK(r.findings[0].rule == "setting-unmodelled");
+  CHECK(r.findings[0].line == 10);
+  CHECK(r.findings[1].message.find("diloco") != std::string::npos);
+  CHECK(r.findings[1].line == 11);
+  // A section without enable is inert (FaultTolerance.enable defaults to false).
+  ImportResult off =
+      import_ok(&import_torchtitan, config("data_parallel_replicate_degree = 2\n") + "[fault_tolerance]\ngroup_size = 2\n",
+                world(1, 2));
+  CHECK(off.findings.empty());
+}
+
 // [activation_checkpoint] mode = "selective" with selective_ac_option a number N (torchtitan's
 // default "2") wraps every N-th transformer block in full checkpointing (layer SAC,
 // torchtitan/distributed/activation_checkpoint.py); "op" is the op-level policy.
