@@ -105,6 +105,9 @@ class Module:
             elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 if isinstance(node.value, ast.Constant):
                     self.constants[node.targets[0].id] = Val(node.value.value, node.lineno, path)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                if isinstance(node.value, ast.Constant):  # `SEQUENCE_LENGTH_128K: int = 131072`
+                    self.constants[node.target.id] = Val(node.value.value, node.lineno, path)
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 self.add_import(node, self.imports)
 

@@ -16,6 +16,9 @@ What it cannot follow is reported with its file, line and the settings it may to
 __init__.py of the package that calls it.
 
 Usage: python3 planck_torchtitan_registry.py REGISTRY.py [FUNCTION] [--path DIR]... [--kwarg NAME=JSON]...
+       [--returns NAME]
+(--returns: a config function's return annotation names NAME, default "Config"; Megatron-Bridge
+recipes are `-> ConfigContainer`, so a helper returning an OptimizerConfig is not one.)
 (--kwarg: a keyword argument the function is called with when it has that parameter, as
 Megatron-Bridge's run_recipe.py passes peft_scheme.)
 Output (stdout, JSON): {"functions": [{"name", "line", "settings": {"a.b": {...}}, "notes",
@@ -32,7 +35,7 @@ import sys
 if "Function" not in globals():  # run from the source tree, not embedded after the evaluator
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from planck_pyeval import Function, Run, rel, resolve_touches  # noqa: E402
-    from planck_pyvalues import Loader, Module, Obj, Opaque, Spec, Val, jsonable  # noqa: E402
+    from planck_pyvalues import FuncRef, Loader, Module, Obj, Opaque, Spec, Val, jsonable  # noqa: E402
 
 
 def flatten(obj, prefix, out):
@@ -103,13 +106,30 @@ def literal_sizes(body):
     return {k: v for k, v in sizes.items() if isinstance(v, (int, bool))}
 
 
-def is_config_function(fn):
+def is_config_function(fn, returns):
     a = fn.args
     required = len(a.posonlyargs) + len(a.args) - len(a.defaults) + sum(d is None for d in a.kw_defaults)
     if required > 0 or fn.name.startswith("_"):
         return False
     ret = ast.unparse(fn.returns) if fn.returns is not None else ""
-    return "Config" in ret
+    return returns in ret
+
+
+def config_functions(module, returns):
+    """name -> (module, function name) of each config function of `module`; a module defining none
+    that re-exports them (`from a.b import x_config as legacy_name`, Megatron-Bridge's compatibility
+    aliases for renamed recipes) offers those under its own names."""
+    own = {n: (module, n) for n, fn in module.functions.items() if is_config_function(fn, returns)}
+    if own:
+        return own
+    out = {}
+    for name, entry in module.imports.items():
+        if entry[0] != "from" or name.startswith("_"):
+            continue
+        ref = module.resolve(name)
+        if isinstance(ref, FuncRef) and is_config_function(ref.module.functions[ref.name], returns):
+            out[name] = (ref.module, ref.name)
+    return out
 
 
 def bind_defaults(f, fn):
@@ -127,11 +147,15 @@ def bind_defaults(f, fn):
 
 
 def main(argv):
-    args, paths, kwargs = [], [], {}
+    args, paths, kwargs, returns = [], [], {}, "Config"
     i = 1
     while i < len(argv):
         if argv[i] == "--path" and i + 1 < len(argv):
             paths.append(argv[i + 1])
+            i += 2
+            continue
+        if argv[i] == "--returns" and i + 1 < len(argv):
+            returns = argv[i + 1]
             i += 2
             continue
         if argv[i] == "--kwarg" and i + 1 < len(argv) and "=" in argv[i + 1]:
@@ -154,25 +178,34 @@ def main(argv):
     loader = Loader(path, paths)
     module = Module(loader, os.path.abspath(path), tree)
     loader.modules[module.path] = module
-    names = [n for n, fn in module.functions.items() if is_config_function(fn)]
+    found = config_functions(module, returns)
     if len(args) > 1:
-        if args[1] not in module.functions:
-            return {"error": f"{path}: no function {args[1]}; config functions: {', '.join(names)}"}
-        names = [args[1]]
+        if args[1] in module.functions:
+            found = {args[1]: (module, args[1])}
+        elif args[1] in found:
+            found = {args[1]: found[args[1]]}
+        else:
+            ref = module.resolve(args[1])
+            if not isinstance(ref, FuncRef):
+                return {"error": f"{path}: no function {args[1]}; config functions: {', '.join(found)}"}
+            found = {args[1]: (ref.module, ref.name)}
     out = []
-    for name in names:
+    for name, (home, real) in found.items():
         run = Run(loader)
-        fn = module.functions[name]
-        run.stack.append((module.path, name))
-        top = Function(run, module)
+        fn = home.functions[real]
+        if real != name or home is not module:
+            run.notes.append({"file": module.path, "line": module.imports[name][3],
+                              "text": f"{name} is {real} of {rel(home.path)} (imported under this name)"})
+        run.stack.append((home.path, real))
+        top = Function(run, home)
         bind_defaults(top, fn)
         params = {p.arg for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
         for k, v in kwargs.items():  # as its launcher calls it: only the parameters it has
             if k in params:
-                top.env[k] = Val(v, fn.lineno, module.path)
+                top.env[k] = Val(v, fn.lineno, home.path)
         done = top.block(fn.body)
         result = done[1] if done else None
-        entry = {"name": name, "line": fn.lineno, "file": module.path, "settings": {}, "notes": run.notes,
+        entry = {"name": name, "line": fn.lineno, "file": home.path, "settings": {}, "notes": run.notes,
                  "unfollowed": run.unfollowed}
         resolve_touches(result, entry["unfollowed"])
         if isinstance(result, Obj):
@@ -183,7 +216,7 @@ def main(argv):
                                         "why": result.why or "not a config this reader can evaluate",
                                         "touches": [""]})
         else:
-            entry["unfollowed"].append({"file": module.path, "line": fn.lineno, "construct": f"def {name}()",
+            entry["unfollowed"].append({"file": home.path, "line": fn.lineno, "construct": f"def {real}()",
                                         "why": "it returns no config", "touches": [""]})
         out.append(entry)
     return {"functions": out}

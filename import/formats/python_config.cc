@@ -38,6 +38,11 @@ core::Result<json> read_python_config(const std::string& path, const std::string
                                       const std::vector<std::pair<std::string, json>>& kwargs) {
   std::vector<std::string> args = {path};
   if (!function.empty()) args.push_back(function);
+  // A config function is one whose return annotation names the config class: a Megatron-Bridge
+  // recipe returns a ConfigContainer (its helpers return an OptimizerConfig, a dataset config...),
+  // a torchtitan registry function a Trainer.Config / JobConfig.
+  args.push_back("--returns");
+  args.push_back(what.rfind("Megatron-Bridge", 0) == 0 ? "ConfigContainer" : "Config");
   for (const std::string& dir : python_search_path(options)) {
     args.push_back("--path");
     args.push_back(dir);
