@@ -21,11 +21,31 @@ import sys
 if "Loader" not in globals():  # run from the source tree, not embedded after the value module
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from planck_pyvalues import (  # noqa: E402
-        ARITH, COMPARE, MAX_CALL_DEPTH, MAX_STEPS, NUMBER, READ_ONLY_BUILTINS, FuncRef, Loader, ModRef, Module, Obj,
-        Opaque, Spec, Val, at, listed)
+        ARITH, COMPARE, MAX_CALL_DEPTH, MAX_LOOP, MAX_STEPS, NUMBER, PURE_BUILTINS, READ_ONLY_BUILTINS, STR_METHODS,
+        FuncRef, Loader, ModRef, Module, Obj, Opaque, Spec, Val, at, listed)
 
 UNKNOWN = object()  # raw(): not a value this reader knows
 MAX_SEQUENCE = 100000  # the longest list or string a `+` / `*` may build
+
+
+def jumps(st):
+    """Whether `st` holds a `break` / `continue` of a loop around it (not of a loop inside it)."""
+    todo = list(ast.iter_child_nodes(st)) if not isinstance(st, (ast.For, ast.While)) else list(st.orelse)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return True
+        if not isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def box(value, line, file):
+    """A Python value as this reader holds it: a tuple as a tuple of values (so `a, b = divmod(x, y)`
+    unpacks), anything else as one constant (a range as the list it stands for)."""
+    if isinstance(value, tuple):
+        return tuple(box(v, line, file) for v in value)
+    return Val(list(value) if isinstance(value, range) else value, line, file)
 
 
 def raw(value):
@@ -90,6 +110,10 @@ class Function:
             if test is None:
                 return self.unknown(st, f"`if {ast.unparse(st.test)}` depends on a value planck does not know")
             return self.block(st.body if test else st.orelse)
+        elif isinstance(st, ast.For):
+            return self.loop(st)
+        elif isinstance(st, (ast.Break, ast.Continue)):
+            return (type(st).__name__.lower(), None)
         elif isinstance(st, (ast.With, ast.AsyncWith)):
             return self.block(st.body)  # the body runs; a context manager sets no config field
         elif isinstance(st, ast.Try):  # the body as written (no exception); a handler is another path
@@ -108,14 +132,72 @@ class Function:
             return self.unknown(st, f"`{type(st).__name__.lower()}` statement not followed")
         return None
 
+    def loop(self, st):
+        """`for x in ITER:` over a sequence of known constants (a list, tuple, string or range), run
+        once per item as Python would; over anything else, not followed."""
+        items = raw(self.expr(st.iter))
+        if isinstance(items, range):
+            items = list(items) if len(items) <= MAX_LOOP else UNKNOWN
+        if not isinstance(items, (list, tuple, str)) or len(items) > MAX_LOOP:
+            return self.unknown(st, "`for` over values planck does not know")
+        for item in items:
+            self.assign(st.target, box(item, st.lineno, self.file), st.lineno)
+            done = self.block(st.body)
+            if done is not None and done[0] == "break":
+                return None
+            if done is not None and done[0] == "return":
+                return done
+            if done is not None and done[0] == "jump":  # what the loop goes on to change is unknown
+                for name in self.locals_changed(st):
+                    if not isinstance(self.env.get(name), (Obj, Spec)):
+                        self.env[name] = done[1]
+                return None
+        return self.block(st.orelse)
+
     def unknown(self, st, why):
         """A statement not followed: reported with the config fields its body may set."""
         touches, returns = self.touched(st)
         head = ast.unparse(st).split("\n")[0]
         self.unfollowed(st.lineno, head, why, touches)
+        # A local the statement may assign or edit (`layout.append(...)` in a loop) is unknown from
+        # here on: a config field later set from it is not followed, never set from a stale value.
+        for name in self.locals_changed(st):
+            if not isinstance(self.env.get(name), (Obj, Spec)):
+                self.env[name] = Opaque(head, st.lineno, self.file, why)
         if returns:
             return ("return", Opaque(head, st.lineno, self.file, why))
+        if jumps(st):  # a `break` / `continue` that may run: the enclosing loop's course is unknown
+            return ("jump", Opaque(head, st.lineno, self.file, why))
         return None
+
+    def locals_changed(self, st):
+        """Names `st` may rebind or edit in place: assignment and loop targets, `x[i] = ...`,
+        `x.attr = ...`, and the receiver of a method call (`x.append(v)`)."""
+        names = set()
+
+        def root(node):
+            while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+                node = node.value
+            return node.id if isinstance(node, ast.Name) else None
+
+        for node in ast.walk(st):
+            targets = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+                targets = [node.target]
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+            elif isinstance(node, ast.NamedExpr):
+                targets = [node.target]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                targets = [node.func.value]
+            for t in targets:
+                for leaf in ast.walk(t) if isinstance(t, (ast.Tuple, ast.List)) else [t]:
+                    name = root(leaf)
+                    if name is not None:
+                        names.add(name)
+        return names
 
     def touched(self, st):
         """Config fields assigned inside `st` (the path after the name they start from; "" for a
@@ -346,6 +428,18 @@ class Function:
         hf = self.hf_model(node, line)
         if hf is not None:
             return hf
+        if text in PURE_BUILTINS and not node.keywords and not isinstance(callee, (FuncRef, ModRef)):
+            args = [raw(self.expr(a)) for a in node.args]
+            if UNKNOWN not in args and not any(isinstance(a, ast.Starred) for a in node.args):
+                try:
+                    if text != "range" or len(range(*args)) <= MAX_LOOP:
+                        return box(PURE_BUILTINS[text](*args), line, self.file)
+                except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+                    pass
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend") and len(node.args) == 1:
+            edited = self.list_edit(node, line)
+            if edited is not None:
+                return edited
         if text in READ_ONLY_BUILTINS and callee is not None and not isinstance(callee, (FuncRef, ModRef)):
             return self.builtin(node, text, line)
         if isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS and not node.args:
@@ -362,6 +456,19 @@ class Function:
             return self.run_.call(callee, args, kwargs, node, self)
         why = callee.why if isinstance(callee, Opaque) and callee.why else f"`{text}` is not a function planck follows"
         return self.opaque_call(node, line, why)
+
+    def list_edit(self, node, line):
+        """`x.append(v)` / `x.extend(vs)` on a local list of known constants: the list grows."""
+        target = node.func.value
+        held = self.env.get(target.id) if isinstance(target, ast.Name) else None
+        value = raw(self.expr(node.args[0]))
+        if not (isinstance(held, Val) and isinstance(held.value, list)) or value is UNKNOWN:
+            return None
+        if node.func.attr == "extend" and not isinstance(value, (list, tuple, str, range)):
+            return None
+        grown = held.value + ([value] if node.func.attr == "append" else list(value))
+        self.env[target.id] = Val(grown, held.line, held.file)
+        return Val(None, line, self.file)
 
     def builtin(self, node, name, line):
         """Builtins that read a config without changing it: getattr of a field set, else unknown."""
@@ -404,6 +511,15 @@ class Function:
             touches.append((self.lookup_chain(node.func.value), ""))
         if touches:
             self.unfollowed(line, ast.unparse(node), why + "; a config is passed to it", touches)
+        # A local list, dict or set it may edit in place (`layout.append(stage)`, `fill(layout)`) is
+        # unknown from here on, never read afterwards as it was before the call.
+        receivers = [node.func.value] if isinstance(node.func, ast.Attribute) else []
+        for a in receivers + list(node.args) + [k.value for k in node.keywords]:
+            while isinstance(a, (ast.Attribute, ast.Subscript, ast.Starred)):
+                a = a.value
+            held = self.env.get(a.id) if isinstance(a, ast.Name) else None
+            if isinstance(held, Val) and isinstance(held.value, (list, dict, set)):
+                self.env[a.id] = Opaque(ast.unparse(node), line, self.file, why)
         return Opaque(ast.unparse(node), line, self.file, why)
 
     def construct(self, node, text, line):

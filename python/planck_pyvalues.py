@@ -13,6 +13,11 @@ READ_ONLY_BUILTINS = {"getattr", "hasattr", "isinstance", "len", "str", "int", "
 # isinstance(x, T) of a constant against these is Python's answer; against any other class, False.
 BUILTIN_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "tuple": tuple, "dict": dict}
 STR_METHODS = {"lower", "upper", "strip"}
+# Builtins computed when every argument is a known constant (Python's own answer).
+PURE_BUILTINS = {"len": len, "str": str, "int": int, "float": float, "bool": bool, "min": min, "max": max,
+                 "abs": abs, "divmod": divmod, "sum": sum, "round": round, "sorted": sorted, "list": list,
+                 "tuple": tuple, "any": any, "all": all, "range": range}
+MAX_LOOP = 10000  # the most iterations a `for` over known values is followed for
 MAX_CALL_DEPTH = 24
 MAX_STEPS = 200000
 

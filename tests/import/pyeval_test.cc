@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <set>
+#include <vector>
 #include <string>
 
 #include "tests/import/import_test_util.h"
@@ -61,6 +62,39 @@ TEST_CASE("pyeval_a_bridge_file_of_helpers_has_no_recipe") {
   auto all = import_all("megatron-bridge", recipes("utils/optimizer_utils.py"), world(1, 8));
   REQUIRE_FALSE(all.is_ok());
   CHECK(all.message().find("no recipe function") != std::string::npos);
+}
+
+TEST_CASE("pyeval_loops_over_known_values_build_a_pipeline_layout") {
+  // recipes/exaone/h100/exaone_moe.py get_k_exaone_2_0_pipeline_layout (lines 34-63): 78 decoder
+  // layers + 4 MTP layers over pp 16 (no vpp): ceil(82 / 16) = 6 a stage, the last holds 6 - 4 = 2
+  // decoder layers, the MTP layers and the loss; the other 76 spread over 15 stages, 5 each with
+  // the remainder (1) on the first, which also holds the embedding. A for loop, list.append,
+  // divmod and max: an error (the loop not followed) before they were.
+  auto all = import_all("megatron-bridge",
+                        recipes("exaone/h100/exaone_moe.py:exaone_moe_2_0_750b_a37_pretrain_512gpu_h100_bf16_config"),
+                        world(64, 8));
+  REQUIRE_MESSAGE(all.is_ok(), (all.is_ok() ? std::string() : all.message()));
+  const ImportResult& r = all->front().result;
+  CHECK(r.unfollowed.empty());
+  std::string want = "E" + std::string(6, 't');
+  for (int s = 1; s < 15; ++s) want += "|" + std::string(5, 't');
+  want += "|tt" + std::string(4, 'm') + "L";
+  CHECK(r.plan["parallelism"]["pipeline_layout"] == want);
+}
+
+TEST_CASE("pyeval_a_list_edited_where_planck_cannot_follow_is_not_read_stale") {
+  // tests/data/import/pyeval/edits.py: list.insert is not followed, and a loop's `break` depends on
+  // a field the recipe never set; the layout is then unknown (config-unfollowed), never the list
+  // as it was before the edit.
+  for (const char* fn : {"stale_after_unfollowed_call", "loop_with_unknown_break"}) {
+    CAPTURE(fn);
+    auto r = import_all("megatron-bridge", data_path(std::string("pyeval/edits.py:") + fn), world(1, 8));
+    REQUIRE(r.is_ok());
+    const std::vector<Unfollowed>& u = r->front().result.unfollowed;
+    REQUIRE(u.size() == 1);
+    CHECK(u[0].settings.find("model.pipeline_model_parallel_layout") != std::string::npos);
+    CHECK(u[0].line == (std::string(fn) == "stale_after_unfollowed_call" ? 11 : 22));
+  }
 }
 
 }  // namespace planck::import::test
