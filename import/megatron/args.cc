@@ -3,6 +3,7 @@
 #include "import/megatron/args.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace planck::import {
@@ -44,6 +45,21 @@ bool ends_with_py(const std::string& s) {
   return s.size() > 3 && s.compare(s.size() - 3, 3, ".py") == 0 && s.find_first_of(" \t") == std::string::npos;
 }
 
+// What the launched script does, when its name says it does not train: Megatron-LM's text
+// generation (tools/run_text_generation_server.py, examples/.../generate_samples_gpt.py), inference
+// examples, data preprocessing and checkpoint conversion / export take the training flags too, but
+// run no optimizer step. "" for a training entry point (pretrain_*.py, train.py, finetune*.py, ...).
+std::string not_training(const std::string& script) {
+  const std::size_t slash = script.find_last_of('/');
+  std::string name = script.substr(slash == std::string::npos ? 0 : slash + 1);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (name.rfind("pretrain", 0) == 0 || name.find("train") != std::string::npos) return "";
+  for (const char* what : {"generat", "inference", "server", "preprocess", "convert", "export", "quantiz", "merge"}) {
+    if (name.find(what) != std::string::npos) return what;
+  }
+  return "";
+}
+
 }  // namespace
 
 core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, const PlanBuilder& b) {
@@ -62,6 +78,10 @@ core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, con
   if (best) {
     launch.script = best->words[py_index].text;
     launch.line = best->line;
+    if (const std::string what = not_training(launch.script); !what.empty()) {
+      return b.error(launch.line, "the launch runs " + launch.script + ", which does not train (its name says '" + what +
+                                      "'): planck verifies training launches (pretrain_*.py, a training loop)");
+    }
     for (const ShellCommand& c : script.commands) {  // the same script run before with other words
       if (&c == best || c.words.empty() || c.words.front().text == "echo") continue;
       const bool same = std::any_of(c.words.begin(), c.words.end(), [&](const ShellField& w) { return w.text == launch.script; });
