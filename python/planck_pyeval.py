@@ -22,7 +22,7 @@ if "Loader" not in globals():  # run from the source tree, not embedded after th
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from planck_pyvalues import (  # noqa: E402
         ARITH, COMPARE, MAX_CALL_DEPTH, MAX_LOOP, MAX_STEPS, NUMBER, PURE_BUILTINS, READ_ONLY_BUILTINS, STR_METHODS,
-        FuncRef, Loader, ModRef, Module, Obj, Opaque, Spec, Val, at, listed)
+        FuncRef, Loader, ModRef, Module, Obj, Opaque, Partial, Spec, Val, at, listed)
 
 UNKNOWN = object()  # raw(): not a value this reader knows
 MAX_SEQUENCE = 100000  # the longest list or string a `+` / `*` may build
@@ -448,11 +448,17 @@ class Function:
                 return Val(getattr(base.value, node.func.attr)(), line, self.file)
         if not isinstance(callee, (FuncRef, ModRef)) and text.split(".")[-1][:1].isupper():
             return self.construct(node, text, line)  # a class (a config dataclass): its keyword fields
-        if isinstance(callee, FuncRef):
+        if isinstance(callee, (FuncRef, Partial)) or text in ("partial", "functools.partial"):
             args = [self.expr(a) for a in node.args if not isinstance(a, ast.Starred)]
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg}
             if len(args) != len(node.args) or len(kwargs) != len(node.keywords):
                 return self.opaque_call(node, line, "`*args` / `**kwargs` in a call are not followed")
+            if not isinstance(callee, (FuncRef, Partial)):  # functools.partial(f, ...) of a function it follows
+                if args and isinstance(args[0], FuncRef):
+                    return Partial(args[0], args[1:], kwargs)
+                return self.opaque_call(node, line, "`partial` of a function planck does not follow")
+            if isinstance(callee, Partial):
+                args, kwargs, callee = callee.args + args, {**callee.kwargs, **kwargs}, callee.ref
             return self.run_.call(callee, args, kwargs, node, self)
         why = callee.why if isinstance(callee, Opaque) and callee.why else f"`{text}` is not a function planck follows"
         return self.opaque_call(node, line, why)

@@ -67,6 +67,11 @@ class FuncRef:  # a function of a module
         self.module, self.name = module, name
 
 
+class Partial:  # functools.partial(f, *args, **kwargs): f with arguments bound
+    def __init__(self, ref, args, kwargs):
+        self.ref, self.args, self.kwargs = ref, args, kwargs
+
+
 class ModRef:  # an imported module (`import a.b as m`)
     def __init__(self, module):
         self.module = module

@@ -205,7 +205,8 @@ def main(argv):
                 top.env[k] = Val(v, fn.lineno, home.path)
         done = top.block(fn.body)
         result = done[1] if done else None
-        entry = {"name": name, "line": fn.lineno, "file": home.path, "settings": {}, "notes": run.notes,
+        entry = {"name": name, "function": real, "line": fn.lineno, "file": home.path, "settings": {},
+                 "notes": run.notes,
                  "unfollowed": run.unfollowed}
         resolve_touches(result, entry["unfollowed"])
         if isinstance(result, Obj):

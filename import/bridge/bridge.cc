@@ -358,6 +358,18 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& reci
     args += "--" + flag + (text.empty() ? "" : " " + text) + "\n";
     origin.emplace_back(entry.value("file", path), entry.value("line", 0));
   }
+  // Bridge's own default for expert tensor parallelism (models/transformer_config.py
+  // _set_moe_expert_tensor_parallel_default, #4579, 2026-07-01): unset with expert parallelism on, it
+  // is 1, where Megatron-Core (and Bridge before it) take the tensor-parallel size.
+  auto ep = settings.find("model.expert_model_parallel_size");
+  if (ep != settings.end() && ep->contains("value") && (*ep)["value"].is_number_integer() &&
+      (*ep)["value"].get<std::int64_t>() > 1 && !written.count("expert-tensor-parallel-size")) {
+    args += "--expert-tensor-parallel-size 1\n";
+    origin.emplace_back(ep->value("file", path), ep->value("line", 0));
+    notes.note("expert_tensor_parallel_size unset with expert_model_parallel_size " +
+               std::to_string((*ep)["value"].get<std::int64_t>()) +
+               ": 1, Megatron-Bridge's default since #4579 (2026-07-01; the tensor-parallel size before it)");
+  }
   // mixed_precision given by name (Bridge's recipe strings, training/mixed_precision.py): its dtype.
   auto mp = settings.find("mixed_precision");
   if (mp != settings.end() && mp->contains("value") && (*mp)["value"].is_string()) {
@@ -382,7 +394,10 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& reci
   ImportOptions megatron = options;
   megatron.sets.clear();
   // The world a benchmark recipe was tuned for, when the command line (or the launch) states none.
-  const std::string world_note = benchmark_world(name, megatron);
+  // The world and GPU a recipe's name states: the function's own name, not the alias it was asked by
+  // (recipes/llama/llama3.py:llama3_8b_pretrain_config is llama3_8b_pretrain_2gpu_h100_bf16_config).
+  const std::string defined_as = fn.value("function", name);
+  const std::string world_note = benchmark_world(defined_as, megatron);
   auto r = import_megatron(args, path, megatron);
   if (!r) {  // "PATH:N: ..." names a line of the args file: say where the recipe or launch set it
     const std::string lead = path + ":";
@@ -420,7 +435,7 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& reci
   r->notes.insert(r->notes.begin(), prefix + ": its ConfigContainer fields read as the Megatron-LM flags of the "
                                              "same names");
   if (!world_note.empty()) r->notes.push_back(world_note);
-  benchmark_gpu(name, path == main_path ? "" : path, fn.value("line", 0), *r, notes);
+  benchmark_gpu(defined_as, path == main_path ? "" : path, fn.value("line", 0), *r, notes);
   read_peft(settings, main_path, notes, *r);
   {  // the recipe's own notes, warnings and findings after the Megatron importer's
     ImportResult own = notes.finish();

@@ -47,6 +47,11 @@ TEST_CASE("pyeval_recipe_aliases_resolve_to_the_recipe_they_name") {
   CHECK(a.plan["training"]["global_batch"] == 512);
   CHECK(a.plan["parallelism"] == real->front().result.plan["parallelism"]);
   CHECK(a.plan["training"] == real->front().result.plan["training"]);
+  // The world is the one the recipe's own name states (2gpu), also asked for by its alias.
+  auto unsized = import_all("megatron-bridge", recipes("llama/llama3.py:llama3_8b_pretrain_config"), ImportOptions{});
+  REQUIRE_MESSAGE(unsized.is_ok(), (unsized.is_ok() ? std::string() : unsized.message()));
+  CHECK(unsized->front().result.plan["cluster"]["gpus_per_node"] == 2);
+  CHECK(unsized->front().result.plan["cluster"]["nodes"] == 1);
   // The alias module read whole offers its aliases under their legacy names.
   auto every = import_all("megatron-bridge", recipes("llama/llama3.py"), world(1, 8));
   REQUIRE(every.is_ok());
@@ -95,6 +100,39 @@ TEST_CASE("pyeval_a_list_edited_where_planck_cannot_follow_is_not_read_stale") {
     CHECK(u[0].settings.find("model.pipeline_model_parallel_layout") != std::string::npos);
     CHECK(u[0].line == (std::string(fn) == "stale_after_unfollowed_call" ? 11 : 22));
   }
+}
+
+TEST_CASE("pyeval_partial_layout_builders_and_bridge_expert_tensor_parallel_default") {
+  // recipes/glm_vl/h100/glm_45v.py:92-101: set_glm_45v_pipeline_model_parallel_layout calls
+  // functools.partial(_get_glm_45v_pipeline_layout, is_peft=False)(8, None), whose layout_map[(8, 1)]
+  // (lines 56-64) is [embedding + 1 decoder] + 6 x [7 decoders] + [3 decoders + loss].
+  // glm_45v_sft_128gpu_h100_bf16_config (lines 109-131) sets tp 1, pp 8, ep 16 and no expert tensor
+  // parallelism: Megatron-Bridge's default is then 1 (models/transformer_config.py
+  // _set_moe_expert_tensor_parallel_default, #4579), so the expert grid etp 1 x ep 16 x pp 8 holds
+  // all 128 GPUs; with Megatron-Core's default (etp = tp = 1 here) it is the same, and a recipe with
+  // tp > 1 (qwen3_vl's tp 4, ep 4, pp 2 on 8 GPUs) is refused by Megatron only under Core's default.
+  auto all = import_all("megatron-bridge", recipes("glm_vl/h100/glm_45v.py:glm_45v_sft_128gpu_h100_bf16_config"),
+                        world(16, 8));
+  REQUIRE_MESSAGE(all.is_ok(), (all.is_ok() ? std::string() : all.message()));
+  const ImportResult& r = all->front().result;
+  CHECK(r.unfollowed.empty());
+  std::string want = "Et";
+  for (int s = 0; s < 6; ++s) want += "|" + std::string(7, 't');
+  want += "|tttL";
+  CHECK(r.plan["parallelism"]["pipeline_layout"] == want);
+  CHECK(r.plan["mesh"]["dims"] == nlohmann::ordered_json{"pp", "dp", "ep", "cp", "tp"});
+  CHECK(r.plan["mesh"]["shape"] == nlohmann::ordered_json{8, 128 / (8 * 16), 16, 1, 1});
+  bool said = false;
+  for (const std::string& n : r.notes) said = said || n.find("expert_tensor_parallel_size unset") != std::string::npos;
+  CHECK(said);
+  // recipes/qwen_vl/h100/qwen3_vl.py:98-108 qwen3_vl_30b_a3b_pretrain_8gpu_h100_bf16_mock_config: tp 4,
+  // pp 2, ep 4 on 8 GPUs. Under Core's default (etp = tp = 4) Megatron raises (8 % (4 x 4 x 2)); under
+  // Bridge's, etp 1 x ep 4 x pp 2 = 8: the experts are split 4 ways over tp x dp, the mesh's ep dim 4 / tp 4.
+  auto vl = import_all("megatron-bridge",
+                       recipes("qwen_vl/h100/qwen3_vl.py:qwen3_vl_30b_a3b_pretrain_8gpu_h100_bf16_mock_config"),
+                       world(1, 8));
+  REQUIRE_MESSAGE(vl.is_ok(), (vl.is_ok() ? std::string() : vl.message()));
+  CHECK(vl->front().result.plan["mesh"]["shape"] == nlohmann::ordered_json{2, 1, 4 / 4, 1, 4});
 }
 
 }  // namespace planck::import::test
