@@ -1,0 +1,96 @@
+#pragma once
+// The DeepSpeed config as the importer reads it: values by JSON pointer, --set overrides first,
+// "auto" told apart, each value's line for messages; and the readers of the settings beyond the
+// layout and the batch (import/deepspeed/settings.cc).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/plan/json_doc.h"
+#include "core/plan/json_value.h"
+#include "import/importer.h"
+#include "import/plan_builder.h"
+
+namespace planck::import::ds {
+
+// An integer field that may be absent, a number, or the Hugging Face placeholder "auto".
+struct DsInt {
+  std::optional<std::int64_t> value;
+  bool is_auto = false;
+};
+
+class DsReader {
+ public:
+  DsReader(const core::JsonDoc& doc, PlanBuilder& b) : doc_(doc), b_(b) {}
+
+  int line(const std::string& ptr) const { return doc_.position(ptr).line; }
+  // --set a.b=v: the value at /a/b, over the file's (the command line wins).
+  void set(const std::string& dotted, const std::string& text) {
+    std::string ptr;
+    for (char c : dotted) ptr += c == '.' ? '/' : c;
+    const bool had = at("/" + ptr) != nullptr;
+    overrides_["/" + ptr] = set_value(text);
+    b_.note("--set " + dotted + "=" + text + " from the command line" + (had ? " (replaces the file's value)" : ""));
+  }
+  const nlohmann::json* at(const std::string& ptr) const {
+    if (auto it = overrides_.find(ptr); it != overrides_.end()) return &it->second;
+    const nlohmann::json::json_pointer p(ptr);
+    return doc_.root().contains(p) ? &doc_.root().at(p) : nullptr;
+  }
+  core::Result<DsInt> integer(const std::string& ptr) const {
+    DsInt out;
+    const nlohmann::json* v = at(ptr);
+    if (!v || v->is_null()) return out;
+    if (v->is_string() && v->get<std::string>() == "auto") {
+      out.is_auto = true;
+      return out;
+    }
+    if (auto i = core::json_int64(*v)) {
+      out.value = *i;
+      return out;
+    }
+    if (core::json_int_out_of_range(*v)) {
+      return b_.error(line(ptr), ptr + " = " + core::json_excerpt(*v) +
+                                     " does not fit in a signed 64-bit integer (at most 9223372036854775807)");
+    }
+    // DeepSpeed reads these through int(); 1e5 style numbers are whole floats.
+    if (v->is_number_float()) {
+      const double d = v->get<double>();
+      if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e18) {
+        out.value = static_cast<std::int64_t>(d);
+        return out;
+      }
+    }
+    return b_.error(line(ptr), ptr + " must be an integer or \"auto\", got " + core::json_excerpt(*v));
+  }
+  void warn_unknown(const std::string& ptr, const std::vector<std::string>& known) {
+    const nlohmann::json* obj = ptr.empty() ? &doc_.root() : at(ptr);
+    if (!obj || !obj->is_object()) return;
+    for (const auto& [key, value] : obj->items()) {
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        const std::string p = ptr + "/" + core::json_pointer_escape(key);
+        b_.unknown_key(p, doc_.key_position(p).line, known);
+      }
+    }
+  }
+  bool flag(const std::string& ptr) const {
+    const nlohmann::json* v = at(ptr);
+    return v && v->is_boolean() && v->get<bool>();
+  }
+
+ private:
+  const core::JsonDoc& doc_;
+  PlanBuilder& b_;
+  std::map<std::string, nlohmann::json> overrides_;
+};
+
+std::string enabled_dtype(DsReader& r, PlanBuilder& b);
+void read_optimizer(DsReader& r, PlanBuilder& b, nlohmann::ordered_json& t);
+core::Status read_offload(DsReader& r, PlanBuilder& b, std::int64_t stage, nlohmann::ordered_json& t);
+
+}  // namespace planck::import::ds

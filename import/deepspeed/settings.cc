@@ -1,0 +1,146 @@
+// DeepSpeed settings beyond the layout and the batch: precision, optimizer, offload, and the
+// features planck does not price, each read or warned (docs/import.md "DeepSpeed").
+// deepspeedai/DeepSpeed @edaa722.
+
+#include <cctype>
+#include <string>
+
+#include "import/deepspeed/reader.h"
+
+namespace planck::import::ds {
+
+std::string enabled_dtype(DsReader& r, PlanBuilder& b) {
+  for (const char* key : {"bf16", "bfloat16", "fp16"}) {
+    const nlohmann::json* e = r.at(std::string("/") + key + "/enabled");
+    if (!e) continue;
+    const std::string name = std::string(key) == "fp16" ? "fp16" : "bf16";
+    if (e->is_boolean() && e->get<bool>()) return name;
+    if (e->is_string() && e->get<std::string>() == "auto") {
+      b.unmodelled(std::string(key) + ".enabled \"auto\"", r.line(std::string("/") + key + "/enabled"),
+                   "the trainer sets it from --" + name + "; " + name + " assumed");
+      return name;
+    }
+  }
+  return "fp32";
+}
+
+// optimizer.type (runtime/config.py: adam, adamw, lamb, onebitadam, zerooneadam, onebitlamb,
+// lion, muon, adagrad, muadam, muadamw, musgd; matched without case) -> training.optimizer, and
+// the bf16 section's optimizer precision (precision_config.py DeepSpeedBF16Config).
+void read_optimizer(DsReader& r, PlanBuilder& b, nlohmann::ordered_json& t) {
+  if (const nlohmann::json* o = r.at("/optimizer/type"); o && o->is_string()) {
+    std::string name = o->get<std::string>();
+    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    // DeepSpeed's Adam defaults to adam_w_mode (decoupled weight decay).
+    static const std::pair<const char*, const char*> kMap[] = {
+        {"adam", "adamw"},        {"adamw", "adamw"},      {"fusedadam", "adamw"}, {"cpuadam", "adamw"},
+        {"muadam", "adamw"},      {"muadamw", "adamw"},    {"lamb", "lamb"},       {"onebitadam", "onebit_adam"},
+        {"zerooneadam", "onebit_adam"}, {"onebitlamb", "onebit_adam"}, {"lion", "lion"}, {"muon", "muon"},
+        {"musgd", "sgd"},         {"sgd", "sgd"},          {"adagrad", "sgd"}};
+    std::string mapped;
+    for (const auto& [from, to] : kMap) {
+      if (name == from) mapped = to;
+    }
+    if (mapped.empty()) {
+      b.unmodelled("optimizer.type " + o->get<std::string>(), r.line("/optimizer/type"),
+                   "not an optimizer planck prices; AdamW's states assumed (12 bytes a parameter)");
+    } else {
+      t["optimizer"] = mapped;
+      if (name == "adagrad") b.note("optimizer Adagrad keeps one state a parameter: priced as sgd (momentum)");
+      if (name == "onebitlamb") b.note("optimizer OneBitLamb: priced as 1-bit Adam (m, v and the error feedback)");
+      if (mapped == "onebit_adam")
+        b.note("optimizer " + o->get<std::string>() + ": the compressed all-reduce after freeze_step is priced as an "
+               "uncompressed one (conservative)");
+    }
+  }
+  const std::string bf16 = r.at("/bf16") ? "/bf16" : "/bfloat16";
+  if (r.flag(bf16 + "/bf16_master_weights_and_grads")) {
+    t["master_dtype"] = "bf16";
+    b.note("bf16_master_weights_and_grads: the optimizer's master weights are bf16 (2 bytes a parameter)");
+  }
+  if (r.flag(bf16 + "/bf16_optimizer_states")) {
+    t["optimizer_state_dtype"] = "bf16";
+    b.note("bf16_optimizer_states: optimizer states in bf16");
+  }
+}
+
+// zero_optimization.offload_optimizer / offload_param {"device": "cpu" | "nvme" | "none"}
+// (offload_config.py); the older cpu_offload / cpu_offload_param booleans mean device cpu.
+core::Status read_offload(DsReader& r, PlanBuilder& b, std::int64_t stage, nlohmann::ordered_json& t) {
+  auto device = [&](const std::string& section, const char* legacy) -> core::Result<std::string> {
+    if (const nlohmann::json* d = r.at("/zero_optimization/" + section + "/device")) {
+      if (!d->is_string()) return b.error(r.line("/zero_optimization/" + section + "/device"),
+                                          section + ".device must be \"cpu\", \"nvme\" or \"none\"");
+      const std::string v = d->get<std::string>();
+      if (v != "cpu" && v != "nvme" && v != "none") {
+        return b.error(r.line("/zero_optimization/" + section + "/device"),
+                       section + ".device \"" + v +
+                           "\" is not cpu, nvme or none (offload_config.py OffloadDeviceEnum)");
+      }
+      return v;
+    }
+    return std::string(r.flag(std::string("/zero_optimization/") + legacy) ? "cpu" : "none");
+  };
+  PLANCK_IMPORT_TRY(opt, device("offload_optimizer", "cpu_offload"));
+  PLANCK_IMPORT_TRY(par, device("offload_param", "cpu_offload_param"));
+  const int opt_line = r.line("/zero_optimization/offload_optimizer");
+  if (opt != "none") {
+    if (stage == 0) {
+      b.warn("offload_optimizer needs ZeRO stage 1, 2 or 3 (DeepSpeed refuses it at stage 0); not applied");
+    } else {
+      t["offload_optimizer"] = opt;
+      b.locate("/training/offload_optimizer", opt_line);
+      b.note("offload_optimizer " + opt + ": master weights, optimizer states and the gradient partition live in " +
+             "host memory; the step runs on the host (ZeRO-Offload)");
+      if (opt == "nvme")
+        b.unmodelled("offload_optimizer.device nvme", r.line("/zero_optimization/offload_optimizer/device"),
+                     "priced as cpu offload: the host link is priced, the NVMe reads and writes are not");
+      if (const nlohmann::json* ratio = r.at("/zero_optimization/offload_optimizer/ratio");
+          ratio && ratio->is_number() && ratio->get<double>() < 1.0) {
+        b.unmodelled("offload_optimizer.ratio " + ratio->dump(), r.line("/zero_optimization/offload_optimizer/ratio"),
+                     "the whole optimizer assumed offloaded (a partial Twin-Flow split is not modelled)");
+      }
+      if (r.flag("/zero_optimization/offload_optimizer/super_offload")) {
+        b.unmodelled("offload_optimizer.super_offload", r.line("/zero_optimization/offload_optimizer/super_offload"),
+                     "priced as plain ZeRO-Offload (SuperOffload's GH200 speculation is not modelled)");
+      }
+    }
+  }
+  if (par != "none") {
+    const int line = r.line("/zero_optimization/offload_param");
+    if (stage != 3) {
+      b.warn("offload_param only applies to ZeRO stage 3 (stage is " + str(stage) + "); not applied");
+    } else {
+      t["offload_params"] = par;
+      b.locate("/training/offload_params", line);
+      b.note("offload_param " + par + ": parameter partitions live in host memory and are copied in for every "
+             "forward and backward (ZeRO-Infinity)");
+      if (par == "nvme")
+        b.unmodelled("offload_param.device nvme", r.line("/zero_optimization/offload_param/device"),
+                     "priced as cpu offload: the host link is priced, the NVMe reads are not");
+    }
+  }
+  if (r.at("/zero_optimization/zenflow")) {
+    b.unmodelled("zero_optimization.zenflow", r.line("/zero_optimization/zenflow"),
+                 "ZenFlow's split of important gradients between GPU and host is not modelled; priced as the "
+                 "offload settings alone say");
+  }
+  // DeepSpeed's own activation checkpointing (runtime/activation_checkpointing/config.py) acts only
+  // where the model calls deepspeed.checkpointing; its memory options are not priced.
+  for (const char* a : {"partition_activations", "cpu_checkpointing", "contiguous_memory_optimization"}) {
+    if (r.flag(std::string("/activation_checkpointing/") + a)) {
+      b.unmodelled(std::string("activation_checkpointing.") + a, r.line(std::string("/activation_checkpointing/") + a),
+                   "checkpointed activations priced whole on the GPU (set training.activation_checkpointing in the "
+                   "plan for the model's own checkpointing)");
+    }
+  }
+  for (const char* q : {"zero_quantized_weights", "zero_quantized_gradients", "zero_quantized_nontrainable_weights"}) {
+    if (r.flag(std::string("/zero_optimization/") + q)) {
+      b.unmodelled(std::string("zero_optimization.") + q, r.line(std::string("/zero_optimization/") + q),
+                   "ZeRO++ quantized communication priced at the unquantized volume");
+    }
+  }
+  return core::Status::ok();
+}
+
+}  // namespace planck::import::ds
