@@ -19,6 +19,7 @@
 #include "core/plan/json_doc.h"
 #include "core/plan/json_value.h"
 #include "import/importer.h"
+#include "import/deepspeed/hjson.h"
 #include "import/deepspeed/keys.h"
 #include "import/deepspeed/reader.h"
 #include "import/plan_builder.h"
@@ -124,8 +125,13 @@ core::Result<AutoEp> read_autoep(DsReader& r, PlanBuilder& b) {
 core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,
                                             const ImportOptions& options) {
   PlanBuilder b("deepspeed", path);
+  const HjsonStripped plain = strip_hjson(text);
+  if (plain.error.line > 0) {
+    return core::Status::error(path + ":" + str(plain.error.line) + ":" + str(plain.error.column) +
+                               ": a /* comment is not closed (add */)");
+  }
   core::JsonParseError perr;
-  auto doc = core::JsonDoc::parse(text, &perr);
+  auto doc = core::JsonDoc::parse(plain.text, &perr);
   if (!doc) {
     return core::Status::error(path + ":" + str(perr.pos.line) + ":" + str(perr.pos.column) +
                                ": not valid JSON: " + perr.message);

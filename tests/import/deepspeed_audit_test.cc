@@ -1,0 +1,47 @@
+// DeepSpeed and LLaMA-Factory configs of the second corpus audit (research corpus2 FINDINGS.md):
+// what DeepSpeed accepts is read, what it refuses is an error naming the line, and what planck
+// cannot price is a setting-unmodelled warning naming the setting. Expected values follow
+// deepspeedai/DeepSpeed @edaa722 and hiyouga/LLaMA-Factory @ff6d4d12 (cited per case).
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/import/import_test_util.h"
+
+namespace planck::import::test {
+namespace {
+
+std::string corpus(const std::string& name) { return read_data("../corpus/deepspeed/" + name); }
+
+// runtime/config.py:699 reads a config file with hjson.load: `//`, `#` and `/* */` comments and
+// trailing commas (hjson-py decoder.py JSONObject / JSONArray skip a comma before } or ]) are valid.
+TEST_CASE("deepspeed_config_with_comments_is_read_as_hjson") {
+  const std::string annotated = corpus("dse__claude_tutorials__annotated_configs__zero3_nvme_offload_annotated.json");
+  ImportResult r = import_ok(&import_deepspeed, annotated, world(1, 8));
+  CHECK(r.plan["parallelism"]["data_parallel"] == "zero3");  // "stage": 3 below a // comment
+  CHECK(r.plan["training"]["offload_params"] == "nvme");
+  const std::string text =
+      "{\n"
+      "  # hash comment\n"
+      "  \"train_micro_batch_size_per_gpu\": 2, // line comment\n"
+      "  /* block\n"
+      "     comment */ \"zero_optimization\": {\"stage\": 2,},\n"
+      "  \"note\": \"a // and a # inside a string stay\",\n"
+      "}\n";
+  ImportResult c = import_ok(&import_deepspeed, text, world(1, 4));
+  CHECK(c.plan["parallelism"]["data_parallel"] == "zero2");
+  CHECK(c.plan["training"]["global_batch"] == 2 * 1 * 4);
+  // Positions stay the file's: the stage value is on line 5, the unknown "note" key on line 6.
+  REQUIRE(c.findings.size() == 1);
+  CHECK(c.findings[0].rule == "unknown-key");
+  CHECK(c.findings[0].line == 6);
+  // A JSON error after a comment is still placed at its own line and column.
+  const std::string bad = "{\n  // ok\n  \"stage\": x,\n  \"a\": 1\n}\n";
+  CHECK(import_error(&import_deepspeed, bad, world(1, 1)).find(":3:12:") != std::string::npos);
+  CHECK(import_error(&import_deepspeed, "{\n  /* never closed\n}", world(1, 1)).find(":2:3: a /* comment") !=
+        std::string::npos);
+}
+
+}  // namespace
+}  // namespace planck::import::test
