@@ -93,6 +93,34 @@ core::Status read_batch(DsReader& r, PlanBuilder& b, std::int64_t dp, nlohmann::
 
 }  // namespace
 
+// sequence_parallel_size (Ulysses): contiguous groups of sp ranks split each sequence, and the
+// data-parallel world is world / sp (runtime/config.py:721-722, the batch assertion at :937;
+// runtime/sequence_parallel/parallel_state_sp.py:29-44 raises when sp does not divide the world
+// and builds the groups from range(i * sp, (i + 1) * sp)). It becomes the plan's cp dim, innermost.
+core::Result<std::int64_t> read_ulysses(DsReader& r, PlanBuilder& b, std::int64_t world, bool other_layout) {
+  PLANCK_IMPORT_TRY(sp_v, r.integer("/sequence_parallel_size"));
+  const int line = r.line("/sequence_parallel_size");
+  if (sp_v.is_auto) return b.error(line, "sequence_parallel_size cannot be \"auto\"");
+  const std::int64_t sp = sp_v.value.value_or(1);
+  if (sp < 1) return b.error(line, "sequence_parallel_size " + str(sp) + " must be >= 1");
+  if (sp == 1) return sp;
+  if (world % sp != 0) {
+    return b.error(line, "world " + str(world) + " is not divisible by sequence_parallel_size " + str(sp) +
+                             ": DeepSpeed raises (parallel_state_sp.py initialize_sequence_parallel); "
+                             "choose a world that is a multiple of it");
+  }
+  if (other_layout) {
+    return b.error(line, "sequence_parallel_size " + str(sp) + " with AutoTP, MiCS or AutoEP is not a layout "
+                             "planck expresses");
+  }
+  b.note("sequence_parallel_size " + str(sp) + ": Ulysses over contiguous groups of " + str(sp) +
+         " ranks (the plan's cp dim); data-parallel size = world / " + str(sp) + " = " + str(world / sp));
+  b.unmodelled("sequence_parallel_size " + str(sp), line,
+               "each rank holds seq_len / " + str(sp) + " tokens as with context parallelism, but Ulysses' "
+               "all-to-alls of q, k, v and the attention output are priced as ring attention's K/V exchange");
+  return sp;
+}
+
 struct AutoEp {
   std::int64_t size = 1;
   int line = 0;
@@ -155,7 +183,6 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   PLANCK_IMPORT_TRY(tp_old, r.integer("/tensor_parallel/tp/tp_size"));
   PLANCK_IMPORT_TRY(mics_v, r.integer("/zero_optimization/mics_shard_size"));
   PLANCK_IMPORT_TRY(hpz_v, r.integer("/zero_optimization/zero_hpz_partition_size"));
-  PLANCK_IMPORT_TRY(sp_v, r.integer("/sequence_parallel_size"));
   if (stage_v.is_auto) return b.error(r.line("/zero_optimization/stage"), "zero_optimization.stage cannot be \"auto\"");
   const std::int64_t stage = stage_v.value.value_or(0);
   if (stage < 0 || stage > 3) {
@@ -170,13 +197,9 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   if (mics == 0 || mics < -1)
     return b.error(r.line("/zero_optimization/mics_shard_size"),
                    "mics_shard_size " + str(mics) + " must be -1 (off) or >= 1");
-  if (sp_v.value && *sp_v.value > 1)
-    b.unmodelled("sequence_parallel_size " + str(*sp_v.value), r.line("/sequence_parallel_size"),
-                 "Ulysses sequence parallelism's all-to-alls are not priced and the sequence is not split "
-                 "(each rank priced with the whole sequence)");
-
-  const std::int64_t dp = world.size % tp == 0 ? world.size / tp : -1;
   PLANCK_IMPORT_TRY(ep, read_autoep(r, b));
+  PLANCK_IMPORT_TRY(sp, read_ulysses(r, b, world.size, tp > 1 || (mics > 0 && stage == 3) || ep.size > 1));
+  const std::int64_t dp = world.size % tp == 0 ? world.size / tp / sp : -1;
   if (tp > 1)
     b.note("AutoTP: tp " + str(tp) + " over contiguous ranks, dp = world / tp" + (dp > 0 ? " = " + str(dp) : ""));
   if (dp < 0)
@@ -233,7 +256,8 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
            kStages[stage] + "; expert gradients and optimizer state over the expert-data-parallel group of " +
            str(world.size / ep.size) + " (stage_1_and_2.py real_dp_process_group)");
   } else {
-    b.set_mesh({"dp", "tp"}, {dp, tp});
+    if (sp > 1) b.set_mesh({"dp", "cp"}, {dp, sp});
+    else b.set_mesh({"dp", "tp"}, {dp, tp});
     static const char* kStages[] = {"ddp", "zero1", "zero2", "zero3"};
     par["data_parallel"] = kStages[stage];
     b.note("ZeRO stage " + str(stage) + " -> " + kStages[stage] + " over the data-parallel group");
@@ -253,7 +277,7 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   b.plan()["parallelism"] = par;
   std::vector<std::string> data_dims;  // every dim but AutoTP's: the data-parallel world, global rank / tp
   for (const auto& dim : b.plan()["mesh"]["dims"]) {
-    if (dim != "tp") data_dims.push_back(dim.get<std::string>());
+    if (dim != "tp" && dim != "cp") data_dims.push_back(dim.get<std::string>());
   }
   b.set_data_rank_program(data_dims, "DeepSpeed's data-parallel group rank (deepspeed/utils/groups.py "
                                      "_get_data_parallel_group; the engine's DistributedSampler rank)");
@@ -269,7 +293,14 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   const std::string dtype = enabled_dtype(r, b);
   t["param_dtype"] = dtype;
   std::string reduce = dtype;
-  if (const nlohmann::json* c = r.at("/communication_data_type"); c && c->is_string()) {
+  // With Ulysses the engine reduces gradients in seq_parallel_communication_data_type, fp32 unless
+  // set (runtime/engine.py:1857, constants.py:296 @edaa722).
+  const char* comm_key = sp > 1 ? "/seq_parallel_communication_data_type" : "/communication_data_type";
+  if (sp > 1 && !r.at(comm_key)) {
+    reduce = "fp32";
+    b.note("reduce_dtype = fp32: with sequence_parallel_size > 1 DeepSpeed reduces gradients in "
+           "seq_parallel_communication_data_type, fp32 by default");
+  } else if (const nlohmann::json* c = r.at(comm_key); c && c->is_string()) {
     auto dt = core::parse_dtype(c->get<std::string>());
     if (dt) reduce = core::to_string(*dt);
   } else if (dtype != "fp32") {

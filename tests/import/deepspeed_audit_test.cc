@@ -43,5 +43,34 @@ TEST_CASE("deepspeed_config_with_comments_is_read_as_hjson") {
         std::string::npos);
 }
 
+// runtime/config.py:721-722 @edaa722: world_size = world / sequence_parallel_size, and the batch
+// assertion (:937) is train_batch = micro x gas x that world. autosp_config.json runs on 2 GPUs
+// (DeepSpeedExamples benchmarks/autosp configs/autosp_config.yaml num_processes 2): 1 = 1 x 1 x 1.
+TEST_CASE("deepspeed_sequence_parallel_size_leaves_the_data_parallel_world") {
+  const std::string text = corpus("dse__benchmarks__autosp__configs__autosp_config.json");
+  ImportResult r = import_ok(&import_deepspeed, text, world(1, 2));
+  // parallel_state_sp.py:43-44: sequence-parallel groups are range(i * sp, (i + 1) * sp).
+  CHECK(dims_of(r) == Dims{"dp", "cp"});
+  CHECK(shape_of(r) == Shape{2 / 2, 2});
+  CHECK(groups(r, {"cp"}) == std::vector<std::vector<std::int64_t>>{{0, 1}});
+  CHECK(r.plan["training"]["global_batch"] == 1);
+  CHECK(r.plan["training"]["micro_batch"] == 1);
+  CHECK(r.plan["training"]["grad_accumulation"] == 1);
+  // engine.py:1857 + constants.py:296: gradients reduced in seq_parallel_communication_data_type, fp32.
+  CHECK(r.plan["training"]["reduce_dtype"] == "fp32");
+  CHECK(any_contains(r.warnings, "setting-unmodelled: sequence_parallel_size 2"));
+  core::Diagnostics d = verify(r);
+  CHECK_MESSAGE(!d.has_errors(), error_rules(d));
+  // 16 ranks, sp 4, micro 2, gas 2: train_batch = 2 x 2 x 16 / 4 = 16.
+  const std::string big = "{\"train_micro_batch_size_per_gpu\": 2, \"gradient_accumulation_steps\": 2, "
+                          "\"sequence_parallel_size\": 4, \"zero_optimization\": {\"stage\": 3}}";
+  ImportResult b = import_ok(&import_deepspeed, big, world(2, 8));
+  CHECK(shape_of(b) == Shape{16 / 4, 4});
+  CHECK(b.plan["training"]["global_batch"] == 2 * 2 * (16 / 4));
+  // parallel_state_sp.py:29-31 raises when sp does not divide the world.
+  CHECK(import_error(&import_deepspeed, text, world(1, 3)).find("not divisible by sequence_parallel_size 2") !=
+        std::string::npos);
+}
+
 }  // namespace
 }  // namespace planck::import::test
