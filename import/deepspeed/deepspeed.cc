@@ -308,6 +308,7 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
            ": DeepSpeed communicates gradients in the training dtype unless communication_data_type is set");
   }
   t["reduce_dtype"] = reduce;
+  if (auto st = check_zero_optimizer(r, b, stage); !st) return st;
   read_optimizer(r, b, t);
   if (auto st = read_offload(r, b, stage, t); !st) return st;
   b.plan()["training"] = t;

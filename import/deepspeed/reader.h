@@ -92,5 +92,7 @@ class DsReader {
 std::string enabled_dtype(DsReader& r, PlanBuilder& b);
 void read_optimizer(DsReader& r, PlanBuilder& b, nlohmann::ordered_json& t);
 core::Status read_offload(DsReader& r, PlanBuilder& b, std::int64_t stage, nlohmann::ordered_json& t);
+// An optimizer DeepSpeed refuses under ZeRO: an error naming its line and the fix.
+core::Status check_zero_optimizer(DsReader& r, PlanBuilder& b, std::int64_t stage);
 
 }  // namespace planck::import::ds

@@ -142,5 +142,37 @@ core::Status read_offload(DsReader& r, PlanBuilder& b, std::int64_t stage, nlohm
   }
   return core::Status::ok();
 }
+// runtime/engine.py @edaa722: _configure_basic_optimizer asserts 1-bit Adam, 0/1 Adam and 1-bit
+// LAMB off ZeRO (:2152, :2159, :2166); _do_optimizer_sanity_check (:1986-1990) asserts that any
+// other optimizer outside ZERO_SUPPORTED_OPTIMIZERS (runtime/zero/utils.py:45-48: Adam, AdamW,
+// FusedAdam, the CPU Adam / Adagrad / Lion, Adagrad, FusedLion, Muon) runs under ZeRO only with
+// zero_allow_untested_optimizer.
+core::Status check_zero_optimizer(DsReader& r, PlanBuilder& b, std::int64_t stage) {
+  const nlohmann::json* o = r.at("/optimizer/type");
+  if (stage == 0 || !o || !o->is_string()) return core::Status::ok();
+  const std::string given = o->get<std::string>();
+  std::string name = given;
+  for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const int line = r.line("/optimizer/type");
+  static const std::pair<const char*, const char*> kNoZero[] = {
+      {"onebitadam", "1bit-Adam"}, {"zerooneadam", "0/1 Adam"}, {"onebitlamb", "1bit-Lamb"}};
+  for (const auto& [key, said] : kNoZero) {
+    if (name != key) continue;
+    return b.error(line, "optimizer " + given + " with ZeRO stage " + str(stage) + ": DeepSpeed asserts \"" + said +
+                             " is not compatible with ZeRO\" (runtime/engine.py _configure_basic_optimizer); set "
+                             "zero_optimization.stage 0 or use Adam / AdamW");
+  }
+  for (const char* ok : {"adam", "adamw", "adagrad", "lion", "muon"}) {
+    if (name == ok) return core::Status::ok();
+  }
+  if (r.flag("/zero_allow_untested_optimizer")) {
+    b.note("optimizer " + given + " under ZeRO: allowed by zero_allow_untested_optimizer (DeepSpeed warns)");
+    return core::Status::ok();
+  }
+  return b.error(line, "optimizer " + given + " is not one ZeRO supports (runtime/zero/utils.py "
+                           "ZERO_SUPPORTED_OPTIMIZERS) and DeepSpeed asserts at start-up (engine.py "
+                           "_do_optimizer_sanity_check); add \"zero_allow_untested_optimizer\": true or use Adam / "
+                           "AdamW");
+}
 
 }  // namespace planck::import::ds

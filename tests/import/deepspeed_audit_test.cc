@@ -72,5 +72,30 @@ TEST_CASE("deepspeed_sequence_parallel_size_leaves_the_data_parallel_world") {
         std::string::npos);
 }
 
+// engine.py:2152 @edaa722 asserts "1bit-Adam is not compatible with ZeRO"; :1986-1990 asserts an
+// optimizer outside ZERO_SUPPORTED_OPTIMIZERS (zero/utils.py:45-48) without zero_allow_untested_optimizer.
+TEST_CASE("deepspeed_optimizer_zero_refuses_is_an_error_at_its_line") {
+  const std::string onebit = corpus("dse__claude_tutorials__model_configs__llama__llama_70b_multi_node.json");
+  const std::string e = import_error(&import_deepspeed, onebit, world(4, 8));
+  CHECK(e.find("config:25:") != std::string::npos);
+  CHECK(e.find("not compatible with ZeRO") != std::string::npos);
+  auto cfg = [](const std::string& extra) {
+    return "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 2},\n"
+           "\"optimizer\": {\"type\": \"Lamb\"}" + extra + "}";
+  };
+  const std::string lamb = import_error(&import_deepspeed, cfg(""), world(1, 8));
+  CHECK(lamb.find("config:2:") != std::string::npos);
+  CHECK(lamb.find("\"zero_allow_untested_optimizer\": true") != std::string::npos);
+  ImportResult allowed = import_ok(&import_deepspeed, cfg(", \"zero_allow_untested_optimizer\": true"), world(1, 8));
+  CHECK(allowed.plan["training"]["optimizer"] == "lamb");
+  // ZeRO stage 0 runs any of them, and AdamW / Adagrad / Lion are ZeRO's own.
+  for (const char* ok : {"AdamW", "Adagrad", "Lion"}) {
+    const std::string t = "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 3}, "
+                          "\"optimizer\": {\"type\": \"" + std::string(ok) + "\"}}";
+    CAPTURE(ok);
+    import_ok(&import_deepspeed, t, world(1, 8));
+  }
+}
+
 }  // namespace
 }  // namespace planck::import::test
