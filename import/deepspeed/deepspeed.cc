@@ -310,6 +310,7 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   t["reduce_dtype"] = reduce;
   if (auto st = check_zero_optimizer(r, b, stage); !st) return st;
   read_optimizer(r, b, t);
+  read_unpriced(r, b, stage, dtype);
   if (auto st = read_offload(r, b, stage, t); !st) return st;
   b.plan()["training"] = t;
   return b.finish();

@@ -92,6 +92,8 @@ class DsReader {
 std::string enabled_dtype(DsReader& r, PlanBuilder& b);
 void read_optimizer(DsReader& r, PlanBuilder& b, nlohmann::ordered_json& t);
 core::Status read_offload(DsReader& r, PlanBuilder& b, std::int64_t stage, nlohmann::ordered_json& t);
+// The settings planck reads but does not price: each one that is on is setting-unmodelled.
+void read_unpriced(DsReader& r, PlanBuilder& b, std::int64_t stage, const std::string& dtype);
 // An optimizer DeepSpeed refuses under ZeRO: an error naming its line and the fix.
 core::Status check_zero_optimizer(DsReader& r, PlanBuilder& b, std::int64_t stage);
 

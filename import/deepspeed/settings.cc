@@ -142,6 +142,61 @@ core::Status read_offload(DsReader& r, PlanBuilder& b, std::int64_t stage, nlohm
   }
   return core::Status::ok();
 }
+
+namespace {
+
+// A section that is on: an object whose "enabled" is true, or given with no "enabled" at all.
+bool section_on(DsReader& r, const std::string& ptr) {
+  const nlohmann::json* v = r.at(ptr);
+  if (!v || !v->is_object()) return false;
+  const nlohmann::json* e = r.at(ptr + "/enabled");
+  return !e || (e->is_boolean() && e->get<bool>());
+}
+
+}  // namespace
+
+void read_unpriced(DsReader& r, PlanBuilder& b, std::int64_t stage, const std::string& dtype) {
+  // DeepCompile (compile/config.py CompileConfig.deepcompile) rewrites ZeRO-3's gather / release
+  // schedule and may free or offload activations; the other compile keys take effect when the
+  // script calls engine.compile(), which the config cannot say.
+  if (r.flag("/compile/deepcompile")) {
+    b.unmodelled("compile.deepcompile", r.line("/compile/deepcompile"),
+                 "priced as the eager ZeRO schedule (DeepCompile's reordered gathers, passes and activation "
+                 "freeing or offloading are not)");
+  } else if (r.at("/compile")) {
+    b.unmodelled("compile", r.line("/compile"), "torch.compile (engine.compile()) not priced: eager kernels assumed");
+  }
+  // Sections whose training effect planck does not price (runtime/config.py @edaa722 reads each).
+  static const std::pair<const char*, const char*> kSections[] = {
+      {"/compression_training", "quantization-aware training / pruning / layer reduction not priced: the model "
+                                "priced as configured"},
+      {"/quantize_training", "MoQ quantization-aware training not priced: weights priced in the training dtype"},
+      {"/weight_quantization", "weight quantization not priced: weights priced in the training dtype"},
+      {"/sparse_attention", "sparse attention not priced: dense attention assumed"},
+      {"/progressive_layer_drop", "skipped layers not priced: every layer runs every step"},
+      {"/data_efficiency", "random-LTD token dropping and data sampling not priced: every token through every layer"},
+      {"/curriculum_learning", "the curriculum's shorter sequences not priced: seq_len throughout"},
+      {"/eigenvalue", "the eigenvalue computation's extra backward passes are not priced"},
+      {"/hybrid_engine", "the RLHF hybrid engine's generation phase is not priced: training only"},
+  };
+  for (const auto& [ptr, assumed] : kSections) {
+    if (section_on(r, ptr)) b.unmodelled(std::string(ptr + 1), r.line(ptr), assumed);
+  }
+  // bf16 with fp32 gradient accumulation at ZeRO-1 without offload selects BF16_Optimizer
+  // (runtime/engine.py:1994-1996), which keeps a full fp32 gradient buffer (bf16_optimizer.py:176).
+  if (const nlohmann::json* g = r.at("/data_types/grad_accum_dtype"); g && g->is_string()) {
+    const std::string acc = g->get<std::string>();
+    if (acc == "fp32" && dtype == "bf16" && stage <= 1) {
+      b.unmodelled("data_types.grad_accum_dtype fp32", r.line("/data_types/grad_accum_dtype"),
+                   "BF16_Optimizer's fp32 gradient buffer (4 bytes a parameter) is not priced; gradients priced in "
+                   "bf16");
+    } else if (acc != dtype) {
+      b.unmodelled("data_types.grad_accum_dtype " + acc, r.line("/data_types/grad_accum_dtype"),
+                   "gradients priced in " + dtype);
+    }
+  }
+}
+
 // runtime/engine.py @edaa722: _configure_basic_optimizer asserts 1-bit Adam, 0/1 Adam and 1-bit
 // LAMB off ZeRO (:2152, :2159, :2166); _do_optimizer_sanity_check (:1986-1990) asserts that any
 // other optimizer outside ZERO_SUPPORTED_OPTIMIZERS (runtime/zero/utils.py:45-48: Adam, AdamW,

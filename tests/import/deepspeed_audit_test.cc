@@ -97,5 +97,34 @@ TEST_CASE("deepspeed_optimizer_zero_refuses_is_an_error_at_its_line") {
   }
 }
 
+bool has_finding(const ImportResult& r, const std::string& rule, const std::string& text) {
+  for (const ImportFinding& f : r.findings) {
+    if (f.rule == rule && f.message.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Settings DeepSpeed reads (runtime/config.py @edaa722) that change memory or time and planck does
+// not price: each is setting-unmodelled, named.
+TEST_CASE("deepspeed_unpriced_settings_are_named") {
+  const std::string deepcompile = corpus("ds__tests__torch_compile__ds_config_z3_deepcompile_no_persist.json");
+  ImportResult dc = import_ok(&import_deepspeed, deepcompile, world(1, 8));
+  CHECK(has_finding(dc, "setting-unmodelled", "compile.deepcompile"));
+  const std::string w8a8 = corpus("dse__compression__gpt2__config__ds_config_W8A8_Qgroup64_fp16.json");
+  ImportResult w8 = import_ok(&import_deepspeed, w8a8, world(1, 2));
+  CHECK(has_finding(w8, "setting-unmodelled", "compression_training"));
+  ImportOptions moq = world(1, 8);
+  moq.sets = {{"train_micro_batch_size_per_gpu", "4"}};
+  CHECK(has_finding(import_ok(&import_deepspeed, corpus("dse__training__MoQ__test.json"), moq), "setting-unmodelled",
+                    "quantize_training"));
+  // bf16 + ZeRO-1 + grad_accum_dtype fp32 selects BF16_Optimizer (engine.py:1994-1996), whose fp32
+  // gradient buffer (bf16_optimizer.py:176) is not priced; bf16 accumulation is what is priced.
+  const std::string uc = corpus("mds__examples_deepspeed__universal_checkpointing__ds_config.json");
+  CHECK(has_finding(import_ok(&import_deepspeed, uc, world(1, 1)), "setting-unmodelled", "grad_accum_dtype fp32"));
+  ImportOptions bf = world(1, 1);
+  bf.sets = {{"data_types.grad_accum_dtype", "bf16"}};
+  CHECK(!has_finding(import_ok(&import_deepspeed, uc, bf), "setting-unmodelled", "grad_accum_dtype"));
+}
+
 }  // namespace
 }  // namespace planck::import::test
