@@ -124,9 +124,18 @@ core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b
   PLANCK_IMPORT_TRY(muon, y.boolean(root, "use_muon", "", false));
   if (muon) t["optimizer"] = "muon";
   for (const char* key : {"use_galore", "use_apollo", "use_badam", "use_adam_mini", "use_unsloth",
-                          "enable_liger_kernel", "mixture_of_depths", "use_unsloth_gc"}) {
+                          "enable_liger_kernel", "mixture_of_depths", "use_unsloth_gc", "use_liger_kernel",
+                          "torch_compile", "use_hyper_parallel"}) {
     PLANCK_IMPORT_TRY(on, y.boolean(root, key, "", false));
     if (on) b.unmodelled(std::string(key) + " true", y.line_of(root, key), "priced without it");
+  }
+  // KTransformers (model_args.py KTransformersArguments.use_kt): the routed experts run on the CPU
+  // (AMX kernels), which no plan field states.
+  PLANCK_IMPORT_TRY(kt, y.boolean(root, "use_kt", "", false));
+  if (kt) {
+    b.unmodelled("use_kt true", y.line_of(root, "use_kt"),
+                 "KTransformers keeps the routed experts on the CPU; planck prices them on the GPUs (their weights, "
+                 "compute and any memory-exceeds are overstated by the experts' share)");
   }
   PLANCK_IMPORT_TRY(bits, y.integer(root, "quantization_bit", ""));
   if (bits) {

@@ -126,5 +126,14 @@ TEST_CASE("deepspeed_unpriced_settings_are_named") {
   CHECK(!has_finding(import_ok(&import_deepspeed, uc, bf), "setting-unmodelled", "grad_accum_dtype"));
 }
 
+std::string lmf(const std::string& name) { return read_data("llama-factory/corpus2/" + name); }
+
+// LLaMA-Factory @ff6d4d12: use_kt (hparams/model_args.py:469) runs the routed experts on the CPU.
+TEST_CASE("llama_factory_ktransformers_is_named") {
+  ImportResult r = import_ok(&import_llama_factory, lmf("lmf_kt_deepseek_v3_lora_sft.yaml"), world(1, 8),
+                             data_path("llama-factory/corpus2/lmf_kt_deepseek_v3_lora_sft.yaml"));
+  CHECK(has_finding(r, "setting-unmodelled", "use_kt true"));
+}
+
 }  // namespace
 }  // namespace planck::import::test
