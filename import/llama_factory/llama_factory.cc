@@ -103,6 +103,31 @@ core::Status read_finetuning(YamlReader& y, const YAML::Node& root, PlanBuilder&
   return core::Status::ok();
 }
 
+// A format that is LLaMA-Factory's but not the HfArgumentParser YAML planck reads: refused with
+// the key that shows it, rather than a DDP plan from defaults.
+core::Status refuse_other_paths(YamlReader& y, const YAML::Node& root, PlanBuilder& b) {
+  // USE_MCA=1 / use_mca / use_megatron_bridge: mcore_adapter's or Megatron-Bridge's training
+  // arguments build Megatron-Core (hparams/parser.py:73-80, 397-398 @ff6d4d12), not the HF trainer.
+  std::string keys;
+  int line = 0;
+  for (const auto& [field, kind] : config_fields(llama_factory_classes(), "MegatronBridgeArguments")) {
+    if (!root[field]) continue;
+    const int at = y.line_of(root, field);
+    if (line == 0 || at < line) line = at;
+    keys += (keys.empty() ? "" : ", ") + field;
+  }
+  for (const char* flag : {"use_mca", "use_megatron_bridge"}) {
+    PLANCK_IMPORT_TRY(on, y.boolean(root, flag, "", false));
+    if (on && line == 0) line = y.line_of(root, flag);
+    if (on) keys += (keys.empty() ? "" : ", ") + std::string(flag);
+  }
+  if (keys.empty()) return core::Status::ok();
+  return b.error(line, "LLaMA-Factory's Megatron path (USE_MCA=1 with mcore_adapter, or use_megatron_bridge) "
+                       "reads " + keys + "; planck does not read that path, and pricing the file as the Hugging "
+                       "Face trainer's DDP would be wrong. Write the layout as a Megatron-LM launch or a planck "
+                       "plan (tp, pp, ep, distributed optimizer)");
+}
+
 // What the trainer runs besides the layout: model, sequence, checkpointing, optimizer, methods.
 core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b, nlohmann::ordered_json& t) {
   PLANCK_IMPORT_TRY(cutoff, y.integer(root, "cutoff_len", ""));
@@ -164,6 +189,7 @@ core::Result<ImportResult> import_llama_factory(std::string_view text, const std
   PLANCK_IMPORT_TRY(root, parse_yaml(std::string(text), b));
   if (!root.IsMap()) return b.error(0, "a LLaMA-Factory config is a YAML mapping (model_name_or_path, stage, ...)");
   YamlReader y(root, b);
+  if (auto st = refuse_other_paths(y, root, b); !st) return st;
   const std::vector<std::string> known = known_keys();
   for (const auto& kv : root) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
