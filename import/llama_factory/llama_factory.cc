@@ -103,9 +103,19 @@ core::Status read_finetuning(YamlReader& y, const YAML::Node& root, PlanBuilder&
   return core::Status::ok();
 }
 
-// A format that is LLaMA-Factory's but not the HfArgumentParser YAML planck reads: refused with
-// the key that shows it, rather than a DDP plan from defaults.
+// Formats that are LLaMA-Factory's but not the HfArgumentParser YAML planck reads: refused with
+// the key that shows them, rather than a DDP plan from defaults.
 core::Status refuse_other_paths(YamlReader& y, const YAML::Node& root, PlanBuilder& b) {
+  // v1 (examples/v1): model / model_class / dist_config / micro_batch_size instead of
+  // model_name_or_path and per_device_train_batch_size.
+  for (const char* key : {"dist_config", "model_class", "model"}) {
+    if (root[key] && !root["model_name_or_path"]) {
+      return b.error(y.line_of(root, key),
+                     std::string(key) + ": a LLaMA-Factory v1 config (model, model_class, dist_config), a format "
+                     "planck does not read; import the DeepSpeed JSON its dist_config.config_file names "
+                     "(`planck import deepspeed FILE --micro-batch N`)");
+    }
+  }
   // USE_MCA=1 / use_mca / use_megatron_bridge: mcore_adapter's or Megatron-Bridge's training
   // arguments build Megatron-Core (hparams/parser.py:73-80, 397-398 @ff6d4d12), not the HF trainer.
   std::string keys;

@@ -136,12 +136,15 @@ TEST_CASE("llama_factory_ktransformers_is_named") {
 }
 
 // hparams/parser.py:73-80, 397-398: with USE_MCA=1 the keys are mcore_adapter's and the run is
-// Megatron-Core (PP 4 x EP 2 here), which is refused.
-TEST_CASE("llama_factory_megatron_path_is_refused") {
+// Megatron-Core (PP 4 x EP 2 here); a v1 YAML (examples/v1) is another format. Both are refused.
+TEST_CASE("llama_factory_megatron_and_v1_configs_are_refused") {
   const std::string mca = import_error(&import_llama_factory, lmf("lmf_megatron_qwen3_moe_full.yaml"), world(1, 8));
   CHECK(mca.find("config:24:") != std::string::npos);  // tensor_model_parallel_size, the first of them
   CHECK(mca.find("pipeline_model_parallel_size") != std::string::npos);
   CHECK(mca.find("Megatron path") != std::string::npos);
+  const std::string v1 = import_error(&import_llama_factory, lmf("lmf_v1_train_full_deepspeed.yaml"), world(1, 8));
+  CHECK(v1.find("LLaMA-Factory v1") != std::string::npos);
+  CHECK(v1.find("planck import deepspeed") != std::string::npos);
 }
 
 }  // namespace
