@@ -101,6 +101,8 @@ core::Result<import::ImportOptions> import_options(const ConfigOptions& o) {
   io.gpus_per_node = o.gpus_per_node;
   io.nvlink_domain = o.nvlink_domain;
   io.python_path = o.python_path;
+  io.micro_batch = o.facts.micro_batch;
+  io.global_batch = o.facts.global_batch;
   for (const std::string& s : o.facts.sets) {
     const std::size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0) return core::Status::error("--set " + s + ": expected NAME=VALUE");

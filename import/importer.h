@@ -39,6 +39,9 @@ struct ImportOptions {
   // pipeline_parallel_degree`, the names torchtitan's CLI takes) or a DeepSpeed JSON
   // (`zero_optimization.stage`), a shell variable or positional parameter (`1`) of a launch script.
   std::vector<std::pair<std::string, std::string>> sets;
+  // --micro-batch / --global-batch: the batch a config leaves to its trainer (a DeepSpeed JSON
+  // without train_batch_size or train_micro_batch_size_per_gpu, filled by the HF Trainer).
+  std::optional<std::int64_t> micro_batch, global_batch;
 };
 
 // A --set VALUE as the config would hold it: an integer, a number, true/false, else the string.

@@ -32,10 +32,17 @@ using namespace deepspeed_keys;
 using namespace ds;
 
 // runtime/config.py _set_batch_related_parameters, with the "auto" values the HF trainer fills.
-core::Status read_batch(DsReader& r, PlanBuilder& b, std::int64_t dp, nlohmann::ordered_json& t) {
+core::Status read_batch(DsReader& r, PlanBuilder& b, std::int64_t dp, const ImportOptions& options,
+                        nlohmann::ordered_json& t) {
   PLANCK_IMPORT_TRY(tb, r.integer("/train_batch_size"));
   PLANCK_IMPORT_TRY(mb, r.integer("/train_micro_batch_size_per_gpu"));
   PLANCK_IMPORT_TRY(gas, r.integer("/gradient_accumulation_steps"));
+  if (!tb.value && !tb.is_auto && !mb.value && !mb.is_auto && (options.micro_batch || options.global_batch)) {
+    // The Hugging Face Trainer fills a config without the batch; the command line says what it fills.
+    mb.value = options.micro_batch;
+    tb.value = options.global_batch;
+    b.note("the batch from the command line (--micro-batch / --global-batch): the config states none");
+  }
   if (mb.is_auto) {
     mb.value = 8;
     b.unmodelled("train_micro_batch_size_per_gpu \"auto\"", r.line("/train_micro_batch_size_per_gpu"),
@@ -54,7 +61,9 @@ core::Status read_batch(DsReader& r, PlanBuilder& b, std::int64_t dp, nlohmann::
     if (v && *v < 1) return b.error(r.line(name), std::string(name) + " = " + str(*v) + " must be >= 1");
   }
   if (!tb.value && !tb.is_auto && !mb.value) {
-    return b.error(0, "DeepSpeed needs train_batch_size or train_micro_batch_size_per_gpu (runtime/config.py)");
+    return b.error(0, "DeepSpeed needs train_batch_size or train_micro_batch_size_per_gpu (runtime/config.py "
+                      "_batch_assertion); give --micro-batch N (or --global-batch N), or --set "
+                      "train_micro_batch_size_per_gpu=N");
   }
   // 0 = not known. The missing value is derived with floor division as DeepSpeed does;
   // _batch_assertion then checks the product.
@@ -286,7 +295,7 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
 
   nlohmann::ordered_json t;
   const std::int64_t batch_dp = use_mics ? world.size : dp;
-  if (auto st = read_batch(r, b, batch_dp, t); !st) return st;
+  if (auto st = read_batch(r, b, batch_dp, options, t); !st) return st;
   t["grad_sync"] = stage >= 2 ? "every_microbatch" : "last_microbatch";
   t["stack"] = "deepspeed";  // eager PyTorch ops under the DeepSpeed engine (docs/simulator.md "Software stack")
   if (stage >= 2) b.note("grad_sync = every_microbatch: ZeRO-2/3 reduce gradients in every backward (engine.py)");

@@ -147,5 +147,22 @@ TEST_CASE("llama_factory_megatron_and_v1_configs_are_refused") {
   CHECK(v1.find("planck import deepspeed") != std::string::npos);
 }
 
+// runtime/config.py _batch_assertion needs train_batch_size or train_micro_batch_size_per_gpu; the
+// HF Trainer fills them (integrations/deepspeed.py), and --micro-batch says what it fills.
+TEST_CASE("deepspeed_config_without_batch_takes_the_command_line_batch") {
+  const std::string moq = corpus("dse__training__MoQ__test.json");
+  const std::string e = import_error(&import_deepspeed, moq, world(1, 8));
+  CHECK(e.find("--micro-batch") != std::string::npos);
+  CHECK(e.find("--set train_micro_batch_size_per_gpu=N") != std::string::npos);
+  ImportOptions o = world(1, 8);
+  o.micro_batch = 4;
+  ImportResult r = import_ok(&import_deepspeed, moq, o);
+  CHECK(r.plan["training"]["micro_batch"] == 4);
+  CHECK(r.plan["training"]["global_batch"] == 4 * 1 * 8);  // gas 1, dp 8 (config.py derives the product)
+  o.micro_batch.reset();
+  o.global_batch = 64;  // micro = 64 / 8, gas 1
+  CHECK(import_ok(&import_deepspeed, moq, o).plan["training"]["micro_batch"] == 64 / 8);
+}
+
 }  // namespace
 }  // namespace planck::import::test
