@@ -175,8 +175,10 @@ std::string detect_framework(const std::string& path, std::string_view text) {
       if (text.find(key) != std::string_view::npos && text.find("\"planck/") == std::string_view::npos)
         return "deepspeed";
     }
-    return "plan";
+    return is_deepspeed_config(text) ? "deepspeed" : "plan";
   }
+  // hjson: a DeepSpeed config may open with a comment.
+  if ((text[first] == '/' || text[first] == '#') && is_deepspeed_config(text)) return "deepspeed";
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);

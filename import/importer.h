@@ -147,6 +147,9 @@ core::Result<std::vector<NamedImport>> import_bridge_launch(std::string_view tex
                                                             const ImportOptions& options);
 core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,
                                             const ImportOptions& options);
+// Whether `text` is a DeepSpeed config by its keys: a JSON (or hjson) object with no "format" that
+// holds DeepSpeed top-level keys only (deepspeed/runtime/constants.py), none of a planck plan's.
+bool is_deepspeed_config(std::string_view text);
 // LLaMA-Factory's training YAML (llama_factory.cc): the DeepSpeed config it names, or torchrun DDP,
 // with its batch, sequence, model and LoRA settings.
 core::Result<ImportResult> import_llama_factory(std::string_view text, const std::string& path,

@@ -325,4 +325,16 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   return b.finish();
 }
 
+bool is_deepspeed_config(std::string_view text) {
+  const HjsonStripped plain = strip_hjson(text);
+  if (plain.error.line > 0) return false;
+  core::JsonParseError perr;
+  auto doc = core::JsonDoc::parse(plain.text, &perr);
+  if (!doc || !doc->root().is_object() || doc->root().empty()) return false;
+  for (const auto& [key, value] : doc->root().items()) {
+    if (std::find(kTopKeys.begin(), kTopKeys.end(), key) == kTopKeys.end()) return false;
+  }
+  return true;
+}
+
 }  // namespace planck::import

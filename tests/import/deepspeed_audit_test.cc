@@ -162,6 +162,11 @@ TEST_CASE("deepspeed_config_without_batch_takes_the_command_line_batch") {
   o.micro_batch.reset();
   o.global_batch = 64;  // micro = 64 / 8, gas 1
   CHECK(import_ok(&import_deepspeed, moq, o).plan["training"]["micro_batch"] == 64 / 8);
+  // Its keys (steps_per_print, gradient_clipping, fp16, quantize_training) are DeepSpeed's
+  // (runtime/constants.py), so it is detected as DeepSpeed, not read as a planck plan.
+  CHECK(detect_framework("test.json", moq) == "deepspeed");
+  CHECK(detect_framework("c.json", "// hjson\n{\"fp16\": {\"enabled\": true}}") == "deepspeed");
+  CHECK(detect_framework("plan.json", "{\"mesh\": {\"dims\": [\"dp\"], \"shape\": [8]}}") == "plan");
 }
 
 }  // namespace
