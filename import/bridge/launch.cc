@@ -265,7 +265,7 @@ core::Result<ImportResult> run_recipe_launch(const LaunchCommand& l, const std::
     }
   }
   std::string searched;
-  const auto where = find_recipe(name, std::filesystem::path(path).parent_path().string(), options, &searched);
+  const auto where = find_recipe(name, script_directory(path), options, &searched);
   if (!where) {
     return refuse(name_line, (args.recipe ? "--recipe " : "--model ") + selector.text,
                   "recipe " + name + " not found (searched " + searched +

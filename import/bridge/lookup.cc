@@ -136,7 +136,9 @@ std::optional<RecipeLocation> find_recipe(const std::string& name, const std::st
     const std::string r = package_root(dir);
     if (!r.empty() && std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
   };
-  for (fs::path d = fs::absolute(from_dir).lexically_normal(); !d.empty(); d = d.parent_path()) {
+  // absolute("") throws: an empty directory is the current one.
+  for (fs::path d = fs::absolute(from_dir.empty() ? "." : from_dir).lexically_normal(); !d.empty();
+       d = d.parent_path()) {
     add(d);
     if (d == d.parent_path()) break;
   }

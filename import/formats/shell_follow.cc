@@ -35,8 +35,7 @@ void shift_lines(ShellWord& w, int by) {
 }  // namespace
 
 std::string Runner::directory() const {
-  std::filesystem::path p = std::filesystem::absolute(path_).parent_path();
-  return p.string();
+  return std::filesystem::absolute(script_directory(path_)).string();
 }
 
 std::optional<std::string> Runner::substitute(const std::string& text) const {
@@ -138,3 +137,12 @@ core::Result<bool> Runner::follow(const ShellCommand& cmd) {
 }
 
 }  // namespace planck::import::shell
+
+namespace planck::import {
+
+std::string script_directory(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+}  // namespace planck::import

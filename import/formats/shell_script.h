@@ -50,4 +50,8 @@ core::Result<ShellScript> run_shell(std::string_view text, const std::string& pa
 // Integer value of a variable, if it is set and holds an integer.
 std::optional<std::int64_t> shell_int(const ShellScript& script, const std::string& name);
 
+// The directory a script at `path` sits in, as given: "." for a bare file name ("run.sh"), whose
+// parent_path() is empty and which std::filesystem::absolute refuses.
+std::string script_directory(const std::string& path);
+
 }  // namespace planck::import

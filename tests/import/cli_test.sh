@@ -118,6 +118,13 @@ assert abs(r["memory"]["host_traffic"] - params * 8 / 8) < 1e-6 * params, r["mem
 assert abs(r["compute"]["host_s"] - params * 8 / 8 / 64e9) < 1e-3, r["compute"]
 assert any("offload:" in n for n in r["notes"]), r["notes"]
 PY
+# A launch script named by its bare file name, run from its own directory (the commonest way): its
+# directory is ".", never the empty path std::filesystem::absolute refuses (an internal error before).
+gpt_oss=$data/megatron-bridge/067f987d/examples/models/gpt_oss
+expect 0 "verify bridge launch by bare name" -- bash -c 'cd "$1" && "$2" verify slurm_pretrain.sh' _ "$gpt_oss" "$planck"
+grep -q "internal error" "$tmp/err" && { echo "FAIL: bare launch script name gives an internal error"; fail=1; }
+grep -q "slurm_pretrain.sh: ok" "$tmp/out" || { echo "FAIL: bare launch script name not verified"; cat "$tmp/out"; fail=1; }
+expect 0 "import megatron script by bare name" -- bash -c 'cd "$1" && "$2" import megatron train_gpt3_175b_distributed.sh' _ "$data/megatron-lm" "$planck"
 printf 'hello\n' >"$tmp/what.txt"
 expect 2 "verify unrecognised input" -- "$planck" verify "$tmp/what.txt"
 grep -q -- "--framework" "$tmp/err" || { echo "FAIL: unrecognised input does not suggest --framework"; fail=1; }
