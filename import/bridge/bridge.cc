@@ -300,6 +300,7 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& reci
     notes.note(o.text + " over the recipe" + (had ? " (replaces its value)" : "") +
                (o.line > 0 ? " at " + o.file + ":" + std::to_string(o.line) : " from the command line"));
   }
+  read_optimizer_dtypes(settings, notes);
   json with_sets = fn;
   with_sets["settings"] = settings;
   std::vector<Unfollowed> unfollowed = python_unfollowed(with_sets, path, given, notes, &matters_fn);

@@ -38,6 +38,10 @@ core::Result<ImportResult> import_recipe(const nlohmann::json& fn, const std::st
                                          const std::string& main_path, const std::vector<Override>& overrides,
                                          const ImportOptions& options);
 
+// optimizer.*_dtype (torch dtypes) -> the strings of Megatron-LM's flags of the same names, so they
+// pass through as flags; optimizer.main_grads_dtype noted and dropped (optimizer.cc).
+void read_optimizer_dtypes(nlohmann::json& settings, PlanBuilder& notes);
+
 // True for the ConfigContainer fields the recipe reader turns into the plan.
 bool reads(const std::string& key);
 // True for a field that may set the mesh, model, batch, parallelism, precision or recompute.

@@ -85,6 +85,12 @@ core::Status megatron_split_and_dispatch(const MegatronFlags& f, PlanBuilder& b)
 // CUDA graphs, FP8 weight gathers, multi-token prediction and the attention kernel -> training
 // `t` and parallelism (runtime.cc).
 void megatron_runtime_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t);
+// --bf16 / --fp16 and the gradients' dtype -> training.param_dtype / reduce_dtype; returns the
+// parameters' dtype. A dtype Megatron refuses at start-up is an error (precision.cc).
+core::Result<std::string> read_precision(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t);
+// --optimizer, the precision-aware optimizer's dtypes and --optimizer-cpu-offload -> training
+// (precision.cc).
+void read_optimizer(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t);
 // --freeze-all-layers / --freeze-LM -> training.frozen; a vision encoder said (runtime.cc).
 void megatron_frozen_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t);
 

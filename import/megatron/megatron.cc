@@ -105,6 +105,10 @@ const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
                                                "freeze-all-layers",
                                                "optimizer-cpu-offload",
                                                "use-precision-aware-optimizer",
+                                               "main-grads-dtype",
+                                               "main-params-dtype",
+                                               "exp-avg-dtype",
+                                               "exp-avg-sq-dtype",
                                                "optimizer"};
 // Flags whose names look parallel but change no group, size or strategy planck models.
 const std::vector<std::string> kBenignParallel = {"overlap-grad-reduce",

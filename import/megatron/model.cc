@@ -197,43 +197,6 @@ core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b
   return vpp;
 }
 
-// --optimizer (arguments.py: adam, sgd, muon, dist_muon, lion, soap, adaptive_muon) and the
-// precision-aware optimizer's dtypes; --optimizer-cpu-offload.
-void read_optimizer(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
-  const std::string opt = f.string("optimizer").value_or("adam");
-  if (opt == "adam") {
-    t["optimizer"] = "adamw";  // Megatron's adam applies decoupled weight decay (AdamW)
-  } else if (opt == "sgd" || opt == "lion") {
-    t["optimizer"] = opt;
-  } else if (opt == "muon" || opt == "dist_muon" || opt == "adaptive_muon") {
-    t["optimizer"] = "muon";
-    b.note("--optimizer " + opt + ": one momentum state for the layers' matrices, AdamW's two for embedding and "
-           "output layer; the Newton-Schulz iterations' FLOPs are not priced");
-  } else {
-    b.unmodelled("--optimizer " + opt, f.line("optimizer"), "AdamW's states assumed (12 bytes a parameter)");
-  }
-  if (f.has("use-precision-aware-optimizer")) {
-    const std::string avg = f.string("exp-avg-dtype").value_or("fp32"), sq = f.string("exp-avg-sq-dtype").value_or("fp32");
-    if (avg == "bf16" && sq == "bf16") {
-      t["optimizer_state_dtype"] = "bf16";
-    } else if (avg != "fp32" || sq != "fp32") {
-      b.unmodelled("--exp-avg-dtype " + avg + " --exp-avg-sq-dtype " + sq, f.line("exp-avg-dtype"),
-                   "optimizer states priced in fp32");
-    }
-    if (f.string("main-params-dtype").value_or("fp32") == "fp16") {
-      b.unmodelled("--main-params-dtype fp16", f.line("main-params-dtype"), "master weights priced in fp32");
-    }
-  }
-  if (f.has("optimizer-cpu-offload")) {
-    t["offload_optimizer"] = "cpu";
-    b.note("--optimizer-cpu-offload: optimizer states and master weights in host memory (HybridDeviceOptimizer)");
-    if (f.has("optimizer-offload-fraction")) {
-      b.unmodelled("--optimizer-offload-fraction", f.line("optimizer-offload-fraction"),
-                   "the whole optimizer assumed offloaded");
-    }
-  }
-}
-
 // Activation recompute of every Megatron-LM generation (megatron/arguments.py history):
 //   until 2021-08: --checkpoint-activations, every layer's input kept (full, uniform 1);
 //   2021-08 (c1e0689) to 2022-04: --activations-checkpoint-method uniform|block with
@@ -434,18 +397,7 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
     b.note("grad_sync = every_microbatch: Megatron-FSDP " + strategy +
            " keeps gradients sharded, so each micro-batch is reduce-scattered");
   }
-  std::string param = f.has("bf16") ? "bf16" : f.has("fp16") ? "fp16" : "fp32";
-  // Megatron-FSDP's --megatron-fsdp-grad-comm-dtype / --megatron-fsdp-main-grads-dtype bf16 keep
-  // the gradients and their reduce-scatter in bf16, as --grad-reduce-in-bf16 does for the DDP.
-  const bool bf16_grads = f.has("grad-reduce-in-bf16") ||
-                          (f.string("megatron-fsdp-grad-comm-dtype") == std::optional<std::string>("bf16") &&
-                           f.string("megatron-fsdp-main-grads-dtype").value_or("bf16") == "bf16");
-  std::string reduce = param == "bf16" ? (bf16_grads ? "bf16" : "fp32")
-                                       : (f.has("accumulate-allreduce-grads-in-fp32") ? "fp32" : param);
-  t["param_dtype"] = param;
-  t["reduce_dtype"] = reduce;
-  if (param == "bf16" && reduce == "fp32")
-    b.note("bf16 gradients accumulated and reduced in fp32 (arguments.py forces it for --bf16)");
+  PLANCK_IMPORT_TRY(param, read_precision(f, b, t));
   // --fp8-format (e4m3 | hybrid) runs every transformer layer's linears in FP8 through Transformer
   // Engine; --fp8-recipe picks the scaling (megatron/training/arguments.py: delayed by default,
   // tensorwise = current scaling, blockwise, mxfp8). Delayed and current scaling are both

@@ -123,6 +123,31 @@ TEST_CASE("bridge_set_overrides_a_recipe_field") {
   CHECK(shape_of(all->front().result) == Shape{4, 64 / (8 * 4 * 2), 2, 8});
 }
 
+TEST_CASE("bridge_optimizer_dtypes_are_read_as_megatron_lms_flags") {
+  // recipes/moonlight/h100/moonlight_16b.py:211-216 (moonlight_16b_pretrain_8gpu_h100_bf16_config):
+  // use_precision_aware_optimizer True, main_params_dtype torch.float32, main_grads_dtype,
+  // exp_avg_dtype and exp_avg_sq_dtype torch.bfloat16. OptimizerConfig is Megatron-Core's
+  // (optimizer_config.py:187-206@d98e8a6): bf16 moments, as Megatron-LM's --exp-avg-dtype bf16
+  // --exp-avg-sq-dtype bf16 (arguments.py:1076-1085 maps those strings to the same dtypes).
+  const std::string moon = data_path("megatron-bridge/067f987d/src/megatron/bridge/recipes/moonlight/h100/"
+                                     "moonlight_16b.py:moonlight_16b_pretrain_8gpu_h100_bf16_config");
+  auto all = import_all("megatron-bridge", moon, world(1, 8));
+  REQUIRE_MESSAGE(all.is_ok(), (all.is_ok() ? std::string() : all.message()));
+  const ImportResult& r = all->front().result;
+  CHECK(r.plan["training"]["optimizer_state_dtype"] == "bf16");
+  // Its MixedPrecisionConfig(grad_reduce_in_fp32=False) (:243-248) is what keeps the gradients in bf16.
+  CHECK(r.plan["training"]["reduce_dtype"] == "bf16");
+  for (const std::string& n : r.notes) CHECK_MESSAGE(n.find("exp_avg_dtype = `torch") == std::string::npos, n);
+  CHECK(any_contains(r.notes, "optimizer.main_grads_dtype = bf16"));
+  // A torch dtype Megatron-LM has no flag value for is said, never priced as fp32 silently.
+  ImportOptions o = world(1, 8);
+  o.sets = {{"optimizer.exp_avg_dtype", "torch.float8_e4m3fn"}};
+  auto odd = import_all("megatron-bridge", moon, o);
+  REQUIRE(odd.is_ok());
+  CHECK_FALSE(odd->front().result.plan["training"].contains("optimizer_state_dtype"));
+  CHECK(any_contains(odd->front().result.warnings, "setting-unmodelled: --exp-avg-dtype torch.float8_e4m3fn"));
+}
+
 TEST_CASE("bridge_detected_from_the_recipe_text") {
   CHECK(detect_framework("r.py", "from megatron.bridge.training.config import ConfigContainer\n") ==
         "megatron-bridge");

@@ -100,6 +100,22 @@ TEST_CASE("settings_llamafactory_zero3_offload_70b_on_8_gpus_keeps_no_optimizer_
   CHECK_MESSAGE(!has_rule(p.diags, "memory-exceeds"), error_rules(p.diags));
 }
 
+TEST_CASE("settings_megatron_main_grads_dtype_bf16_prices_bf16_gradients") {
+  // swiss-ai's Llama-3-70B launch (--use-precision-aware-optimizer --main-grads-dtype bf16 --bf16)
+  // was priced with fp32 gradients, a false memory-exceeds. arguments.py:1204-1217@d98e8a6 leaves
+  // accumulate_allreduce_grads_in_fp32 off for bf16 main grads: the DDP's gradient buffer is bf16,
+  // 2 bytes a parameter. Llama-3-70B over tp 8 (DDP: every dp rank holds all its shard's grads).
+  const std::string flags = "--num-layers 80 --hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64 "
+                            "--group-query-attention --num-query-groups 8 --vocab-size 128256 --swiglu "
+                            "--untie-embeddings-and-output-weights --normalization RMSNorm --disable-bias-linear "
+                            "--seq-length 4096 --micro-batch-size 1 --global-batch-size 8 --bf16 "
+                            "--tensor-model-parallel-size 8 --recompute-activations --use-precision-aware-optimizer";
+  const Priced fp32 = price(import_ok(import_megatron, flags, world(1, 8)).plan);
+  const Priced bf16 = price(import_ok(import_megatron, flags + " --main-grads-dtype bf16", world(1, 8)).plan);
+  CHECK(static_cast<double>(fp32.memory.grads) == doctest::Approx(kParams70b * 4 / 8).epsilon(0.01));
+  CHECK(static_cast<double>(bf16.memory.grads) == doctest::Approx(kParams70b * 2 / 8).epsilon(0.01));
+}
+
 TEST_CASE("settings_deepspeed_unknown_key_offers_the_closest_and_real_keys_stay_silent") {
   // The same real file with one key misspelt, and with DeepSpeed's zero_optimization.zenflow
   // (deepspeed/runtime/zero/config.py @edaa722: `zenflow: Optional[ZenFlowConfig]`).
