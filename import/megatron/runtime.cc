@@ -29,7 +29,23 @@ void read_attention_backend(const MegatronFlags& f, PlanBuilder& b, nlohmann::or
     b.unmodelled("--attention-backend " + backend, f.line("attention-backend"),
                  "not one of Megatron's AttnBackend (flash, fused, unfused, local, auto): priced as auto");
   }
-  if (backend == "unfused" || backend == "local" || f.string("transformer-impl").value_or("") == "local") {
+  // --use-flash-attn (2022-12, d693034) switches the legacy model's ParallelAttention to
+  // FlashSelfAttention, flash-attn's kernel (megatron/legacy/model/transformer.py until 8de8238
+  // removed it); Megatron-Core models never read it (Transformer Engine, or --attention-backend,
+  // picks). An explicit --attention-backend is what runs.
+  const bool local = f.string("transformer-impl").value_or("") == "local";
+  const bool legacy_flash =
+      f.has("use-flash-attn") && !f.has("attention-backend") && (local || f.has("use-legacy-models"));
+  if (f.has("use-flash-attn") && !f.has("attention-backend") && !legacy_flash) {
+    b.note("--use-flash-attn: read only by the legacy model (--use-legacy-models); Megatron-Core's Transformer "
+           "Engine attention picks its own kernel, priced as the stack's default");
+  }
+  if (legacy_flash) {
+    t["attention_kernel"] = "fa2";
+    b.locate("/training/attention_kernel", f.line("use-flash-attn"));
+    b.note("--use-flash-attn: the legacy model's attention runs flash-attn's FlashSelfAttention "
+           "(megatron/legacy/model/transformer.py), priced as FlashAttention-2");
+  } else if (backend == "unfused" || backend == "local" || local) {
     t["attention"] = "standard";
   } else if (backend == "flash") {
     t["attention_kernel"] = "fa2";

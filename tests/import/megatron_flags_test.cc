@@ -53,5 +53,23 @@ TEST_CASE("megatron_precision_aware_optimizer_state_dtypes") {
   CHECK(any_contains(r.warnings, "setting-unmodelled: --exp-avg-dtype fp8"));
 }
 
+TEST_CASE("megatron_use_flash_attn_is_flash_attention_for_the_legacy_model") {
+  // --use-flash-attn (d693034, 2022-12) makes the legacy ParallelAttention run flash-attn's
+  // FlashSelfAttention (megatron/legacy/model/transformer.py:541-547@8de8238^); Megatron-Core
+  // models never read it. No s x s scores are kept: not standard attention.
+  const auto legacy = training("--use-flash-attn --transformer-impl local --use-legacy-models");
+  CHECK(legacy["attention_kernel"] == "fa2");
+  CHECK_FALSE(legacy.contains("attention"));
+  CHECK(training("--use-flash-attn --use-legacy-models")["attention_kernel"] == "fa2");
+  // Without the flag, --transformer-impl local is Megatron's own unfused attention.
+  CHECK(training("--transformer-impl local --use-legacy-models")["attention"] == "standard");
+  // A Megatron-Core model with Transformer Engine ignores it: the stack's default kernel.
+  const auto core_model = training("--use-flash-attn");
+  CHECK_FALSE(core_model.contains("attention_kernel"));
+  CHECK_FALSE(core_model.contains("attention"));
+  // An explicit --attention-backend is what runs.
+  CHECK(training("--use-flash-attn --use-legacy-models --attention-backend fused")["attention_kernel"] == "cudnn");
+}
+
 }  // namespace
 }  // namespace planck::import::test
