@@ -115,16 +115,29 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
       }
     }
   }
-  if (!vocab && gpt2_bpe(f)) {
-    // GPT2BPETokenizer's vocabulary is GPT-2's gpt2-vocab.json: 50257 tokens. Megatron pads it
-    // to a multiple of make_vocab_size_divisible_by x tp (_vocab_size_with_padding); the plan
-    // keeps the tokenizer's 50257 so that the shape can match a preset (gpt3-175b).
-    m.vocab = kGpt2Vocab;
-    const std::int64_t multiple = divisible * d.tp;
-    b.note("no --vocab-size: GPT-2 BPE tokenizer (" +
-           std::string(f.has("tokenizer-type") ? "--tokenizer-type GPT2BPETokenizer" : "--vocab-file + --merge-file") +
-           ") has 50257 tokens; Megatron pads them to " + str((kGpt2Vocab + multiple - 1) / multiple * multiple) +
-           " (multiple of " + str(divisible) + " x tp " + str(d.tp) + ")");
+  // --padded-vocab-size is the model's vocabulary as given: Megatron pads only a --vocab-size or
+  // the tokenizer's size, and only when it is absent (megatron/training/argument_utils.py:474-480
+  // vocab_size = padded_vocab_size with should_pad_vocab False; build_tokenizer.py:149-152).
+  PLANCK_IMPORT_TRY(padded, f.integer("padded-vocab-size"));
+  if (padded) {
+    if (*padded < 1) return b.error(f.line("padded-vocab-size"), "--padded-vocab-size must be >= 1");
+    m.vocab = *padded;
+    b.locate("/model/vocab", f.line("padded-vocab-size"));
+    b.note("--padded-vocab-size " + str(*padded) + ": the model's vocabulary, not padded further" +
+           (vocab ? " (it wins over --vocab-size " + str(*vocab) + ")" : std::string()));
+  }
+  if (padded || (!vocab && gpt2_bpe(f))) {
+    if (!padded) {
+      // GPT2BPETokenizer's vocabulary is GPT-2's gpt2-vocab.json: 50257 tokens. Megatron pads it
+      // to a multiple of make_vocab_size_divisible_by x tp (_vocab_size_with_padding); the plan
+      // keeps the tokenizer's 50257 so that the shape can match a preset (gpt3-175b).
+      m.vocab = kGpt2Vocab;
+      const std::int64_t multiple = divisible * d.tp;
+      const char* named = f.has("tokenizer-type") ? "--tokenizer-type GPT2BPETokenizer" : "--vocab-file + --merge-file";
+      b.note("no --vocab-size: GPT-2 BPE tokenizer (" + std::string(named) +
+             ") has 50257 tokens; Megatron pads them to " + str((kGpt2Vocab + multiple - 1) / multiple * multiple) +
+             " (multiple of " + str(divisible) + " x tp " + str(d.tp) + ")");
+    }
     if (auto st = read_model_details(f, b, m); !st) return st;
     b.set_model(m, "Megatron flags");
     return core::Status::ok();

@@ -71,5 +71,21 @@ TEST_CASE("megatron_use_flash_attn_is_flash_attention_for_the_legacy_model") {
   CHECK(training("--use-flash-attn --use-legacy-models --attention-backend fused")["attention_kernel"] == "cudnn");
 }
 
+TEST_CASE("megatron_padded_vocab_size_is_the_models_vocabulary") {
+  // megatron/training/argument_utils.py:474-480: vocab_size = padded_vocab_size with
+  // should_pad_vocab False; build_tokenizer.py:149-152 pads the tokenizer's size only when it is None.
+  const std::string flags = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+                            "--micro-batch-size 1 --global-batch-size 8 --tensor-model-parallel-size 2 ";
+  ImportResult alone = import_ok(&import_megatron, flags + "--padded-vocab-size 151936", world(1, 8), "args.txt");
+  REQUIRE(alone.plan["model"].is_object());
+  CHECK(alone.plan["model"]["vocab"] == 151936);
+  // Not padded further, and it wins over --vocab-size (151643 would pad to 151808 at 128 x tp 2).
+  ImportResult both = import_ok(&import_megatron, flags + "--vocab-size 151643 --padded-vocab-size 151937",
+                                world(1, 8), "args.txt");
+  CHECK(both.plan["model"]["vocab"] == 151937);
+  CHECK(import_ok(&import_megatron, flags + "--vocab-size 151643", world(1, 8), "args.txt").plan["model"]["vocab"] ==
+        (151643 + 255) / 256 * 256);
+}
+
 }  // namespace
 }  // namespace planck::import::test
