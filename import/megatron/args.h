@@ -44,6 +44,8 @@ class MegatronFlags {
 
   bool has(const std::string& name) const { return launch_.flags.count(name) > 0; }
   int line(const std::string& name) const;
+  // The line of the launch command (0 for an args file).
+  int launch_line() const { return launch_.line; }
   std::optional<std::string> string(const std::string& name) const;
   // Every value of an nargs='+' flag (empty when absent or bare).
   std::vector<std::string> strings(const std::string& name) const;

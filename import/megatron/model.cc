@@ -348,10 +348,22 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   if (auto st = megatron_split_and_dispatch(f, b); !st) return st;
 
   nlohmann::ordered_json t;
-  PLANCK_IMPORT_TRY(mb, f.positive("micro-batch-size", 1));
+  // arguments.py:693@d98e8a6 asserts args.micro_batch_size is not None (its default), as every
+  // version since 9019bbf (2020-12) does; before it --batch-size was the per-model-instance batch.
+  const char* micro_flag = f.has("micro-batch-size") || !f.has("batch-size") ? "micro-batch-size" : "batch-size";
+  if (!f.has(micro_flag)) {
+    return b.error(f.launch_line(), "no --micro-batch-size: Megatron refuses to start without it (megatron/training/"
+                                    "arguments.py asserts args.micro_batch_size is not None); add --micro-batch-size "
+                                    "N (a Megatron-Bridge recipe: train.micro_batch_size)");
+  }
+  PLANCK_IMPORT_TRY(mb, f.positive(micro_flag, 1));
   PLANCK_IMPORT_TRY(gb, f.integer("global-batch-size"));
   PLANCK_IMPORT_TRY(seq, f.integer("seq-length"));
-  if (!f.has("micro-batch-size")) b.note("no --micro-batch-size: 1 assumed");
+  if (micro_flag == std::string("batch-size")) {
+    b.locate("/training/micro_batch", f.line("batch-size"));
+    b.note("--batch-size " + str(mb) + " (Megatron-LM before 2020-12): the per-model-instance batch, read as the "
+           "micro batch");
+  }
   if (gb && *gb < 1) return b.error(f.line("global-batch-size"), "--global-batch-size " + str(*gb) + " must be >= 1");
   if (seq && *seq < 1) return b.error(f.line("seq-length"), "--seq-length " + str(*seq) + " must be >= 1");
   for (const char* ramp : {"rampup-batch-size", "step-batch-size-schedule"}) {

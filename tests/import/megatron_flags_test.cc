@@ -87,5 +87,21 @@ TEST_CASE("megatron_padded_vocab_size_is_the_models_vocabulary") {
         (151643 + 255) / 256 * 256);
 }
 
+TEST_CASE("megatron_without_micro_batch_size_is_refused_as_megatron_refuses_it") {
+  // megatron/training/arguments.py:693 asserts args.micro_batch_size is not None (its default,
+  // training_config.py:11), as every version since 9019bbf (2020-12) does: the job never starts.
+  const std::string script = "#!/bin/bash\npython pretrain_gpt.py --num-layers 4 --hidden-size 512 \\\n"
+                             "  --num-attention-heads 8 --seq-length 1024 --global-batch-size 8\n";
+  const std::string e = import_error(&import_megatron, script, world(1, 8), "run.sh");
+  CHECK_MESSAGE(e.find("run.sh:2: no --micro-batch-size") != std::string::npos, e);
+  CHECK(e.find("add --micro-batch-size") != std::string::npos);
+  // Before 9019bbf, --batch-size was the per-model-instance batch: the micro batch.
+  ImportResult old = import_ok(&import_megatron,
+                               "--num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 "
+                               "--vocab-size 32000 --batch-size 4",
+                               world(1, 8), "args.txt");
+  CHECK(old.plan["training"]["micro_batch"] == 4);
+}
+
 }  // namespace
 }  // namespace planck::import::test

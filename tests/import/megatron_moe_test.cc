@@ -12,19 +12,21 @@
 namespace planck::import::test {
 namespace {
 
-const std::string kMoe = "--num-layers 6 --hidden-size 1024 --num-attention-heads 16 --seq-length 4096 "
-                         "--num-experts 8 --moe-router-topk 2 --expert-model-parallel-size 4 ";
+const std::string kMoe =
+    "--num-layers 6 --hidden-size 1024 --num-attention-heads 16 --seq-length 4096 "
+    "--num-experts 8 --moe-router-topk 2 --expert-model-parallel-size 4 --micro-batch-size 1 ";
 
 }  // namespace
 
 TEST_CASE("import_megatron_account_for_embedding_and_loss_split_verifies") {
   // gpt/gpt3_mcore_te_tp1_pp4_vp2_account_for_embedding_loss_in_pipeline_split/model_config.yaml:
   // 6 layers, pp 4, 2 virtual stages per rank, both account-for flags: (6 + 2) / 4 / 2 = 1 per chunk.
-  ImportResult r = import_ok(&import_megatron,
-                             "--num-layers 6 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 "
-                             "--pipeline-model-parallel-size 4 --num-virtual-stages-per-pipeline-rank 2 "
-                             "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split",
-                             world(1, 8));
+  ImportResult r =
+      import_ok(&import_megatron,
+                "--micro-batch-size 1 --num-layers 6 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 "
+                "--pipeline-model-parallel-size 4 --num-virtual-stages-per-pipeline-rank 2 "
+                "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split",
+                world(1, 8));
   CHECK(r.plan["parallelism"]["account_for_embedding_in_pipeline_split"] == true);
   CHECK(r.plan["parallelism"]["account_for_loss_in_pipeline_split"] == true);
   CHECK(r.plan["parallelism"]["virtual_stages"] == 2);
@@ -32,31 +34,34 @@ TEST_CASE("import_megatron_account_for_embedding_and_loss_split_verifies") {
   CHECK_MESSAGE(!d.has_errors(), error_rules(d));
   // --num-layers-per-virtual-pipeline-stage 1 counts the embedding and loss: (6 + 2) / 4 / 1 = 2
   // chunks per rank (megatron/training/arguments.py:962-975).
-  ImportResult per = import_ok(&import_megatron,
-                               "--num-layers 6 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 "
-                               "--pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 1 "
-                               "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split",
-                               world(1, 8));
+  ImportResult per =
+      import_ok(&import_megatron,
+                "--micro-batch-size 1 --num-layers 6 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 "
+                "--pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 1 "
+                "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split",
+                world(1, 8));
   CHECK(per.plan["parallelism"]["virtual_stages"] == 2);
 }
 
 TEST_CASE("import_megatron_uneven_first_last_stage_and_layout") {
   // gpt/gpt3_mcore_te_tp1_pp4_vp1_uneven_pipeline/model_config.yaml: 12 layers, pp 4,
   // --decoder-first/last-pipeline-num-layers 2.
-  ImportResult r = import_ok(&import_megatron,
-                             "--num-layers 12 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 "
-                             "--pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 2 "
-                             "--decoder-last-pipeline-num-layers 2",
-                             world(1, 8));
+  ImportResult r =
+      import_ok(&import_megatron,
+                "--micro-batch-size 1 --num-layers 12 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 "
+                "--pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 2 "
+                "--decoder-last-pipeline-num-layers 2",
+                world(1, 8));
   CHECK(r.plan["parallelism"]["first_stage_layers"] == 2);
   CHECK(r.plan["parallelism"]["last_stage_layers"] == 2);
   CHECK(!verify(r).has_errors());
   // moe/gpt3_moe_mcore_te_tp2_pp2_ep4_etp1_no_mtp_no_a2a_ovlp_fine_grained_offloading/model_config.yaml:
   // 15 layers, pp 2, "Et*3|(tt|)*6L": 8 stages, 4 per rank, interleaved.
-  ImportResult l = import_ok(&import_megatron,
-                             "--num-layers 15 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 "
-                             "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout 'Et*3|(tt|)*6L'",
-                             world(1, 8));
+  ImportResult l =
+      import_ok(&import_megatron,
+                "--micro-batch-size 1 --num-layers 15 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 "
+                "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout 'Et*3|(tt|)*6L'",
+                world(1, 8));
   CHECK(l.plan["parallelism"]["pipeline_layout"] == "Et*3|(tt|)*6L");
   CHECK(l.plan["parallelism"]["virtual_stages"] == 4);
   CHECK(l.plan["parallelism"]["pipeline_schedule"] == "interleaved_1f1b");

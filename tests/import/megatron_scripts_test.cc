@@ -100,7 +100,7 @@ TEST_CASE("import_megatron_script_running_several_launches_says_which_it_reads")
   // A sweep over configs runs pretrain_gpt.py once per entry (the shell reader runs `for` bodies
   // per word): the plan is the last launch, and the others are named, never dropped silently.
   const std::string text =
-      "for TP in 2 4; do\n  python pretrain_gpt.py --tensor-model-parallel-size $TP --num-layers 4\ndone\n";
+      "for TP in 2 4; do\n  python pretrain_gpt.py --tensor-model-parallel-size $TP --num-layers 4 --micro-batch-size 1\ndone\n";
   ImportResult r = import_ok(&import_megatron, text, world(1, 8), "sweep.sh");
   CHECK(shape_of(r).back() == 4);
   CHECK(any_contains(r.warnings, "runs pretrain_gpt.py 2 times with different flags (also at line 2)"));

@@ -19,7 +19,8 @@ std::string uncomment(std::string s, const std::string& what) {
   return s.erase(p, 2);
 }
 
-const std::string kModel = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 ";
+const std::string kModel =
+    "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 --micro-batch-size 1 ";
 
 TEST_CASE("import_megatron_fsdp_example_script") {
   const std::string text = read_data("megatron-lm/train_llama3_8b_fsdp_h100_fp8.sh");
@@ -141,13 +142,15 @@ TEST_CASE("import_megatron_order_virtual_pipeline_and_distributed_optimizer") {
   CHECK(r.plan["parallelism"]["data_parallel"] == "zero1");
   CHECK(r.plan["parallelism"]["virtual_stages"] == (32 / 4) / 2);
   CHECK(r.plan["parallelism"]["pipeline_schedule"] == "interleaved_1f1b");
-  ImportResult fsdp_no_shard = import_ok(&import_megatron,
-                                         "--use-custom-fsdp --data-parallel-sharding-strategy=no_shard "
-                                         "--use-distributed-optimizer",
-                                         world(1, 8));
+  ImportResult fsdp_no_shard =
+      import_ok(&import_megatron,
+                "--micro-batch-size 1 --use-custom-fsdp --data-parallel-sharding-strategy=no_shard "
+                "--use-distributed-optimizer",
+                world(1, 8));
   CHECK(fsdp_no_shard.plan["parallelism"]["data_parallel"] == "zero1");
   ImportResult fsdp_optim =
-      import_ok(&import_megatron, "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads", world(1, 8));
+      import_ok(&import_megatron,
+                "--micro-batch-size 1 --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads", world(1, 8));
   CHECK(fsdp_optim.plan["parallelism"]["data_parallel"] == "zero2");
   CHECK(import_error(&import_megatron, "--num-layers-per-virtual-pipeline-stage 2 " + kModel, world(1, 8))
             .find("pipeline-model-parallel-size > 1") != std::string::npos);
@@ -199,10 +202,11 @@ TEST_CASE("import_megatron_without_vocab_size_takes_the_preset_of_the_same_shape
   // --vocab-file: GPT-3 175B is 96 layers, hidden 12288, 96 heads (Brown et al. 2020, Table 2.1)
   // with GPT-2's 50257-token BPE, padded to a multiple of 128 x tp (arguments.py
   // _vocab_size_with_padding): tp 8 -> multiple 1024 -> 50176 + 1024 = 51200.
-  ImportResult r = import_ok(&import_megatron,
-                             "--num-layers 96 --hidden-size 12288 --num-attention-heads 96 --seq-length 2048 "
-                             "--tensor-model-parallel-size 8 --vocab-file gpt2-vocab.json",
-                             world(1, 8));
+  ImportResult r =
+      import_ok(&import_megatron,
+                "--micro-batch-size 1 --num-layers 96 --hidden-size 12288 --num-attention-heads 96 --seq-length 2048 "
+                "--tensor-model-parallel-size 8 --vocab-file gpt2-vocab.json",
+                world(1, 8));
   REQUIRE(r.plan.contains("model"));
   CHECK(r.plan["model"]["vocab"] == 51200);
   // A vocabulary taken from a preset is a guess (issue 30: Mistral-7B became 128,256): a warning

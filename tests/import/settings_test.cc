@@ -170,8 +170,9 @@ TEST_CASE("settings_megatron_checkpoint_activations_of_2020_is_full_recompute") 
   ImportResult sel = import_ok(import_megatron, flags + " --recompute-activations --recompute-modules mlp", world(1, 8));
   CHECK(sel.plan["training"]["activation_checkpointing"] == "full");  // --checkpoint-activations still wins
   ImportResult modules = import_ok(
-      import_megatron, "--num-layers 24 --hidden-size 2304 --num-attention-heads 24 --recompute-granularity "
-                       "selective --recompute-modules mlp moe_act mhc",
+      import_megatron,
+      "--micro-batch-size 1 --num-layers 24 --hidden-size 2304 --num-attention-heads 24 --recompute-granularity "
+      "selective --recompute-modules mlp moe_act mhc",
       world(1, 8));
   CHECK(modules.plan["training"]["activation_checkpointing"] == "selective_attention");
   // Megatron's module names (transformer_config.py recompute_modules) go to the plan; mhc, a part
@@ -181,14 +182,15 @@ TEST_CASE("settings_megatron_checkpoint_activations_of_2020_is_full_recompute") 
   CHECK_FALSE(has_finding(modules, "setting-unmodelled", "--recompute-modules mlp"));
   // A list of parts planck has no model for recomputes none of the others (not the attention core,
   // Megatron's default only when no list is given).
-  ImportResult other = import_ok(import_megatron,
-                                 "--num-layers 24 --hidden-size 2304 --num-attention-heads 24 --recompute-granularity "
-                                 "selective --recompute-modules mhc",
-                                 world(1, 8));
+  ImportResult other = import_ok(
+      import_megatron,
+      "--micro-batch-size 1 --num-layers 24 --hidden-size 2304 --num-attention-heads 24 --recompute-granularity "
+      "selective --recompute-modules mhc",
+      world(1, 8));
   CHECK(other.plan["training"]["recompute_modules"] == nlohmann::ordered_json::array());
   // Without selective granularity Megatron ignores the list; the import says so.
   ImportResult ignored = import_ok(import_megatron,
-                                   "--num-layers 24 --hidden-size 2304 --num-attention-heads 24 "
+                                   "--micro-batch-size 1 --num-layers 24 --hidden-size 2304 --num-attention-heads 24 "
                                    "--recompute-modules mlp",
                                    world(1, 8));
   CHECK_FALSE(ignored.plan["training"].contains("recompute_modules"));
