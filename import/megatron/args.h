@@ -82,6 +82,11 @@ core::Status say_unpriced_layers(const MegatronFlags& f, PlanBuilder& b);
 // (moe.cc).
 core::Result<std::optional<std::int64_t>> megatron_layout_chunks(const MegatronFlags& f, PlanBuilder& b,
                                                                  const MegatronDegrees& d);
+// Megatron's start-up check that the layers (with the embedding / loss under the account-for
+// flags) divide over pp when no uneven split or layout is given: an error at --num-layers (moe.cc;
+// megatron/training/arguments.py:984-998@d98e8a6, transformer_block.py get_num_layers_to_build).
+core::Status megatron_layers_divide(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d,
+                                    std::optional<std::int64_t> layers);
 // The pipeline-split and MoE token-dispatcher flags -> parallelism (moe.cc).
 core::Status megatron_split_and_dispatch(const MegatronFlags& f, PlanBuilder& b);
 // CUDA graphs, FP8 weight gathers, multi-token prediction and the attention kernel -> training

@@ -200,9 +200,11 @@ core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b
   const std::int64_t units = *layers + (f.has("account-for-embedding-in-pipeline-split") ? 1 : 0) +
                              (f.has("account-for-loss-in-pipeline-split") ? 1 : 0);
   const std::int64_t per_rank = units / d.pp;
-  if (units % d.pp != 0 || per_rank % v != 0) {
-    b.warn("num_layers " + str(units) + " / pp " + str(d.pp) + " is not a multiple of " + str(v) +
-           " layers per virtual stage; Megatron's assertion fails");
+  if (units % d.pp != 0 || per_rank % v != 0) {  // arguments.py:966-970@d98e8a6 asserts both
+    return b.error(f.line(flag), "num_layers " + str(units) + " / pp " + str(d.pp) + " is not a multiple of " +
+                                     str(v) + " layers per virtual stage: Megatron refuses it at start-up (arguments.py "
+                                     "asserts \"number of layers per pipeline stage must be divisible number of "
+                                     "layers per virtual pipeline stage\")");
   }
   const std::int64_t vpp = std::max<std::int64_t>(per_rank / v, 1);
   b.note("virtual pipeline: (" + str(units) + " layers / pp " + str(d.pp) + ") / " + str(v) + " = " + str(vpp) +
@@ -320,6 +322,7 @@ void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_js
 core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d) {
   std::optional<std::int64_t> layers;
   if (auto st = read_model(f, b, d, &layers); !st) return st;
+  if (auto st = megatron_layers_divide(f, b, d, layers); !st) return st;
   PLANCK_IMPORT_TRY(vpp, virtual_stages(f, b, d, layers));
   auto& par = b.plan()["parallelism"];
   if (d.pp > 1) par["pipeline_schedule"] = vpp > 1 ? "interleaved_1f1b" : "1f1b";

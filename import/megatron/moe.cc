@@ -4,6 +4,7 @@
 // pipeline_split.h checks them as Megatron does), --moe-token-dispatcher-type with
 // --moe-enable-deepep / --moe-flex-dispatcher-backend.
 
+#include <optional>
 #include <string>
 
 #include "core/plan/pipeline_split.h"
@@ -34,6 +35,29 @@ core::Result<std::optional<std::int64_t>> megatron_layout_chunks(const MegatronF
   b.note("--pipeline-model-parallel-layout: " + str(n) + " stages over pp " + str(d.pp) + " = " + str(n / d.pp) +
          " chunks per rank");
   return std::optional<std::int64_t>{n / d.pp};
+}
+
+core::Status megatron_layers_divide(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d,
+                                    std::optional<std::int64_t> layers) {
+  // Megatron checks the world (arguments.py:432) first: a world tp x pp x cp does not divide is
+  // verify's mesh-world-mismatch, the error the job dies with.
+  if (!layers || d.pp == 1 || d.dp == -1) return core::Status::ok();
+  for (const char* split : {"pipeline-model-parallel-layout", "num-virtual-stages-per-pipeline-rank",
+                            "decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers",
+                            "hybrid-layer-pattern", "hybrid-override-pattern"}) {
+    if (f.has(split)) return core::Status::ok();  // checked by its own rules (or not by this assertion)
+  }
+  const bool emb = f.has("account-for-embedding-in-pipeline-split"), loss = f.has("account-for-loss-in-pipeline-split");
+  const std::int64_t units = *layers + (emb ? 1 : 0) + (loss ? 1 : 0);
+  if (units % d.pp == 0) return core::Status::ok();
+  const std::string counted = emb || loss ? " + " + str(units - *layers) + " (embedding / loss)" : "";
+  return b.error(f.line("num-layers"),
+                 "--num-layers " + str(*layers) + counted + " is not divisible by --pipeline-model-parallel-size " + str(d.pp) +
+                     ": Megatron refuses it at start-up (megatron/training/arguments.py asserts \"Number of layers "
+                     "should be divisible by the pipeline-model-parallel size\"; Megatron-Core's "
+                     "get_num_layers_to_build asserts the same); give uneven stages with "
+                     "--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers or "
+                     "--pipeline-model-parallel-layout, or change the layers or pp");
 }
 
 core::Status megatron_split_and_dispatch(const MegatronFlags& f, PlanBuilder& b) {

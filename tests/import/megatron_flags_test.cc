@@ -103,5 +103,28 @@ TEST_CASE("megatron_without_micro_batch_size_is_refused_as_megatron_refuses_it")
   CHECK(old.plan["training"]["micro_batch"] == 4);
 }
 
+TEST_CASE("megatron_layers_not_divisible_by_pp_is_refused_as_megatron_refuses_it") {
+  // megatron/training/arguments.py:984-998: with no --decoder-first/last-pipeline-num-layers, no
+  // layout, no virtual stages per rank and no hybrid pattern, (num_layers [+1 embedding] [+1 loss])
+  // % pp must be 0 ("Number of layers should be divisible by the pipeline-model-parallel size").
+  const std::string model = "--hidden-size 1024 --num-attention-heads 16 --seq-length 1024 --vocab-size 32000 "
+                            "--micro-batch-size 1 --pipeline-model-parallel-size 2\n";
+  const std::string e = import_error(&import_megatron, model + "--num-layers 27", world(1, 8), "args.txt");
+  CHECK_MESSAGE(e.find("args.txt:2: --num-layers 27 is not divisible by --pipeline-model-parallel-size 2") !=
+                    std::string::npos,
+                e);
+  // The embedding counted as a layer makes 28 units: 14 a stage.
+  import_ok(&import_megatron, model + "--num-layers 27 --account-for-embedding-in-pipeline-split", world(1, 8));
+  // An uneven first stage is Megatron's own way to split 27 layers (transformer_block.py
+  // get_num_layers_to_build): the import reads it.
+  ImportResult uneven = import_ok(&import_megatron, model + "--num-layers 27 --decoder-first-pipeline-num-layers 13",
+                                  world(1, 8), "args.txt");
+  CHECK(uneven.plan["parallelism"]["first_stage_layers"] == 13);
+  // arguments.py:966-970: (layers / pp) % layers-per-virtual-stage must be 0 as well.
+  CHECK(import_error(&import_megatron, model + "--num-layers 28 --num-layers-per-virtual-pipeline-stage 3",
+                     world(1, 8), "args.txt")
+            .find("layers per virtual stage") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace planck::import::test
