@@ -46,16 +46,6 @@ std::optional<Kind> kind_of(const std::string& word) {
   return std::nullopt;
 }
 
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> out;
-  for (std::size_t pos = 0; pos <= text.size();) {
-    std::size_t end = std::min(text.find('\n', pos), text.size());
-    out.push_back(text.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
-
 // The cluster the launch states: torchrun's --nnodes / --nproc_per_node before the script, and
 // the #SBATCH --nodes and ranks per node: srun starts --ntasks-per-node ranks on each node, or one
 // torchrun per task that starts --nproc_per_node (else --gpus-per-node) ranks.
@@ -81,19 +71,11 @@ ConfigWorld launch_world(const std::vector<std::string_view>& lines, const Launc
     if (flag == "--nproc-per-node") nproc = number(value);
     if (flag == "--nnodes") nnodes = number(value);
   }
-  static const std::regex kSbatch(R"(^#SBATCH\s+(--nodes|-N|--ntasks-per-node|--gpus-per-node)[=\s]\s*([0-9]+)\b)");
-  std::optional<std::int64_t> nodes, tasks, gpus;
-  std::vector<std::string> from;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::smatch m;
-    const std::string line(lines[i]);
-    if (!std::regex_search(line, m, kSbatch)) continue;
-    const auto v = number(m[2]);
-    if (m[1] == "--nodes" || m[1] == "-N") nodes = v;
-    if (m[1] == "--ntasks-per-node") tasks = v;
-    if (m[1] == "--gpus-per-node") gpus = v;
-    from.push_back("#SBATCH " + std::string(m[1]) + " (line " + std::to_string(i + 1) + ")");
-  }
+  const SbatchRequest sbatch = sbatch_request(lines);
+  std::vector<std::string> from = sbatch.from;
+  const auto& nodes = sbatch.nodes;
+  const auto& tasks = sbatch.tasks_per_node;
+  const auto& gpus = sbatch.gpus_per_node;
   if (nnodes || nproc) from.insert(from.begin(), "torchrun's flags (line " + std::to_string(l.cmd->line) + ")");
   w.nodes = nnodes ? nnodes : nodes;
   w.gpus_per_node = torchrun ? (nproc ? nproc : gpus) : (tasks ? tasks : gpus);
@@ -344,7 +326,7 @@ core::Result<std::vector<NamedImport>> import_bridge_launch(std::string_view tex
     return core::Status::error(path + ": no Megatron-Bridge launch (a line running scripts/training/run_recipe.py) "
                                       "found" + (script.warnings.empty() ? "" : "; " + script.warnings.front()));
   }
-  const auto lines = bridge::split_lines(text);
+  const auto lines = split_lines(text);
   std::vector<NamedImport> out;
   for (const bridge::LaunchCommand& l : launches) {
     std::string name = l.cmd->loop;

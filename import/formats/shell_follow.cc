@@ -3,7 +3,9 @@
 // string and run it through `srun ... bash -c "${TRAINING_CMD}"`; the SC21 scripts source
 // CONFIG.sh and SBATCH.sh, which runs `sbatch SRUN.sh`). All of it is read, never run.
 
+#include <algorithm>
 #include <filesystem>
+#include <regex>
 
 #include "core/base/input_file.h"
 #include "import/formats/shell_runner.h"
@@ -33,6 +35,18 @@ void shift_lines(ShellWord& w, int by) {
 }
 
 }  // namespace
+
+Runner::Runner(std::string path, std::string_view text) : path_(std::move(path)) {
+  // Slurm's output environment variables (sbatch(1) "OUTPUT ENVIRONMENT VARIABLES").
+  const SbatchRequest r = sbatch_request(split_lines(text));
+  auto set = [&](const char* name, const std::optional<std::int64_t>& v) {
+    if (v) script.vars[name] = {{std::to_string(*v), 0}};
+  };
+  set("SLURM_NNODES", r.nodes);
+  set("SLURM_JOB_NUM_NODES", r.nodes);
+  set("SLURM_NTASKS_PER_NODE", r.tasks_per_node);
+  set("SLURM_GPUS_PER_NODE", r.gpus_per_node);
+}
 
 std::string Runner::directory() const {
   return std::filesystem::absolute(script_directory(path_)).string();
@@ -139,6 +153,32 @@ core::Result<bool> Runner::follow(const ShellCommand& cmd) {
 }  // namespace planck::import::shell
 
 namespace planck::import {
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    out.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+SbatchRequest sbatch_request(const std::vector<std::string_view>& lines) {
+  static const std::regex kSbatch(R"(^#SBATCH\s+(--nodes|-N|--ntasks-per-node|--gpus-per-node)[=\s]\s*([0-9]{1,9})\b)");
+  SbatchRequest r;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    const std::string line(lines[i]);
+    if (!std::regex_search(line, m, kSbatch)) continue;
+    const std::int64_t v = std::stoll(m[2]);
+    if (m[1] == "--nodes" || m[1] == "-N") r.nodes = v;
+    if (m[1] == "--ntasks-per-node") r.tasks_per_node = v;
+    if (m[1] == "--gpus-per-node") r.gpus_per_node = v;
+    r.from.push_back("#SBATCH " + std::string(m[1]) + " (line " + std::to_string(i + 1) + ")");
+  }
+  return r;
+}
 
 std::string script_directory(const std::string& path) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();

@@ -33,6 +33,9 @@ inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 class Runner {
  public:
   explicit Runner(std::string path) : path_(std::move(path)) {}
+  // The variables Slurm sets in a batch job from the script's #SBATCH lines (SLURM_NNODES,
+  // SLURM_JOB_NUM_NODES, SLURM_NTASKS_PER_NODE, SLURM_GPUS_PER_NODE); the script may reassign them.
+  Runner(std::string path, std::string_view text);
   core::Status run(const std::vector<ShellToken>& tokens);
   ShellScript script;
   std::set<std::string> pinned;  // set on the command line: the script's assignments leave them

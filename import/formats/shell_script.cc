@@ -453,7 +453,7 @@ core::Result<ShellScript> run_shell(std::string_view text, const std::string& pa
   std::vector<ShellComment> comments;
   auto tokens = lex_shell(text, path, &comments);
   if (!tokens) return tokens.status();
-  shell::Runner runner(path);
+  shell::Runner runner(path, text);
   std::size_t positional = 0;
   for (const auto& [name, value] : presets) {
     const bool digits = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {

@@ -50,6 +50,17 @@ core::Result<ShellScript> run_shell(std::string_view text, const std::string& pa
 // Integer value of a variable, if it is set and holds an integer.
 std::optional<std::int64_t> shell_int(const ShellScript& script, const std::string& name);
 
+// `text` cut at its newlines (a last line without one included).
+std::vector<std::string_view> split_lines(std::string_view text);
+
+// What a Slurm batch script's `#SBATCH` lines ask for: --nodes / -N, --ntasks-per-node and
+// --gpus-per-node, each with where it is written ("#SBATCH --nodes (line 3)").
+struct SbatchRequest {
+  std::optional<std::int64_t> nodes, tasks_per_node, gpus_per_node;
+  std::vector<std::string> from;
+};
+SbatchRequest sbatch_request(const std::vector<std::string_view>& lines);
+
 // The directory a script at `path` sits in, as given: "." for a bare file name ("run.sh"), whose
 // parent_path() is empty and which std::filesystem::absolute refuses.
 std::string script_directory(const std::string& path);

@@ -140,7 +140,7 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 }
 
 
-ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script) {
+ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script, std::string_view text) {
   ConfigWorld cw;
   auto launcher_int = [&](const char* name) -> std::optional<std::int64_t> {
     auto it = launch.launcher.find(name);
@@ -165,6 +165,14 @@ ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script
       if (!cw.nodes) cw.nodes = shell_int(script, v);
     }
     cw.world_size = shell_int(script, "WORLD_SIZE");
+  }
+  if (!cw.gpus_per_node && !cw.nodes && !cw.world_size) {
+    // A Slurm batch script run by srun: #SBATCH --nodes, and --ntasks-per-node ranks on each node
+    // (one rank per task), else --gpus-per-node.
+    const SbatchRequest r = sbatch_request(split_lines(text));
+    cw.nodes = r.nodes;
+    cw.gpus_per_node = r.tasks_per_node ? r.tasks_per_node : r.gpus_per_node;
+    cw.source = core::join(r.from, ", ");
   }
   return cw;
 }
@@ -362,7 +370,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   for (const std::string& r : script.followed) b.note(r);
   for (const std::string& w : script.warnings) b.warn(w);
 
-  PLANCK_IMPORT_TRY(world, b.resolve_world(options, config_world(launch, script)));
+  PLANCK_IMPORT_TRY(world, b.resolve_world(options, config_world(launch, script, text)));
   b.set_cluster(world);
   PLANCK_IMPORT_TRY(d, read_degrees(f, b, world));
   PLANCK_IMPORT_TRY(s, read_strategy(f, b, d));

@@ -116,5 +116,28 @@ TEST_CASE("import_megatron_script_running_several_launches_says_which_it_reads")
   CHECK(any_contains(r.warnings, "runs pretrain_gpt.py 2 times with different flags (also at line 2)"));
 }
 
+TEST_CASE("import_megatron_slurm_variables_come_from_the_sbatch_lines") {
+  // Slurm sets SLURM_NNODES / SLURM_JOB_NUM_NODES from #SBATCH --nodes and SLURM_GPUS_PER_NODE from
+  // --gpus-per-node (sbatch(1), OUTPUT ENVIRONMENT VARIABLES); bigcode's pretrain_bigcode_7b.slurm
+  // runs torchrun --nnodes $NNODES with NNODES=$SLURM_NNODES and #SBATCH --nodes=64.
+  const std::string flags = " --num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 "
+                            "--vocab-size 32000 --micro-batch-size 1";
+  const std::string torchrun = "#!/bin/bash\n#SBATCH --nodes=64\n#SBATCH --gpus-per-node 8\nNNODES=$SLURM_NNODES\n"
+                               "torchrun --nnodes $NNODES --nproc_per_node $SLURM_GPUS_PER_NODE pretrain_gpt.py" +
+                               flags + "\n";
+  ImportResult r = import_ok(&import_megatron, torchrun, ImportOptions{}, "job.slurm");
+  CHECK(r.plan["cluster"]["nodes"] == 64);
+  CHECK(r.plan["cluster"]["gpus_per_node"] == 8);
+  // srun starting one python per task: the world is the #SBATCH request itself, and
+  // $SLURM_GPUS_PER_NODE reaches the flag that names it (swiss-ai's tp = $SLURM_GPUS_PER_NODE).
+  const std::string srun = "#SBATCH -N 32\n#SBATCH --ntasks-per-node=4\n#SBATCH --gpus-per-node=4\n"
+                           "srun python pretrain_gpt.py --tensor-model-parallel-size $SLURM_GPUS_PER_NODE" +
+                           flags + "\n";
+  ImportResult s = import_ok(&import_megatron, srun, ImportOptions{}, "job.sh");
+  CHECK(s.plan["cluster"]["nodes"] == 32);
+  CHECK(s.plan["cluster"]["gpus_per_node"] == 4);
+  CHECK(shape_of(s).back() == 4);
+}
+
 }  // namespace
 }  // namespace planck::import::test
