@@ -7,6 +7,7 @@ def stale_after_unfollowed_call() -> ConfigContainer:
     cfg = ConfigContainer()
     cfg.model.pipeline_model_parallel_size = 2
     cfg.model.num_layers = 2
+    cfg.train.micro_batch_size = 1
     layout = [["embedding", "decoder"]]
     layout.insert(0, ["decoder"])  # list.insert: not a call planck follows
     cfg.model.pipeline_model_parallel_layout = layout
@@ -17,6 +18,7 @@ def loop_with_unknown_break() -> ConfigContainer:
     cfg = ConfigContainer()
     cfg.model.pipeline_model_parallel_size = 2
     cfg.model.num_layers = 2
+    cfg.train.micro_batch_size = 1
     stages = []
     for i in range(4):
         if cfg.model.unknown_flag:
