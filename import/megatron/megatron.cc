@@ -20,6 +20,7 @@
 #include "core/plan/plan.h"
 #include "import/importer.h"
 #include "import/megatron/args.h"
+#include "import/megatron/deepspeed_fork.h"
 #include "import/megatron/flags.h"
 #include "import/plan_builder.h"
 #include "import/formats/shell_script.h"
@@ -342,6 +343,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   if (!launch_r) return launch_r.status();
   auto launch = std::move(*launch_r);
   relocate_flags(launch, text);
+  const DeepSpeedFork fork = detect_deepspeed_fork(launch, b);
   // A Megatron-Bridge launch (run_recipe.py, scripts/performance|training/*.py) passes a recipe name
   // and Hydra-style a.b=c overrides, not Megatron-LM flags: reading it as flags would give the
   // defaults. Refused, with the way to read the recipe itself.
@@ -373,7 +375,8 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   PLANCK_IMPORT_TRY(world, b.resolve_world(options, config_world(launch, script, text)));
   b.set_cluster(world);
   PLANCK_IMPORT_TRY(d, read_degrees(f, b, world));
-  PLANCK_IMPORT_TRY(s, read_strategy(f, b, d));
+  // Megatron-DeepSpeed: the DeepSpeed engine's ZeRO stage is read by apply_deepspeed_fork.
+  PLANCK_IMPORT_TRY(s, fork.on ? core::Result<Strategy>(Strategy{}) : read_strategy(f, b, d));
 
   // Mesh: the order string, fastest first, reversed (core::megatron_order_to_mesh_dims); ep is
   // the part of dp that the expert-parallel group takes (read_degrees), absent without EP.
@@ -438,6 +441,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   }
   b.plan()["parallelism"] = par;
   if (auto st = megatron_model_and_training(f, b, d); !st) return st;
+  if (auto st = apply_deepspeed_fork(fork, f, b, d, launch, script, text); !st) return st;
 
   for (const ShellField& c : script.commented_flags) {
     if (c.text.size() < 2) continue;
@@ -462,9 +466,11 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   static const std::vector<std::string> known(std::begin(kMegatronFlags), std::end(kMegatronFlags));
   static const std::set<std::string> known_set(known.begin(), known.end());
   for (const auto& [name, flag] : f.all()) {
-    if (contains(kInterpreted, name) || contains(kBenignParallel, name)) continue;
-    if (!known_set.count(name)) {
-      b.unknown_key("--" + name, flag.line, known);
+    const bool read = contains(kInterpreted, name) || contains(kBenignParallel, name);
+    if (read && (!fork.flags || deepspeed_fork_knows(name))) continue;  // an upstream-only flag the fork rejects
+    if (fork.flags && deepspeed_fork_reads(fork, name)) continue;
+    if (fork.flags ? !deepspeed_fork_knows(name) : !known_set.count(name)) {
+      b.unknown_key("--" + name, flag.line, fork.flags ? deepspeed_fork_flags() : known);
       continue;
     }
     for (const std::string& w : kParallelWords) {

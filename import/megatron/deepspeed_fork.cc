@@ -1,0 +1,203 @@
+// Megatron-DeepSpeed (microsoft/Megatron-DeepSpeed @f4157be) launches: detection, the fork's flag
+// list, and its activation checkpointing and unpriced flags. ZeRO from the ds_config is
+// deepspeed_zero.cc, DeepSpeed-MoE deepspeed_moe.cc.
+
+#include "import/megatron/deepspeed_fork.h"
+
+#include <algorithm>
+#include <iterator>
+#include <set>
+
+#include "import/megatron/deepspeed_flags.h"
+#include "import/megatron/flags.h"
+
+namespace planck::import {
+
+core::Status read_deepspeed_zero(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d,
+                                 const MegatronLaunch& launch, const ShellScript& script, std::string_view text);
+core::Status read_deepspeed_moe(const DeepSpeedFork& fork, const MegatronFlags& f, PlanBuilder& b,
+                                const MegatronDegrees& d);
+
+namespace {
+
+// deepspeed/__init__.py _add_core_arguments (deepspeedai/DeepSpeed@edaa722 :285-297), added by the
+// fork's parse_args (megatron/arguments.py:54 deepspeed.add_config_arguments).
+const char* const kDeepSpeedCoreFlags[] = {"deepspeed", "deepspeed-config", "deepscale", "deepscale-config",
+                                           "deepspeed-mpi"};
+
+// Flags of the fork that change memory or time and that planck does not price, with what it
+// assumes instead (the fork's megatron/arguments.py @f4157be defines each).
+const std::pair<const char*, const char*> kUnpriced[] = {
+    {"partition-activations", "checkpointed activations priced whole on each tp rank, not partitioned over tp"},
+    {"checkpoint-in-cpu", "checkpointed activations priced in GPU memory, not moved to the host"},
+    {"contigious-checkpointing", "the contiguous checkpoint buffer is not priced"},
+    {"memory-centric-tiled-linear", "linear layers priced untiled (deepspeed.zero.TiledLinear not modelled)"},
+    {"split-transformers", "each layer checkpointed whole, not in two halves"},
+    {"scattered-embeddings", "embedding activations priced unscattered"},
+    {"use-tutel", "the MoE dispatch priced as DeepSpeed's own all-to-all, not Tutel's kernels"},
+    {"enable-zbh1-pipeline", "the pipeline priced with DeepSpeed's 1F1B schedule, not zero-bubble H1"},
+    {"ds-sequence-parallel-fpdt", "FPDT's chunked attention is not priced"},
+    {"ds-sequence-parallel-fpdt-offloading", "FPDT's host offload of attention chunks is not priced"},
+    {"random-ltd", "every layer priced on every token (random layerwise token dropping not modelled)"},
+    {"kd", "the teacher model of knowledge distillation is not priced (its weights and forward)"},
+    {"mos", "the teacher model of mixture-of-students distillation is not priced"},
+    {"use-pin-memory", "ZeRO-3 parameters priced in GPU memory"},
+    {"remote-device", "ZeRO-3 parameters priced in GPU memory (offload_param in the ds_config is read)"},
+};
+
+// Read by this file or its siblings (so the generic checks leave them alone).
+const char* const kRead[] = {"deepspeed",
+                             "deepspeed-config",
+                             "deepscale",
+                             "deepscale-config",
+                             "zero-stage",
+                             "no-pipeline-parallel",
+                             "deepspeed-activation-checkpointing",
+                             "checkpoint-activations",
+                             "checkpoint-num-layers",
+                             "num-experts",
+                             "moe-expert-parallel-size",
+                             "topk",
+                             "expert-interval",
+                             "mlp-type",
+                             "moe-train-capacity-factor",
+                             "moe-eval-capacity-factor",
+                             "moe-min-capacity",
+                             "disable-moe-token-dropping",
+                             "enable-expert-tensor-parallelism",
+                             "ds-sequence-parallel-size",
+                             "force-ds-sequence-parallel",
+                             "cpu-optimizer",
+                             "create-moe-param-group"};
+
+std::string dashed(std::string s) {
+  for (char& c : s) c = c == '_' ? '-' : c;
+  return s;
+}
+
+}  // namespace
+
+const std::vector<std::string>& deepspeed_fork_flags() {
+  static const std::vector<std::string> flags = [] {
+    std::set<std::string> s;
+    for (const char* n : kMegatronDeepSpeedFlags) s.insert(dashed(n));
+    for (const char* n : kDeepSpeedCoreFlags) s.insert(n);
+    return std::vector<std::string>(s.begin(), s.end());
+  }();
+  return flags;
+}
+
+bool deepspeed_fork_knows(const std::string& name) {
+  const auto& v = deepspeed_fork_flags();
+  return std::binary_search(v.begin(), v.end(), name);
+}
+
+bool deepspeed_fork_reads(const DeepSpeedFork& fork, const std::string& name) {
+  for (const auto& [from, to] : fork.renamed)
+    if (name == to) return true;
+  for (const char* n : kRead)
+    if (name == n) return true;
+  for (const auto& [n, why] : kUnpriced)
+    if (name == n) return true;
+  return false;
+}
+
+DeepSpeedFork detect_deepspeed_fork(MegatronLaunch& launch, PlanBuilder& b) {
+  DeepSpeedFork fork;
+  if (!launch.flags.count("deepspeed")) {
+    // The fork run without its engine (examples_deepspeed/rebase/*.sh): Megatron's own DDP, the
+    // fork's argparse. A flag only the fork defines says so.
+    static const std::set<std::string> upstream(std::begin(kMegatronFlags), std::end(kMegatronFlags));
+    for (const auto& [name, flag] : launch.flags) {
+      if (deepspeed_fork_knows(name) && !upstream.count(name) && deepspeed_fork_reads(fork, name)) {
+        fork.flags = true;
+        b.note("--" + name +
+               " is a microsoft/Megatron-DeepSpeed flag: flags checked against the fork's "
+               "megatron/arguments.py @f4157be; no --deepspeed, so Megatron's own data parallelism");
+        break;
+      }
+    }
+    return fork;
+  }
+  fork.on = fork.flags = true;
+  b.note(
+      "--deepspeed: a microsoft/Megatron-DeepSpeed launch (the fork of Megatron-LM trained by the DeepSpeed "
+      "engine); flags checked against the fork's megatron/arguments.py @f4157be, ZeRO and precision from its "
+      "ds_config (megatron/training.py:606-625 passes config=args.deepspeed_config_dict)");
+  // --num-experts is nargs='+' with experts every --expert-interval (default 2) layers, and
+  // --checkpoint-activations is the fork's live recompute switch: both differ from upstream.
+  for (const char* name : {"num-experts", "checkpoint-activations"}) {
+    auto it = launch.flags.find(name);
+    if (it == launch.flags.end()) continue;
+    fork.taken[name] = it->second;
+    launch.flags.erase(it);
+  }
+  // DeepSpeed-Ulysses splits the sequence over --ds-sequence-parallel-size ranks taken from dp
+  // (arguments.py:98-108: dp = world / (pp x tp x sp)): read as the cp dim, which does the same
+  // to dp and to each rank's activations.
+  if (auto it = launch.flags.find("ds-sequence-parallel-size");
+      it != launch.flags.end() && it->second.value != "1" && !launch.flags.count("context-parallel-size")) {
+    MegatronFlag cp = it->second;
+    launch.flags["context-parallel-size"] = cp;
+    fork.renamed.emplace_back("ds-sequence-parallel-size", "context-parallel-size");
+  }
+  return fork;
+}
+
+namespace {
+
+// The fork's recompute (megatron/model/transformer.py:2082-2090): --checkpoint-activations first,
+// then --recompute-granularity full, each through _checkpointed_forward; GPTModelPipe's
+// activation_checkpoint_interval is --checkpoint-num-layers (gpt_model.py:446-452).
+// --deepspeed-activation-checkpointing picks DeepSpeed's checkpoint function (transformer.py:1910,
+// initialize.py:266) and changes nothing on its own.
+void read_recompute(const DeepSpeedFork& fork, const MegatronFlags& f, PlanBuilder& b) {
+  auto& t = b.plan()["training"];
+  auto ca = fork.taken.find("checkpoint-activations");
+  if (ca != fork.taken.end()) {
+    t["activation_checkpointing"] = "full";
+    t.erase("recompute_num_layers");
+    b.locate("/training/activation_checkpointing", ca->second.line);
+    b.note(
+        "--checkpoint-activations: every layer's input kept and the layer recomputed (the fork's "
+        "transformer.py:2082 takes it before --recompute-granularity)" +
+        std::string(f.has("deepspeed-activation-checkpointing") ? ", through deepspeed.checkpointing" : ""));
+    if (auto n = f.string("checkpoint-num-layers"); n && *n != "1")
+      b.note("--checkpoint-num-layers " + *n + ": planck keeps each layer's input, not one per group of " + *n);
+  } else if (f.has("deepspeed-activation-checkpointing")) {
+    b.note(
+        "--deepspeed-activation-checkpointing without --checkpoint-activations: it only selects DeepSpeed's "
+        "checkpoint function for the layers recomputed (transformer.py:1910)" +
+        std::string(t.value("activation_checkpointing", std::string("none")) != "none" ? "" : "; none are"));
+  }
+}
+
+}  // namespace
+
+core::Status apply_deepspeed_fork(const DeepSpeedFork& fork, const MegatronFlags& f, PlanBuilder& b,
+                                  const MegatronDegrees& d, const MegatronLaunch& launch, const ShellScript& script,
+                                  std::string_view text) {
+  if (!fork.on) return core::Status::ok();
+  if (f.has("no-pipeline-parallel") && d.pp > 1) {
+    return b.error(f.line("no-pipeline-parallel"), "--no-pipeline-parallel with --pipeline-model-parallel-size " +
+                                                       str(d.pp) + ": the fork asserts pp == 1 (arguments.py:94-96)");
+  }
+  for (const auto& [r, to] : fork.renamed) {
+    b.note("--" + r + " " + f.string(r).value_or("") +
+           " (DeepSpeed-Ulysses): the sequence split over that many ranks taken from dp, read as the cp dim");
+    b.unmodelled("--" + r, f.line(r),
+                 "priced as context parallelism (ring attention's send/receive), not "
+                 "Ulysses' all-to-alls of q, k, v and the output");
+  }
+  if (auto st = read_deepspeed_zero(f, b, d, launch, script, text); !st) return st;
+  if (auto st = read_deepspeed_moe(fork, f, b, d); !st) return st;
+  read_recompute(fork, f, b);
+  for (const auto& [name, assumed] : kUnpriced) {
+    if (!f.has(name)) continue;
+    if (std::string(name) == "remote-device" && f.string(name).value_or("none") == "none") continue;
+    b.unmodelled("--" + std::string(name), f.line(name), assumed);
+  }
+  return core::Status::ok();
+}
+
+}  // namespace planck::import

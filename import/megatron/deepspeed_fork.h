@@ -1,0 +1,57 @@
+#pragma once
+// microsoft/Megatron-DeepSpeed launches (pretrain_gpt.py ... --deepspeed --deepspeed_config ds.json):
+// the fork of Megatron-LM whose training runs under the DeepSpeed engine. Its flags are checked
+// against the fork's own argparse (deepspeed_flags.h), and what the engine decides (ZeRO stage and
+// offload from the ds_config, DeepSpeed-MoE, DeepSpeed activation checkpointing) is read over the
+// upstream reading (docs/import.md "Megatron-DeepSpeed").
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "import/megatron/args.h"
+
+namespace planck::import {
+
+struct DeepSpeedFork {
+  bool on = false;     // --deepspeed: the DeepSpeed engine trains it
+  bool flags = false;  // the fork's argparse reads the flags (--deepspeed, or a flag only the fork has)
+  // Fork flags whose meaning differs from upstream's, taken out of the launch before the upstream
+  // readers run (a --num-experts list, --checkpoint-activations); apply_deepspeed_fork reads them.
+  std::map<std::string, MegatronFlag> taken;
+  // Fork flags read as an upstream flag added to the launch: {"ds-sequence-parallel-size",
+  // "context-parallel-size"}.
+  std::vector<std::pair<std::string, std::string>> renamed;
+};
+
+// `launch` is a Megatron-DeepSpeed run when --deepspeed is among its flags; says so.
+DeepSpeedFork detect_deepspeed_fork(MegatronLaunch& launch, PlanBuilder& b);
+
+// The DeepSpeed engine's settings over the upstream plan: ZeRO stage, offload and precision from
+// the ds_config (written by the script or beside it) and --zero-stage; DeepSpeed-MoE (experts per
+// layer, ep, top-k, capacity); activation checkpointing as the fork applies it; the fork's
+// unpriced flags said.
+core::Status apply_deepspeed_fork(const DeepSpeedFork& fork, const MegatronFlags& f, PlanBuilder& b,
+                                  const MegatronDegrees& d, const MegatronLaunch& launch, const ShellScript& script,
+                                  std::string_view text);
+
+// The fork's flags (its argparse and deepspeed.add_config_arguments), dashes for underscores.
+const std::vector<std::string>& deepspeed_fork_flags();
+bool deepspeed_fork_knows(const std::string& name);
+// A fork flag apply_deepspeed_fork reads or says (the generic checks leave it alone).
+bool deepspeed_fork_reads(const DeepSpeedFork& fork, const std::string& name);
+
+// The ds_config the launch names, as JSON text: written by a `cat <<TAG > FILE` here-document of
+// the script (variables expanded; padded with newlines so its lines are the script's) or a file
+// beside the script (deepspeed_config.cc).
+struct DsConfigText {
+  std::string text;
+  std::string path;  // where its lines are: the script, or the JSON file
+  std::string why;   // when text is empty: why it was not read
+};
+DsConfigText find_ds_config(const std::string& name, const ShellScript& script, std::string_view script_text,
+                            const std::string& script_path);
+
+}  // namespace planck::import
