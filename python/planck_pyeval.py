@@ -148,9 +148,7 @@ class Function:
             if done is not None and done[0] == "return":
                 return done
             if done is not None and done[0] == "jump":  # what the loop goes on to change is unknown
-                for name in self.locals_changed(st):
-                    if not isinstance(self.env.get(name), (Obj, Spec)):
-                        self.env[name] = done[1]
+                self.forget_locals(st, done[1])
                 return None
         return self.block(st.orelse)
 
@@ -161,14 +159,19 @@ class Function:
         self.unfollowed(st.lineno, head, why, touches)
         # A local the statement may assign or edit (`layout.append(...)` in a loop) is unknown from
         # here on: a config field later set from it is not followed, never set from a stale value.
-        for name in self.locals_changed(st):
-            if not isinstance(self.env.get(name), (Obj, Spec)):
-                self.env[name] = Opaque(head, st.lineno, self.file, why)
+        self.forget_locals(st, Opaque(head, st.lineno, self.file, why))
         if returns:
             return ("return", Opaque(head, st.lineno, self.file, why))
         if jumps(st):  # a `break` / `continue` that may run: the enclosing loop's course is unknown
             return ("jump", Opaque(head, st.lineno, self.file, why))
         return None
+
+    def forget_locals(self, st, unknown):
+        """Every local `st` may assign or edit becomes `unknown` (a config object keeps its own
+        reporting: its fields are `touched`)."""
+        for name in self.locals_changed(st):
+            if not isinstance(self.env.get(name), (Obj, Spec)):
+                self.env[name] = unknown
 
     def locals_changed(self, st):
         """Names `st` may rebind or edit in place: assignment and loop targets, `x[i] = ...`,

@@ -79,8 +79,8 @@ core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, con
     launch.script = best->words[py_index].text;
     launch.line = best->line;
     if (const std::string what = not_training(launch.script); !what.empty()) {
-      return b.error(launch.line, "the launch runs " + launch.script + ", which does not train (its name says '" + what +
-                                      "'): planck verifies training launches (pretrain_*.py, a training loop)");
+      return b.error(launch.line, "the launch runs " + launch.script + ", which does not train (its name says '" +
+                                      what + "'): planck verifies training launches (pretrain_*.py, a training loop)");
     }
     for (const ShellCommand& c : script.commands) {  // the same script run before with other words
       if (&c == best || c.words.empty() || c.words.front().text == "echo") continue;

@@ -201,8 +201,8 @@ core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b
                              (f.has("account-for-loss-in-pipeline-split") ? 1 : 0);
   const std::int64_t per_rank = units / d.pp;
   if (units % d.pp != 0 || per_rank % v != 0) {  // arguments.py:966-970@d98e8a6 asserts both
-    return b.error(f.line(flag), "num_layers " + str(units) + " / pp " + str(d.pp) + " is not a multiple of " +
-                                     str(v) + " layers per virtual stage: Megatron refuses it at start-up (arguments.py "
+    return b.error(f.line(flag), "num_layers " + str(units) + " / pp " + str(d.pp) + " is not a multiple of " + str(v) +
+                                     " layers per virtual stage: Megatron refuses it at start-up (arguments.py "
                                      "asserts \"number of layers per pipeline stage must be divisible number of "
                                      "layers per virtual pipeline stage\")");
   }

@@ -52,7 +52,8 @@ core::Status megatron_layers_divide(const MegatronFlags& f, PlanBuilder& b, cons
   if (units % d.pp == 0) return core::Status::ok();
   const std::string counted = emb || loss ? " + " + str(units - *layers) + " (embedding / loss)" : "";
   return b.error(f.line("num-layers"),
-                 "--num-layers " + str(*layers) + counted + " is not divisible by --pipeline-model-parallel-size " + str(d.pp) +
+                 "--num-layers " + str(*layers) + counted + " is not divisible by --pipeline-model-parallel-size " +
+                     str(d.pp) +
                      ": Megatron refuses it at start-up (megatron/training/arguments.py asserts \"Number of layers "
                      "should be divisible by the pipeline-model-parallel size\"; Megatron-Core's "
                      "get_num_layers_to_build asserts the same); give uneven stages with "

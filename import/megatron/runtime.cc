@@ -2,8 +2,8 @@
 // "Megatron-LM"): CUDA graphs (--cuda-graph-impl with --cuda-graph-modules, formerly
 // --cuda-graph-scope; the deprecated --enable-cuda-graph / --external-cuda-graph), FP8 weight
 // gathers (--fp8-param-gather), multi-token prediction (--mtp-num-layers), the attention
-// kernel (--attention-backend, --transformer-impl local) and frozen weights (--freeze-*). NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py,
-// megatron/core/transformer/transformer_config.py (cuda_graph_modules).
+// kernel (--attention-backend, --transformer-impl local) and frozen weights (--freeze-*). NVIDIA/Megatron-LM@d98e8a6
+// megatron/training/arguments.py, megatron/core/transformer/transformer_config.py (cuda_graph_modules).
 
 #include <algorithm>
 #include <cstdlib>
@@ -139,7 +139,8 @@ void megatron_frozen_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::ord
   }
   if (auto vision = f.string("vision-model-type")) {
     b.unmodelled("--vision-model-type " + *vision, f.line("vision-model-type"),
-                 std::string("the vision encoder's weights") + (f.has("freeze-ViT") ? "" : ", gradients, optimizer state") +
+                 std::string("the vision encoder's weights") +
+                     (f.has("freeze-ViT") ? "" : ", gradients, optimizer state") +
                      " and activations are not in the model (only the language model is priced)");
   }
 }

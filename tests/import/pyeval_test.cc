@@ -24,8 +24,8 @@ TEST_CASE("pyeval_annotated_module_constants_are_followed") {
   // recipes/llama/h100/llama3.py:36 `SEQUENCE_LENGTH_128K: int = 131072`, used at lines 505 / 514
   // by llama3_8b_pretrain_64gpu_h100_bf16_128k_config ("TP=4, PP=2, CP=8"): an error
   // (config-unfollowed) before it was read.
-  auto all = import_all("megatron-bridge", recipes("llama/h100/llama3.py:llama3_8b_pretrain_64gpu_h100_bf16_128k_config"),
-                        world(8, 8));
+  auto all = import_all("megatron-bridge",
+                        recipes("llama/h100/llama3.py:llama3_8b_pretrain_64gpu_h100_bf16_128k_config"), world(8, 8));
   REQUIRE_MESSAGE(all.is_ok(), (all.is_ok() ? std::string() : all.message()));
   const ImportResult& r = all->front().result;
   CHECK(r.unfollowed.empty());

@@ -201,8 +201,8 @@ TEST_CASE("import_torchtitan_fault_tolerance_is_said_not_priced") {
   CHECK(r.findings[1].line == 11);
   // A section without enable is inert (FaultTolerance.enable defaults to false).
   ImportResult off =
-      import_ok(&import_torchtitan, config("data_parallel_replicate_degree = 2\n") + "[fault_tolerance]\ngroup_size = 2\n",
-                world(1, 2));
+      import_ok(&import_torchtitan,
+                config("data_parallel_replicate_degree = 2\n") + "[fault_tolerance]\ngroup_size = 2\n", world(1, 2));
   CHECK(off.findings.empty());
 }
 
