@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "import/formats/shell_arith.h"
 #include "import/formats/shell_runner.h"
 
 namespace planck::import::shell {
@@ -70,10 +71,91 @@ std::vector<std::string> split_read(const std::string& line, const std::string& 
   return out;
 }
 
+// The `done` closing the loop whose header is stmts[at]: loops nest (for / while / until ... done).
+// `end` when there is none.
+std::size_t matching_done(const std::vector<std::vector<const ShellToken*>>& stmts, std::size_t at, std::size_t end) {
+  std::size_t done = at + 1;
+  for (int depth = 1; done < end; ++done) {
+    const auto kw = lead(stmts[done]);
+    if (kw == "for" || kw == "while" || kw == "until") ++depth;
+    if (kw == "done" && --depth == 0) break;
+  }
+  return done;
+}
+
 }  // namespace
 
+core::Result<bool> Runner::loop_body(const std::vector<Statement>& stmts, std::size_t begin, std::size_t end) {
+  const std::size_t frames = frames_.size();
+  ++loop_depth_;
+  auto st = run_statements(stmts, begin, end);
+  --loop_depth_;
+  if (!st) return st;
+  frames_.resize(frames);  // a `break` inside `if ... fi` skipped the `fi`
+  const bool go_on = jump_ != Jump::kBreak;
+  jump_ = Jump::kNone;
+  return go_on;
+}
+
+// `while COND; do ... done` / `until COND; ...`: the body runs while COND holds (until: fails), as
+// bash runs it. A condition planck cannot decide, or one still true after a turn that changed no
+// variable (`while true` ended by a break planck cannot decide, or a retry loop), reads the body
+// once and says so.
+core::Status Runner::run_while(const std::vector<Statement>& stmts, std::size_t at, std::size_t done) {
+  const Statement& head = stmts[at];
+  const bool until = keyword(head) == "until";
+  const int line = head.front()->line;
+  const std::vector<const ShellToken*> cond(head.begin() + 1, head.end());
+  if (!active()) return run_statements(stmts, at + 1, done);  // inside a branch not taken: nothing runs
+  for (;;) {
+    auto c = condition(cond, line);
+    if (!c) return c.status();
+    if (c->has_value() && **c == until) return core::Status::ok();
+    if (++loop_runs_ > kMaxLoopRuns)
+      return error(line, "loops run their bodies more than " + std::to_string(kMaxLoopRuns) + " times");
+    const auto before = script.vars;
+    auto go_on = loop_body(stmts, at + 1, done);
+    if (!go_on) return go_on.status();
+    if (!*go_on) return core::Status::ok();
+    if (!c->has_value()) {
+      script.assumptions.push_back("line " + std::to_string(line) + ": the `" + (until ? "until" : "while") +
+                                   "` loop's body was read once");
+      return core::Status::ok();
+    }
+    if (script.vars == before) {
+      script.assumptions.push_back("line " + std::to_string(line) + ": the `" + (until ? "until" : "while") +
+                                   "` condition still holds after a turn that changed no variable (a loop left by "
+                                   "`break` or `exit`, or one that runs until killed): its body was read once");
+      return core::Status::ok();
+    }
+  }
+}
+
+bool Runner::builtin(const ShellCommand& cmd) {
+  const std::string& head = cmd.words.front().text;
+  if (head == "break" || head == "continue") {
+    if (loop_depth_ == 0) return false;
+    jump_ = head == "break" ? Jump::kBreak : Jump::kContinue;
+    return true;
+  }
+  if (head != "shift") return false;
+  std::int64_t n = 1;
+  if (cmd.words.size() > 1) {
+    auto v = parse_shell_int(cmd.words[1].text);
+    if (!v || *v < 0) return true;  // bash: "shift count out of range", nothing moves
+    n = *v;
+  }
+  Fields& all = script.vars["@"];
+  if (static_cast<std::size_t>(n) > all.size()) return true;  // bash fails the same way
+  for (std::size_t k = 1; k <= all.size(); ++k) script.vars.erase(std::to_string(k));
+  all.erase(all.begin(), all.begin() + n);
+  for (std::size_t k = 0; k < all.size(); ++k) script.vars[std::to_string(k + 1)] = Fields{all[k]};
+  script.vars["#"] = Fields{{std::to_string(all.size()), cmd.line}};
+  return true;
+}
+
 core::Status Runner::run_statements(const std::vector<Statement>& stmts, std::size_t begin, std::size_t end) {
-  for (std::size_t i = begin; i < end; ++i) {
+  for (std::size_t i = begin; i < end && jump_ == Jump::kNone; ++i) {
     const Statement& s = stmts[i];
     if (keyword(s) == "case" && keyword(s, 2) == "in") {
       std::size_t esac = i + 1;
@@ -89,39 +171,42 @@ core::Status Runner::run_statements(const std::vector<Statement>& stmts, std::si
         continue;
       }
     }
+    if (keyword(s) == "while" || keyword(s) == "until") {
+      const std::size_t done = matching_done(stmts, i, end);
+      if (done < end) {
+        if (auto st = run_while(stmts, i, done); !st) return st;
+        if (auto st = statement(stmts[done]); !st) return st;  // `done` and whatever follows it
+        i = done;
+        continue;
+      }
+    }
     const auto name = keyword(s, 1);
     if (keyword(s) != "for" || !name || !is_name(*name) || keyword(s, 2) != "in") {
       if (auto st = statement(s); !st) return st;
       continue;
     }
-    // The matching `done`: loops nest (for / while / until ... done).
-    std::size_t done = i + 1;
-    for (int depth = 1; done < end; ++done) {
-      const auto kw = lead(stmts[done]);
-      if (kw == "for" || kw == "while" || kw == "until") ++depth;
-      if (kw == "done" && --depth == 0) break;
-    }
+    const std::size_t done = matching_done(stmts, i, end);
     if (done >= end) {  // no `done`: the loop line is skipped and the rest read once, as before
       if (auto st = statement(s); !st) return st;
       continue;
     }
     const int line = s.front()->line;
     Fields words;
-    bool unknown = false;
+    const std::size_t unrun = unrun_;
     for (std::size_t k = 3; k < s.size(); ++k) {
       if (s[k]->kind != ShellToken::kWord) continue;
-      for (const ShellSegment& seg : s[k]->word.segs) unknown = unknown || (seg.kind == ShellSegment::kCmdSub && !substitute(seg.text));
       auto f = expand(s[k]->word, true);
       if (!f) return f.status();
       words.insert(words.end(), f->begin(), f->end());
     }
+    const bool unknown = unrun_ != unrun;
     if (!active() || unknown) {
       if (unknown) {
         script.assumptions.push_back("line " + std::to_string(line) + ": `for " + *name +
                                      " in ...` loops over a command's output planck does not run; its body is "
                                      "read once with " + *name + " unset");
       }
-      if (auto st = run_statements(stmts, i + 1, done); !st) return st;
+      if (auto st = loop_body(stmts, i + 1, done); !st) return st.status();
     } else {
       for (const ShellField& w : words) {
         if (++loop_runs_ > kMaxLoopRuns) {
@@ -129,9 +214,10 @@ core::Status Runner::run_statements(const std::vector<Statement>& stmts, std::si
         }
         if (!pinned.count(*name)) script.vars[*name] = Fields{{w.text, line}};
         loop_.push_back(*name + "=" + w.text);
-        auto st = run_statements(stmts, i + 1, done);
+        auto st = loop_body(stmts, i + 1, done);
         loop_.pop_back();
-        if (!st) return st;
+        if (!st) return st.status();
+        if (!*st) break;
       }
     }
     if (auto st = statement(stmts[done]); !st) return st;  // `done` and whatever follows it

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <regex>
+#include <set>
 
 #include "core/base/input_file.h"
 #include "import/formats/shell_runner.h"
@@ -30,6 +31,16 @@ bool ends_with(const std::string& s, const char* suffix) {
   return s.size() > x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
 }
 
+// dirname(1): the path without its last component ("." when there is none).
+std::string parent_directory(std::string p) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const std::size_t slash = p.rfind('/');
+  if (slash == std::string::npos) return ".";
+  p.resize(slash);
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p.empty() ? "/" : p;
+}
+
 void shift_lines(ShellWord& w, int by) {
   w.line += by;
 }
@@ -52,16 +63,75 @@ std::string Runner::directory() const {
   return std::filesystem::absolute(script_directory(path_)).string();
 }
 
-std::optional<std::string> Runner::substitute(const std::string& text) const {
-  std::string t = text;
-  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.erase(t.begin());
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n')) t.pop_back();
-  // A script run from its own directory, the way the examples are meant to be launched.
-  if (t == "pwd" || t.rfind("dirname ", 0) == 0 || t.rfind("cd \"$(dirname", 0) == 0 ||
-      t.rfind("cd $(dirname", 0) == 0) {
-    return directory();
+std::optional<std::string> Runner::substitute(const std::string& text) {
+  // The idioms scripts use to find their own directory, run as bash would with the script's own
+  // directory as the working directory: `pwd`, `dirname WORD`, `realpath WORD`, `readlink -f WORD`
+  // and `cd [--] DIR [&>/dev/null] && pwd` ($0 and ${BASH_SOURCE[0]} are the script's path).
+  // Anything else in the $( ) is not run.
+  auto tokens = lex_shell(text, path_, nullptr);
+  if (!tokens || depth_ >= kMaxDepth) return std::nullopt;
+  std::vector<std::vector<const ShellToken*>> commands(1);
+  for (const ShellToken& t : *tokens) {
+    if (t.kind == ShellToken::kWord) {
+      commands.back().push_back(&t);
+    } else if ((t.kind == ShellToken::kOp && t.op == "&&") || t.kind == ShellToken::kSep) {
+      if (!commands.back().empty()) commands.emplace_back();
+    } else {
+      return std::nullopt;
+    }
   }
-  return std::nullopt;
+  static const std::set<std::string> kPathCommands = {"pwd", "cd", "dirname", "realpath", "readlink"};
+  for (const auto& words : commands) {  // nothing expanded (nor warned of) for other commands
+    if (words.empty()) continue;
+    const auto head = words[0]->word.literal();
+    if (!head || !kPathCommands.count(*head)) return std::nullopt;
+  }
+  std::filesystem::path cwd = directory();
+  std::optional<std::string> out;
+  for (const auto& words : commands) {
+    if (words.empty()) continue;
+    std::vector<std::string> argv;
+    for (const ShellToken* w : words) {
+      ++depth_;
+      auto f = expand(w->word, true);
+      --depth_;
+      if (!f) return std::nullopt;
+      for (const ShellField& field : *f) argv.push_back(field.text);
+    }
+    if (argv.empty()) return std::nullopt;
+    const std::string head = argv[0];
+    std::vector<std::string> operands;
+    bool canonical = head == "realpath";  // readlink prints a link's target unless -f, -e or -m
+    for (std::size_t k = 1; k < argv.size(); ++k) {
+      const std::string& a = argv[k];
+      const bool resolving = a == "-f" || a == "-e" || a == "-m";
+      canonical = canonical || (head == "readlink" && resolving);
+      if (a == "--" || (head == "pwd" && (a == "-P" || a == "-L")) ||
+          ((head == "realpath" || head == "readlink") && (resolving || a == "-s" || a == "-q")))
+        continue;
+      operands.push_back(a);
+    }
+    for (const std::string& o : operands)
+      if (o.find("$(") != std::string::npos) return std::nullopt;  // an operand planck could not work out
+    auto resolve = [&](const std::string& p) {
+      std::filesystem::path r = std::filesystem::path(p).is_absolute() ? std::filesystem::path(p) : cwd / p;
+      std::string s = r.lexically_normal().string();
+      while (s.size() > 1 && s.back() == '/') s.pop_back();
+      return s;
+    };
+    if (head == "pwd" && operands.empty()) {
+      out = resolve(".");
+    } else if (head == "cd" && operands.size() == 1 && operands[0] != "-") {
+      cwd = resolve(operands[0]);
+    } else if (head == "dirname" && operands.size() == 1) {
+      out = parent_directory(operands[0]);
+    } else if (canonical && operands.size() == 1) {
+      out = resolve(operands[0]);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
 }
 
 core::Status Runner::run_file(const std::string& file, int line, bool sourced) {

@@ -55,6 +55,12 @@ class Runner {
   // `<<< WORD` of any other command is dropped from it).
   core::Status run_statements(const std::vector<Statement>& stmts, std::size_t begin, std::size_t end);
   bool read_builtin(ShellCommand& cmd);
+  // `shift [N]` (the positional parameters move down), `break` and `continue` (the innermost
+  // loop stops, or goes on with its next turn): true when `cmd` was one of them, now done.
+  bool builtin(const ShellCommand& cmd);
+  // The body of a loop, statements [begin, end): false when a `break` ended the loop.
+  core::Result<bool> loop_body(const std::vector<Statement>& stmts, std::size_t begin, std::size_t end);
+  core::Status run_while(const std::vector<Statement>& stmts, std::size_t at, std::size_t done);
   core::Status run_case(const std::vector<Statement>& stmts, std::size_t at, std::size_t esac);
   // $(echo ARGS) and $(echo ARGS | tr '\n' ' ' | sed 's/  \+/ /g'): the words echo prints, pipes
   // that only squeeze blanks applied; nullopt for anything else.
@@ -75,8 +81,9 @@ class Runner {
   core::Result<bool> follow(const ShellCommand& cmd);
   core::Status run_file(const std::string& file, int line, bool sourced);
   core::Status run_text(const std::string& text, int line);
-  // $(pwd), `pwd`, $(dirname $0) and the like: the directory of the script being read.
-  std::optional<std::string> substitute(const std::string& text) const;
+  // $(pwd), `pwd`, $(dirname $0), $(cd "$(dirname "$0")/.." && pwd) and the like: paths worked out
+  // from the directory of the script being read; nullopt for any other command.
+  std::optional<std::string> substitute(const std::string& text);
   std::string directory() const;
 
   std::string path_;
@@ -84,6 +91,10 @@ class Runner {
   int depth_ = 0;
   std::vector<std::string> loop_;  // NAME=VALUE of each enclosing for loop, for ShellCommand::loop
   std::size_t loop_runs_ = 0;
+  std::size_t unrun_ = 0;  // $( ) kept as text by expand(), so far
+  enum class Jump { kNone, kBreak, kContinue };
+  Jump jump_ = Jump::kNone;
+  int loop_depth_ = 0;  // a `break` / `continue` ran: statements up to its loop's end are skipped
 };
 
 }  // namespace planck::import::shell

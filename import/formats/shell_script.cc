@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -61,6 +62,8 @@ core::Result<Fields> Runner::param(const std::string& expr, int line, bool* mult
   std::optional<Fields> value;
   if (auto it = script.vars.find(name); it != script.vars.end()) value = it->second;
   if (name == "#" && !value) value = Fields{{"0", line}};  // no positional parameters
+  if ((name == "0" || name == "BASH_SOURCE") && !value)      // the script being read
+    value = Fields{{std::filesystem::absolute(path_).lexically_normal().string(), line}};
   if (name == "@" || name == "*") {
     auto all = script.vars.find("@");  // the positional parameters --set / --script-args gave
     value = all == script.vars.end() ? Fields{} : all->second;
@@ -153,6 +156,7 @@ core::Result<Fields> Runner::expand(const ShellWord& w, bool split) {
       script.assumptions.push_back("line " + std::to_string(w.line) + ": $(" + one_line(seg.text) +
                                    ") not run; kept as text");
       vals = {{"$(" + seg.text + ")", w.line}};
+      ++unrun_;
       kept_whole = true;  // one word, as it would be one value: not split at its blanks
     }
     if (seg.quoted || !split || kept_whole) {
@@ -372,6 +376,7 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
   auto followed = follow(cmd);
   if (!followed) return followed.status();
   if (*followed) return core::Status::ok();
+  if (!cmd.words.empty() && builtin(cmd)) return core::Status::ok();
   if (!cmd.words.empty() && cmd.words.front().text == "unset") {
     for (std::size_t k = 1; k < cmd.words.size(); ++k) script.vars.erase(cmd.words[k].text);
     return core::Status::ok();

@@ -3,6 +3,7 @@
 // VAR=value, VAR=( ... ) / VAR+=( ... ) arrays, ${VAR:-default} and friends, ${ARR[@]},
 // $(( arithmetic )), quoting and word splitting, line continuations, comments, and
 // if/elif/else/fi over [ ] / [[ ]] tests, `for NAME in WORDS` loops (the body once per word),
+// `while` / `until` loops with shift, break and continue, the $(cd "$(dirname "$0")" && pwd) path idioms,
 // `read` on a here-string, `source`/`.` of other files, scripts run with
 // bash/sh/sbatch and `bash -c "TEXT"` (srun lines; read in place). Nothing is executed: commands are recorded with their
 // expanded words so the importer can find the `pretrain_*.py` launch line, and commented-out
@@ -23,6 +24,7 @@ namespace planck::import {
 struct ShellField {
   std::string text;
   int line = 0;  // where the word (or the array element) that produced it was written
+  bool operator==(const ShellField&) const = default;
 };
 
 struct ShellCommand {

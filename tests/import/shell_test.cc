@@ -167,5 +167,91 @@ TEST_CASE("import_shell_case_runs_the_first_matching_clause") {
   CHECK(words(s.commands[0]) == "python|run.py|--o|one");
 }
 
+// The idioms scripts use to find their own directory (slime's run-qwen3-30B-A3B.sh line 27,
+// Megatron-Bridge's gemma4 slurm_pretrain.sh line 36), worked out as bash works them out when the
+// script at /srv/proj/scripts/train/run.sh is run from its own directory. Expected values are
+// what bash 5.2 prints for the same lines (dirname(1), realpath(1) -m, readlink(1) -f).
+TEST_CASE("import_shell_script_directory_idioms_resolve_as_bash_does") {
+  auto r = run_shell(
+      "D1=\"$(cd -- \"$(dirname -- \"${BASH_SOURCE[0]}\")\" &>/dev/null && pwd)\"\n"
+      "D2=$(cd \"$D1/../..\" && pwd)\n"
+      "D3=$(dirname $(dirname $0))\n"
+      "D4=$(realpath \"$D1/../x.sh\")\n"
+      "D5=$(readlink -f ../y)\n"
+      "D6=$(dirname out/ckpt/)\n"
+      "D7=$(cd /data/runs; pwd -P)\n"
+      "D8=$(readlink some_link)\n"
+      "D9=$(cd \"$D1\" && ls)\n"
+      "source \"$D2/conf/model.sh\"\n",
+      "/srv/proj/scripts/train/run.sh");
+  REQUIRE(r.is_ok());
+  const ShellScript& s = *r;
+  CHECK(var(s, "D1") == "/srv/proj/scripts/train");
+  CHECK(var(s, "D2") == "/srv/proj");
+  CHECK(var(s, "D3") == "/srv/proj/scripts");
+  CHECK(var(s, "D4") == "/srv/proj/scripts/x.sh");
+  CHECK(var(s, "D5") == "/srv/proj/scripts/y");
+  CHECK(var(s, "D6") == "out");
+  CHECK(var(s, "D7") == "/data/runs");
+  // readlink without -f prints a link's target, and `ls` lists files: neither is run.
+  CHECK(var(s, "D8") == "$(readlink some_link)");
+  CHECK(var(s, "D9").rfind("$(cd", 0) == 0);
+  bool named = false;  // the sourced file is looked for where bash would look
+  for (const auto& w : s.warnings) named = named || w.find("not at /srv/proj/conf/model.sh") != std::string::npos;
+  CHECK(named);
+}
+
+// The option loop of epfllm's finetune.sh and Megatron-LM's examples/gptoss/02_train.sh
+// (`while [[ $# -gt 0 ]]; do case $1 in --tp) TP="$2"; shift; shift;; ... esac; done`): run as bash
+// runs it, over the positional parameters --script-args gives; with none, the body never runs.
+TEST_CASE("import_shell_while_option_loop_consumes_the_arguments") {
+  const std::string text =
+      "TP=8\nPP=1\nN=1\nWANDB=0\n"
+      "while [[ $# -gt 0 ]]; do\n"
+      "  case $1 in\n"
+      "    --tp) TP=\"$2\"; shift; shift;;\n"
+      "    --pp) PP=\"$2\"; shift 2;;\n"
+      "    --wandb) WANDB=1; shift;;\n"
+      "    --nodes) N=$2; shift; shift;;\n"
+      "    *) echo unknown argument $1; exit 1;;\n"
+      "  esac\n"
+      "done\n"
+      "python pretrain_gpt.py --tp $TP --pp $PP --rest \"$@\" --count $#\n";
+  auto none = run_shell(text, "s.sh");
+  REQUIRE(none.is_ok());
+  CHECK(var(*none, "TP") == "8");
+  REQUIRE(none->commands.size() == 1);  // the `*)` clause never ran: no echo
+  CHECK(words(none->commands[0]) == "python|pretrain_gpt.py|--tp|8|--pp|1|--rest|--count|0");
+  auto given = run_shell(text, "s.sh", {{"1", "--tp"}, {"2", "4"}, {"3", "--wandb"}, {"4", "--pp"}, {"5", "2"}});
+  REQUIRE(given.is_ok());
+  CHECK(var(*given, "TP") == "4");
+  CHECK(var(*given, "PP") == "2");
+  CHECK(var(*given, "WANDB") == "1");
+  CHECK(var(*given, "N") == "1");
+  REQUIRE(given->commands.size() == 1);
+  CHECK(words(given->commands[0]) == "python|pretrain_gpt.py|--tp|4|--pp|2|--rest|--count|0");
+}
+
+// `break` / `continue` as bash runs them; a `while true` retry loop (a launch restarted until it
+// succeeds) is read once, and said, instead of forever.
+TEST_CASE("import_shell_break_continue_and_endless_loops") {
+  ShellScript s = run_ok(
+      "i=0\nwhile [ $i -lt 10 ]; do\n  i=$((i + 1))\n  if [ $i -eq 2 ]; then continue; fi\n"
+      "  if [ $i -ge 4 ]; then break; fi\n  SEEN=\"$SEEN $i\"\ndone\n"
+      "for x in a b c; do\n  if [ $x = b ]; then break; fi\n  L=\"$L$x\"\ndone\n"
+      "until [ ${k:-0} -ge 3 ]; do k=$(( ${k:-0} + 1 )); done\n"
+      "while true; do\n  torchrun pretrain_gpt.py --tp 2\n  sleep 10\ndone\n");
+  CHECK(var(s, "i") == "4");
+  CHECK(var(s, "SEEN") == " 1 3");
+  CHECK(var(s, "L") == "a");
+  CHECK(var(s, "k") == "3");
+  std::size_t launches = 0;
+  for (const auto& c : s.commands) launches += !c.words.empty() && c.words[0].text == "torchrun";
+  CHECK(launches == 1);
+  bool said = false;
+  for (const auto& a : s.assumptions) said = said || a.find("changed no variable") != std::string::npos;
+  CHECK(said);
+}
+
 }  // namespace
 }  // namespace planck::import
