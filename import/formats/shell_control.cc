@@ -6,8 +6,11 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <optional>
+#include <set>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -71,6 +74,68 @@ std::vector<std::string> split_read(const std::string& line, const std::string& 
   return out;
 }
 
+// The variables a loop's condition or step may read: names after `$` / in `${...}` and every
+// identifier of an arithmetic text (an over-approximation is harmless: it only keeps a loop going
+// that changed one of them).
+void names_read(const std::string& text, bool arithmetic, std::set<std::string>& out) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool dollar = text[i] == '$';
+    std::size_t k = dollar ? i + 1 : i;
+    if (dollar && k < text.size() && text[k] == '{') ++k;
+    if (dollar && k < text.size() && text[k] == '#' && k + 1 < text.size() && text[k + 1] != '}') ++k;
+    if (dollar && k < text.size() && std::string_view("#@*0123456789").find(text[k]) != std::string_view::npos) {
+      out.insert(std::string(1, text[k]));
+      out.insert("@");  // $# and $1 move with shift
+      continue;
+    }
+    if (!dollar && !(arithmetic && (i == 0 || !(std::isalnum(static_cast<unsigned char>(text[i - 1])) ||
+                                                 text[i - 1] == '_'))))
+      continue;
+    std::size_t e = k;
+    while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
+    if (e > k && !std::isdigit(static_cast<unsigned char>(text[k]))) out.insert(text.substr(k, e - k));
+    if (e > i) i = e - 1;
+  }
+}
+
+// printf(1)'s FORMAT over ARGS as bash's builtin prints it: %s, %d / %i, %%, and the escapes \n \t
+// \\; the format is reused while arguments remain. nullopt for any other conversion (widths,
+// %f, %x, ...), which planck does not evaluate.
+std::optional<std::string> printf_format(const std::string& format, const std::vector<std::string>& args) {
+  std::string out;
+  std::size_t next = 0;
+  do {
+    const std::size_t first = next;
+    for (std::size_t i = 0; i < format.size(); ++i) {
+      const char c = format[i];
+      if (c == '\\' && i + 1 < format.size()) {
+        const char e = format[++i];
+        out += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+      } else if (c != '%') {
+        out += c;
+      } else if (i + 1 < format.size() && format[i + 1] == '%') {
+        out += '%';
+        ++i;
+      } else if (i + 1 < format.size() && (format[i + 1] == 's' || format[i + 1] == 'd' || format[i + 1] == 'i')) {
+        const std::string arg = next < args.size() ? args[next] : "";
+        ++next;
+        if (format[i + 1] != 's') {
+          auto v = parse_shell_int(arg.empty() ? "0" : arg);
+          if (!v) return std::nullopt;
+          out += std::to_string(*v);
+        } else {
+          out += arg;
+        }
+        ++i;
+      } else {
+        return std::nullopt;
+      }
+    }
+    if (next == first) break;  // a format without conversions prints once
+  } while (next < args.size());
+  return out;
+}
+
 // The `done` closing the loop whose header is stmts[at]: loops nest (for / while / until ... done).
 // `end` when there is none.
 std::size_t matching_done(const std::vector<std::vector<const ShellToken*>>& stmts, std::size_t at, std::size_t end) {
@@ -98,34 +163,116 @@ core::Result<bool> Runner::loop_body(const std::vector<Statement>& stmts, std::s
 }
 
 // `while COND; do ... done` / `until COND; ...`: the body runs while COND holds (until: fails), as
-// bash runs it. A condition planck cannot decide, or one still true after a turn that changed no
-// variable (`while true` ended by a break planck cannot decide, or a retry loop), reads the body
-// once and says so.
+// bash runs it.
 core::Status Runner::run_while(const std::vector<Statement>& stmts, std::size_t at, std::size_t done) {
   const Statement& head = stmts[at];
   const bool until = keyword(head) == "until";
-  const int line = head.front()->line;
   const std::vector<const ShellToken*> cond(head.begin() + 1, head.end());
-  if (!active()) return run_statements(stmts, at + 1, done);  // inside a branch not taken: nothing runs
-  for (;;) {
-    auto c = condition(cond, line);
+  auto test = [&]() -> core::Result<std::optional<bool>> {
+    auto c = condition(cond, head.front()->line);
+    if (!c || !c->has_value()) return c;
+    return std::optional<bool>(**c != until);
+  };
+  std::set<std::string> reads;
+  for (const ShellToken* t : cond) {
+    for (const ShellSegment& seg : t->word.segs) {
+      if (seg.kind == ShellSegment::kParam) names_read("${" + seg.text + "}", false, reads);
+      if (seg.kind == ShellSegment::kArith) names_read(seg.text, true, reads);
+      if (seg.kind == ShellSegment::kCmdSub) names_read(seg.text, false, reads);
+    }
+  }
+  return run_loop(until ? "until" : "while", head.front()->line, test, [] { return core::Result<bool>(true); },
+                  reads, stmts, at + 1, done);
+}
+
+// `for (( INIT; COND; STEP )); do ... done`, C's loop in bash's arithmetic (an empty COND is true).
+core::Status Runner::run_arith_for(const std::vector<Statement>& stmts, std::size_t at, std::size_t done) {
+  const ShellToken& t = *stmts[at][1];
+  std::vector<std::string> parts(1);
+  for (char c : t.word.segs[0].text) {
+    if (c == ';')
+      parts.emplace_back();
+    else
+      parts.back() += c;
+  }
+  auto blank = [](const std::string& p) { return p.find_first_not_of(" \t") == std::string::npos; };
+  auto eval = [&](const std::string& p) -> core::Result<std::optional<std::int64_t>> {
+    if (blank(p)) return std::optional<std::int64_t>(1);
+    ShellToken part = t;
+    part.word.segs[0].text = p;
+    return arith_command(part);
+  };
+  if (parts.size() != 3) {
+    script.assumptions.push_back("line " + std::to_string(t.line) + ": `for ((" + t.word.segs[0].text +
+                                 "))` is not INIT; COND; STEP: its body was read once");
+    return loop_body(stmts, at + 1, done).status();
+  }
+  if (active()) {
+    if (auto init = eval(parts[0]); !init) return init.status();
+  }
+  auto test = [&]() -> core::Result<std::optional<bool>> {
+    auto c = eval(parts[1]);
     if (!c) return c.status();
-    if (c->has_value() && **c == until) return core::Status::ok();
+    return c->has_value() ? std::optional<bool>(**c != 0) : std::nullopt;
+  };
+  auto step = [&]() -> core::Result<bool> {  // false: STEP cannot be evaluated, so the loop's turns are unknown
+    auto v = eval(parts[2]);
+    if (!v) return v.status();
+    return v->has_value();
+  };
+  std::set<std::string> reads;
+  names_read(parts[1] + ";" + parts[2], true, reads);
+  return run_loop("for ((...))", t.line, test, step, reads, stmts, at + 1, done);
+}
+
+// The turns of a loop: the body while `test` holds, `step` after each. A test planck cannot decide,
+// or one still true after a turn that changed no variable (`while true` left by a break planck
+// cannot decide, or a retry loop), reads the body once and says so.
+core::Status Runner::run_loop(const std::string& what, int line,
+                              const std::function<core::Result<std::optional<bool>>()>& test,
+                              const std::function<core::Result<bool>()>& step, const std::set<std::string>& reads,
+                              const std::vector<Statement>& stmts, std::size_t begin, std::size_t done) {
+  // What the loop's test reads, cheaply: each variable's field count and first and last fields
+  // (a turn that changed a watched variable in its middle only is taken for no progress: read once, said).
+  auto watched = [&] {
+    std::vector<std::string> out;
+    for (const std::string& name : reads) {
+      auto it = script.vars.find(name);
+      if (it == script.vars.end()) {
+        out.emplace_back("\x01");
+      } else {
+        out.push_back(std::to_string(it->second.size()));
+        if (!it->second.empty()) out.push_back(it->second.front().text + "\x02" + it->second.back().text);
+      }
+    }
+    return out;
+  };
+  if (!active()) return run_statements(stmts, begin, done);  // inside a branch not taken: nothing runs
+  for (;;) {
+    auto c = test();
+    if (!c) return c.status();
+    if (c->has_value() && !**c) return core::Status::ok();
     if (++loop_runs_ > kMaxLoopRuns)
       return error(line, "loops run their bodies more than " + std::to_string(kMaxLoopRuns) + " times");
-    const auto before = script.vars;
-    auto go_on = loop_body(stmts, at + 1, done);
+    const auto before = watched();
+    auto go_on = loop_body(stmts, begin, done);
     if (!go_on) return go_on.status();
     if (!*go_on) return core::Status::ok();
     if (!c->has_value()) {
-      script.assumptions.push_back("line " + std::to_string(line) + ": the `" + (until ? "until" : "while") +
-                                   "` loop's body was read once");
+      script.assumptions.push_back("line " + std::to_string(line) + ": the `" + what + "` loop's body was read once");
       return core::Status::ok();
     }
-    if (script.vars == before) {
-      script.assumptions.push_back("line " + std::to_string(line) + ": the `" + (until ? "until" : "while") +
-                                   "` condition still holds after a turn that changed no variable (a loop left by "
-                                   "`break` or `exit`, or one that runs until killed): its body was read once");
+    auto stepped = step();
+    if (!stepped) return stepped.status();
+    if (!*stepped) {
+      script.assumptions.push_back("line " + std::to_string(line) + ": the `" + what +
+                                   "` loop's step cannot be evaluated: its body was read once");
+      return core::Status::ok();
+    }
+    if (watched() == before) {
+      script.assumptions.push_back("line " + std::to_string(line) + ": the `" + what +
+                                   "` condition still holds after a turn that changed no variable it reads (a loop "
+                                   "left by `break` or `exit`, or one that runs until killed): its body was read once");
       return core::Status::ok();
     }
   }
@@ -136,6 +283,19 @@ bool Runner::builtin(const ShellCommand& cmd) {
   if (head == "break" || head == "continue") {
     if (loop_depth_ == 0) return false;
     jump_ = head == "break" ? Jump::kBreak : Jump::kContinue;
+    return true;
+  }
+  if (head == "printf" && cmd.words.size() > 3 && cmd.words[1].text == "-v") {
+    const std::string& name = cmd.words[2].text;
+    std::vector<std::string> args;
+    for (std::size_t k = 4; k < cmd.words.size(); ++k) args.push_back(cmd.words[k].text);
+    auto out = printf_format(cmd.words[3].text, args);
+    if (!out) {
+      script.assumptions.push_back("line " + std::to_string(cmd.line) + ": `printf -v " + name +
+                                   "` uses a conversion planck does not evaluate; " + name + " is left unknown");
+      out = "$(printf " + cmd.words[3].text + " ...)";
+    }
+    if (is_name(name) && !pinned.count(name)) script.vars[name] = Fields{{*out, cmd.line}};
     return true;
   }
   if (head != "shift") return false;
@@ -171,10 +331,11 @@ core::Status Runner::run_statements(const std::vector<Statement>& stmts, std::si
         continue;
       }
     }
-    if (keyword(s) == "while" || keyword(s) == "until") {
+    const bool arith_for = keyword(s) == "for" && s.size() == 2 && s[1]->kind == ShellToken::kArith;
+    if (keyword(s) == "while" || keyword(s) == "until" || arith_for) {
       const std::size_t done = matching_done(stmts, i, end);
       if (done < end) {
-        if (auto st = run_while(stmts, i, done); !st) return st;
+        if (auto st = arith_for ? run_arith_for(stmts, i, done) : run_while(stmts, i, done); !st) return st;
         if (auto st = statement(stmts[done]); !st) return st;  // `done` and whatever follows it
         i = done;
         continue;
@@ -383,9 +544,30 @@ std::optional<std::string> Runner::echo_output(const std::string& text, int line
   }
   auto tokens = lex_shell(trim(stages[0]), path_, nullptr);
   if (!tokens) return std::nullopt;
-  std::vector<const ShellToken*> words;
-  for (const ShellToken& t : *tokens) words.push_back(&t);
-  auto echoed = echo_words(words);
+  // `$(IFS=', '; echo "${ARR[*]}")`: assignments before the echo hold inside the $( ) only (a subshell).
+  std::vector<std::vector<const ShellToken*>> stmts(1);
+  for (const ShellToken& t : *tokens) {
+    if (t.kind == ShellToken::kSep)
+      stmts.emplace_back();
+    else
+      stmts.back().push_back(&t);
+  }
+  while (stmts.size() > 1 && stmts.back().empty()) stmts.pop_back();
+  for (std::size_t k = 0; k + 1 < stmts.size(); ++k) {
+    for (const ShellToken* t : stmts[k]) {
+      const auto lit = t->kind == ShellToken::kWord && !t->word.segs.empty() && !t->word.segs[0].quoted
+                           ? std::optional<std::string>(t->word.segs[0].text)
+                           : std::nullopt;
+      const std::size_t eq = lit ? lit->find('=') : std::string::npos;
+      if (eq == std::string::npos || eq == 0 || !is_name(lit->substr(0, eq))) return std::nullopt;
+    }
+  }
+  const auto outside = script.vars;
+  std::optional<std::string> echoed;
+  bool assigned = true;
+  for (std::size_t k = 0; k + 1 < stmts.size() && assigned; ++k) assigned = command(stmts[k]).is_ok();
+  if (assigned) echoed = echo_words(stmts.back());
+  script.vars = outside;
   if (!echoed) return std::nullopt;
   std::string out = *echoed;
   if (squeeze) {

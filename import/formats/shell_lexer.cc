@@ -295,7 +295,25 @@ core::Status Lexer::run(std::vector<ShellToken>& out, std::vector<ShellComment>*
     const char c = peek();
     ShellToken tok;
     tok.line = line_;
-    if (c == ' ' || c == '\t' || c == '\r' || c == '(') {
+    if (c == '(' && peek(1) == '(') {
+      // `(( EXPR ))`, bash's arithmetic command (`for (( ; ; ))`, `if (( i < N ))`): one token.
+      advance();
+      advance();
+      std::string expr;
+      for (int depth = 0;; advance()) {
+        if (at_end()) return error(tok.line, "`((` without its `))`");
+        if (peek() == ')' && depth == 0 && peek(1) == ')') break;
+        if (peek() == '(') ++depth;
+        if (peek() == ')') --depth;
+        if (peek() != '\\' || peek(1) != '\n') expr += peek() == '\n' ? ' ' : peek();
+      }
+      advance();
+      advance();
+      tok.kind = ShellToken::kArith;
+      tok.word.line = tok.line;
+      tok.word.segs.push_back({ShellSegment::kArith, expr, false});
+      out.push_back(std::move(tok));
+    } else if (c == ' ' || c == '\t' || c == '\r' || c == '(') {
       advance();
     } else if (c == ')') {
       // Closes a case pattern (`on) ...`) or a subshell; kept so `case` can find its patterns.

@@ -26,9 +26,9 @@ struct ShellWord {
 };
 
 struct ShellToken {
-  enum Kind { kWord, kSep, kOp, kArray };
+  enum Kind { kWord, kSep, kOp, kArray, kArith };
   Kind kind = kWord;
-  ShellWord word;    // kWord
+  ShellWord word;    // kWord; kArith: `(( EXPR ))`, one kArith segment holding EXPR
   std::string op;    // kOp: "&&", "||", "|", "&"
   std::string name;  // kArray: NAME=( ... ) or NAME+=( ... )
   bool append = false;

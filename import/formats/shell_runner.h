@@ -3,6 +3,8 @@
 // conditions) and shell_follow.cc (sourced files, scripts run by bash/sbatch, `bash -c` text).
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -61,6 +63,11 @@ class Runner {
   // The body of a loop, statements [begin, end): false when a `break` ended the loop.
   core::Result<bool> loop_body(const std::vector<Statement>& stmts, std::size_t begin, std::size_t end);
   core::Status run_while(const std::vector<Statement>& stmts, std::size_t at, std::size_t done);
+  core::Status run_arith_for(const std::vector<Statement>& stmts, std::size_t at, std::size_t done);
+  core::Status run_loop(const std::string& what, int line,
+                        const std::function<core::Result<std::optional<bool>>()>& test,
+                        const std::function<core::Result<bool>()>& step, const std::set<std::string>& reads,
+                        const std::vector<Statement>& stmts, std::size_t begin, std::size_t done);
   core::Status run_case(const std::vector<Statement>& stmts, std::size_t at, std::size_t esac);
   // $(echo ARGS) and $(echo ARGS | tr '\n' ' ' | sed 's/  \+/ /g'): the words echo prints, pipes
   // that only squeeze blanks applied; nullopt for anything else.
@@ -68,6 +75,8 @@ class Runner {
   std::optional<std::string> echo_output(const std::string& text, int line);
   std::optional<std::string> echo_words(const std::vector<const ShellToken*>& toks);  // `echo WORDS`
   core::Status command(const std::vector<const ShellToken*>& toks);
+  // `(( EXPR ))`: its value, assignments made; nullopt (and said) when planck cannot evaluate it.
+  core::Result<std::optional<std::int64_t>> arith_command(const ShellToken& t);
   core::Result<std::optional<bool>> condition(const std::vector<const ShellToken*>& toks, int line);
   std::optional<bool> test(const Fields& args);
   core::Result<Fields> expand(const ShellWord& w, bool split);

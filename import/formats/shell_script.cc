@@ -145,7 +145,7 @@ core::Result<Fields> Runner::expand(const ShellWord& w, bool split) {
     } else if (seg.kind == ShellSegment::kArith) {
       auto text = inline_word(seg.text, w.line);
       if (!text) return text.status();
-      auto v = shell_arith(*text, script.vars);
+      auto v = shell_arith_assign(*text, script.vars, w.line);
       if (!v) script.assumptions.push_back("line " + std::to_string(w.line) + ": $((" + seg.text + ")) not evaluated");
       vals = {{v ? std::to_string(*v) : "$((" + seg.text + "))", w.line}};
     } else if (auto dir = substitute(seg.text)) {
@@ -167,6 +167,12 @@ core::Result<Fields> Runner::expand(const ShellWord& w, bool split) {
           cur += vals[i].text;
           have = true;
         }
+      } else if (seg.kind == ShellSegment::kParam && seg.quoted && (seg.text == "*" || seg.text.ends_with("[*]"))) {
+        // "$*" and "${ARR[*]}": the values joined by the first character of IFS (bash(1) "Special Parameters")
+        auto ifs = script.vars.find("IFS");
+        const std::string sep = ifs == script.vars.end() ? " " : join_fields(ifs->second).substr(0, 1);
+        for (std::size_t k = 0; k < vals.size(); ++k) cur += (k ? sep : "") + vals[k].text;
+        have = true;
       } else {
         cur += join_fields(vals);
         have = true;
@@ -251,12 +257,19 @@ core::Result<std::optional<bool>> Runner::condition(const std::vector<const Shel
   std::string text;
   auto finish = [&]() -> core::Status {
     Fields args;
+    std::optional<bool> r;
+    if (cmd.size() == 1 && cmd[0]->kind == ShellToken::kArith) {  // (( EXPR )): true when EXPR is not 0
+      auto v = arith_command(*cmd[0]);
+      if (!v) return v.status();
+      if (*v) r = **v != 0;
+      text += "((" + cmd[0]->word.segs[0].text + ")) ";
+    }
     for (const ShellToken* t : cmd) {
+      if (t->kind != ShellToken::kWord) continue;
       auto f = expand(t->word, true);
       if (!f) return f.status();
       args.insert(args.end(), f->begin(), f->end());
     }
-    std::optional<bool> r;
     if (!args.empty()) {
       const std::string first = args.front().text;
       if (first == "true")
@@ -289,7 +302,7 @@ core::Result<std::optional<bool>> Runner::condition(const std::vector<const Shel
       pending = t->op == "&&" || t->op == "||" ? t->op : "?";
       text += t->op + " ";
       if (pending == "?") acc.reset();
-    } else if (t->kind == ShellToken::kWord) {
+    } else if (t->kind == ShellToken::kWord || t->kind == ShellToken::kArith) {
       cmd.push_back(t);
     }
   }
@@ -300,7 +313,17 @@ core::Result<std::optional<bool>> Runner::condition(const std::vector<const Shel
   return acc;
 }
 
+core::Result<std::optional<std::int64_t>> Runner::arith_command(const ShellToken& t) {
+  auto text = inline_word(t.word.segs[0].text, t.line);
+  if (!text) return text.status();
+  auto v = shell_arith_assign(*text, script.vars, t.line);
+  if (!v)
+    script.assumptions.push_back("line " + std::to_string(t.line) + ": ((" + t.word.segs[0].text + ")) not evaluated");
+  return v;
+}
+
 core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
+  if (toks.size() == 1 && toks[0]->kind == ShellToken::kArith) return arith_command(*toks[0]).status();
   std::size_t i = 0;
   static const char* kPrefixes[] = {"export", "local", "readonly", "declare", "typeset"};
   while (i < toks.size() && toks[i]->kind == ShellToken::kWord) {

@@ -1,13 +1,14 @@
 #pragma once
 // A small, side-effect-free interpreter for the bash subset Megatron-LM launch scripts use:
 // VAR=value, VAR=( ... ) / VAR+=( ... ) arrays, ${VAR:-default} and friends, ${ARR[@]},
-// $(( arithmetic )), quoting and word splitting, line continuations, comments, and
-// if/elif/else/fi over [ ] / [[ ]] tests, `for NAME in WORDS` loops (the body once per word),
-// `while` / `until` loops with shift, break and continue, the $(cd "$(dirname "$0")" && pwd) path idioms,
-// `read` on a here-string, `source`/`.` of other files, scripts run with
-// bash/sh/sbatch and `bash -c "TEXT"` (srun lines; read in place). Nothing is executed: commands are recorded with their
-// expanded words so the importer can find the `pretrain_*.py` launch line, and commented-out
-// flags are kept for `--explain`. Conditions it cannot decide are assumed true and reported.
+// $(( arithmetic )) and (( )) with assignments, quoting and word splitting, line continuations,
+// comments, if/elif/else/fi over [ ] / [[ ]] tests, `for NAME in WORDS` loops (the body once per
+// word), `for (( ; ; ))`, `while` / `until` with shift, break and continue, `printf -v`, the
+// $(cd "$(dirname "$0")" && pwd) path idioms, `read` on a here-string, `source`/`.` of other
+// files, scripts run with bash/sh/sbatch and `bash -c "TEXT"` (srun lines; read in place).
+// Nothing is executed: commands are recorded with their expanded words so the importer can find
+// the `pretrain_*.py` launch line, and commented-out flags are kept for `--explain`. Conditions it
+// cannot decide are assumed true and reported.
 
 #include <cstdint>
 #include <map>

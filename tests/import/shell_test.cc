@@ -249,7 +249,39 @@ TEST_CASE("import_shell_break_continue_and_endless_loops") {
   for (const auto& c : s.commands) launches += !c.words.empty() && c.words[0].text == "torchrun";
   CHECK(launches == 1);
   bool said = false;
-  for (const auto& a : s.assumptions) said = said || a.find("changed no variable") != std::string::npos;
+  for (const auto& a : s.assumptions) said = said || a.find("changed no variable it reads") != std::string::npos;
+  CHECK(said);
+}
+
+// slime's scripts/models/deepseek-v3.sh builds --moe-layer-freq with a C-style loop, `(( ))`
+// tests, `printf -v` and `$(IFS=', '; echo "${arr[*]}")` (audit D7: the three dense layers were
+// lost). Expected values are what bash 5.2 prints for the same lines: "${arr[*]}" joins with the
+// first character of IFS, and the $( )'s IFS does not leak out of it.
+TEST_CASE("import_shell_arithmetic_loops_and_printf_build_values_as_bash_does") {
+  ShellScript s = run_ok(
+      "NLAYERS=\"${MODEL_ARGS_NUM_LAYERS:-6}\"\nFIRST_K_DENSE_REPLACE=2\narr=()\n"
+      "for ((i=0; i<NLAYERS; i++)); do\n  if (( i < FIRST_K_DENSE_REPLACE )); then\n    arr+=(0)\n"
+      "  else\n    arr+=(1)\n  fi\ndone\n"
+      "printf -v MOE_LAYER_FREQ \"[%s]\" \"$(IFS=', '; echo \"${arr[*]}\")\"\n"
+      "printf -v PAIRS '%s=%d;' a 1 b 2\n"
+      "printf -v WIDE '%05.1f' 3\n"
+      "T=$(( (NLAYERS > 1) ? 1 : 0 ))\nP=$(( 2 ** 10 ))\nL=$(( NLAYERS >= 6 && !0 || 1 / 0 ))\n"
+      "(( n = 3, n ))\nc=0\n(( c += 5 ))\n(( c++ ))\nd=$(( c-- ))\nZ=$(( 0 && (q = 7) ))\n");
+  CHECK(var(s, "MOE_LAYER_FREQ") == "[0,0,1,1,1,1]");
+  CHECK(var(s, "IFS") == " \t\n");
+  CHECK(var(s, "i") == "6");
+  CHECK(var(s, "PAIRS") == "a=1;b=2;");
+  CHECK(var(s, "WIDE").find("$(printf") == 0);  // a width / %f: not evaluated, and said
+  CHECK(var(s, "T") == "1");
+  CHECK(var(s, "P") == "1024");
+  CHECK(var(s, "L") == "1");  // || short-circuits: the division by zero is never evaluated
+  CHECK(var(s, "n") == "<unset>");  // the comma operator is not evaluated
+  CHECK(var(s, "c") == "5");
+  CHECK(var(s, "d") == "6");
+  CHECK(var(s, "q") == "<unset>");  // && short-circuits: no assignment
+  CHECK(var(s, "Z") == "0");
+  bool said = false;
+  for (const auto& a : s.assumptions) said = said || a.find("printf -v WIDE") != std::string::npos;
   CHECK(said);
 }
 
