@@ -37,12 +37,16 @@ double cublas_workspaces(const core::GpuSpec& gpu) {
 double loss_bytes(core::CrossEntropy ce, std::int64_t tokens, std::int64_t hidden, std::int64_t vocab, std::int64_t tp) {
   const double t = static_cast<double>(tokens), h = static_cast<double>(hidden);
   const double v = static_cast<double>(vocab) / static_cast<double>(std::max<std::int64_t>(1, tp));
+  const double ht = h / static_cast<double>(std::max<std::int64_t>(1, tp));
   switch (ce) {
     case core::CrossEntropy::kEager: return t * (2 * h + (tp > 1 ? 16.0 : 12.0) * v);
     case core::CrossEntropy::kCompiled: return t * (2 * h + 4 * v);
+    // transformer_engine/pytorch/cross_entropy.py CrossEntropyFunction saves its 16-bit input
+    // (the logits, 2 bytes a vocab entry) and a few fp32 numbers a token.
+    case core::CrossEntropy::kTe: return t * (4 * ht + 2 * v);
     case core::CrossEntropy::kFused: break;
   }
-  return 4.0 * t * (h + static_cast<double>(vocab)) / static_cast<double>(std::max<std::int64_t>(1, tp));
+  return t * (4 * ht + 4 * v);
 }
 
 bool shards_params(core::DataParallel dp) {

@@ -49,6 +49,9 @@ inline constexpr double kCudaContextBytes = 512.0 * 1024 * 1024;
 //            its input, the gradient, exp(x) and their sum, torch/distributed/tensor/parallel/loss.py)
 //   compiled 2 h + 4 V: the saved bf16 logits and their bf16 gradient (Inductor fuses the upcast,
 //            log-softmax and its backward)
+//   te       4 h + 2 V: as fused, with Transformer Engine's parallel_cross_entropy keeping the
+//            16-bit logits (which its backward overwrites with their gradient) in place of an
+//            fp32 copy
 double loss_bytes(core::CrossEntropy ce, std::int64_t tokens, std::int64_t hidden, std::int64_t vocab, std::int64_t tp);
 
 // Whether each rank holds only a shard of the parameters (FSDP, HSDP, ZeRO-3).

@@ -49,8 +49,11 @@ enum class AttentionKernel { kFa2, kFa1, kFa3, kCudnn, kSdpa };
 // VocabParallelCrossEntropy, nanotron's sharded_cross_entropy); eager = PyTorch's cross_entropy
 // over an fp32 upcast of the logits, op by op (torchtitan before 2025-04 or without compile, HF
 // and Composer models); compiled = that expression under torch.compile (torchtitan since
-// 2025-04-02 with compile on), Inductor fusing upcast, log-softmax and gradient.
-enum class CrossEntropy { kFused, kEager, kCompiled };
+// 2025-04-02 with compile on), Inductor fusing upcast, log-softmax and gradient; te = Transformer
+// Engine's parallel_cross_entropy (Megatron --cross-entropy-loss-fusion --cross-entropy-fusion-impl
+// te): the loss in fp32 registers from the 16-bit logits, which it keeps for backward and
+// overwrites with their gradient (no fp32 copy).
+enum class CrossEntropy { kFused, kEager, kCompiled, kTe };
 // Where states live when not on the GPU (DeepSpeed offload_optimizer / offload_param device,
 // FSDP2 CPUOffloadPolicy): none = on the GPU.
 enum class OffloadDevice { kNone, kCpu, kNvme };

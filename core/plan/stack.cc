@@ -13,7 +13,8 @@ namespace {
 
 constexpr Stack kStacks[] = {Stack::kMegatron, Stack::kTorchtitanEager, Stack::kTorchtitanCompile, Stack::kFsdp1,
                              Stack::kFsdp2,    Stack::kDeepspeed,       Stack::kMegatronDeepspeed, Stack::kNanotron};
-constexpr CrossEntropy kCrossEntropies[] = {CrossEntropy::kFused, CrossEntropy::kEager, CrossEntropy::kCompiled};
+constexpr CrossEntropy kCrossEntropies[] = {CrossEntropy::kFused, CrossEntropy::kEager, CrossEntropy::kCompiled,
+                                            CrossEntropy::kTe};
 constexpr AttentionKernel kKernels[] = {AttentionKernel::kFa2, AttentionKernel::kFa1, AttentionKernel::kFa3,
                                         AttentionKernel::kCudnn, AttentionKernel::kSdpa};
 
@@ -63,6 +64,7 @@ const char* to_string(CrossEntropy v) {
     case CrossEntropy::kFused: return "fused";
     case CrossEntropy::kEager: return "eager";
     case CrossEntropy::kCompiled: return "compiled";
+    case CrossEntropy::kTe: return "te";
   }
   return "fused";
 }

@@ -333,7 +333,7 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& reci
   for (const auto& [key, entry] : settings.items()) {
     if (std::any_of(std::begin(kFields), std::end(kFields), [&k = key](const Field& f) { return k == f.setting; }))
       continue;  // mapped above, under the flag name Megatron-LM gives it
-    if (!entry.contains("value") || !passes_as_flag(key)) continue;
+    if (!entry.contains("value") || !passes_as_flag(key) || cross_entropy_field(key)) continue;
     std::string flag = key.substr(key.find('.') + 1);
     std::replace(flag.begin(), flag.end(), '_', '-');
     const json& v = entry["value"];
@@ -438,6 +438,7 @@ core::Result<ImportResult> import_recipe(const json& fn, const std::string& reci
   if (!world_note.empty()) r->notes.push_back(world_note);
   benchmark_gpu(defined_as, path == main_path ? "" : path, fn.value("line", 0), *r, notes);
   read_peft(settings, main_path, notes, *r);
+  read_cross_entropy(settings, main_path, notes, *r);
   {  // the recipe's own notes, warnings and findings after the Megatron importer's
     ImportResult own = notes.finish();
     for (std::string& n : own.notes) r->notes.push_back(std::move(n));

@@ -42,6 +42,13 @@ core::Result<ImportResult> import_recipe(const nlohmann::json& fn, const std::st
 // pass through as flags; optimizer.main_grads_dtype noted and dropped (optimizer.cc).
 void read_optimizer_dtypes(nlohmann::json& settings, PlanBuilder& notes);
 
+// model.cross_entropy_fusion_impl with cross_entropy_loss_fusion (GPTModelProvider's default True)
+// -> training.cross_entropy te, noted; an impl Megatron-Core does not have is a finding
+// (cross_entropy.cc). cross_entropy_field: the two fields it reads, not passed on as flags.
+bool cross_entropy_field(const std::string& key);
+void read_cross_entropy(const nlohmann::json& settings, const std::string& main_path, PlanBuilder& notes,
+                        ImportResult& r);
+
 // True for the ConfigContainer fields the recipe reader turns into the plan.
 bool reads(const std::string& key);
 // True for a field that may set the mesh, model, batch, parallelism, precision or recompute.

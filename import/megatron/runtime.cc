@@ -124,6 +124,28 @@ void megatron_runtime_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::or
                                    t.value("param_dtype", std::string("bf16")));
   }
   read_attention_backend(f, b, t);
+  // --cross-entropy-loss-fusion with --cross-entropy-fusion-impl te runs Transformer Engine's
+  // parallel_cross_entropy (megatron/core/models/common/language_module/language_module.py
+  // compute_language_model_loss), which keeps the 16-bit logits for backward instead of
+  // VocabParallelCrossEntropy's fp32 copy; native (the default), or no fusion, is that copy.
+  const std::string impl = f.string("cross-entropy-fusion-impl").value_or("native");
+  if (impl != "native" && impl != "te") {
+    b.unmodelled("--cross-entropy-fusion-impl " + impl, f.line("cross-entropy-fusion-impl"),
+                 "not one of Megatron's (native, te): the loss priced as native's fp32 copy of the logits");
+  } else if (impl == "te" && f.has("cross-entropy-loss-fusion")) {
+    // Megatron-LM refuses the pair at start-up since #5115 (168cb15, 2026-06-03; arguments.py:1697
+    // at d98e8a6); an earlier Megatron-LM runs it, and is what a script with it was written for.
+    t["cross_entropy"] = "te";
+    b.locate("/training/cross_entropy", f.line("cross-entropy-fusion-impl"));
+    b.finding("setting-unmodelled", f.line("cross-entropy-fusion-impl"),
+              "--cross-entropy-loss-fusion with --cross-entropy-fusion-impl te: Megatron-LM refuses this pair at "
+              "start-up since #5115 (2026-06-03, Transformer Engine's cross entropy's stability issues; use "
+              "--cross-entropy-fusion-impl native there); priced as an earlier Megatron-LM runs it, Transformer "
+              "Engine's cross entropy keeping the 16-bit logits (training.cross_entropy = te)");
+  } else if (impl == "te") {
+    b.note("--cross-entropy-fusion-impl te without --cross-entropy-loss-fusion: Megatron runs its unfused "
+           "vocab-parallel cross entropy (an fp32 copy of the logits)");
+  }
 }
 
 // Frozen weights: --freeze-all-layers (Megatron-LM), --freeze-LM / --freeze-ViT

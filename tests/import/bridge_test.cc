@@ -154,5 +154,25 @@ TEST_CASE("bridge_detected_from_the_recipe_text") {
   CHECK(detect_framework("config_registry.py", "def f() -> Trainer.Config: ...\n") == "torchtitan");
 }
 
+TEST_CASE("bridge_cross_entropy_fusion_impl_te_is_read") {
+  // recipes/llama/h100/llama3.py:98-99 (llama32_1b_pretrain_1gpu_h100_bf16_config):
+  // cross_entropy_loss_fusion True, cross_entropy_fusion_impl "te": Megatron-Core runs Transformer
+  // Engine's cross entropy (language_module.py); Bridge does not run Megatron-LM's argument checks,
+  // so no refusal is said.
+  const std::string l1 = data_path("megatron-bridge/067f987d/src/megatron/bridge/recipes/llama/h100/"
+                                   "llama3.py:llama32_1b_pretrain_1gpu_h100_bf16_config");
+  auto all = import_all("megatron-bridge", l1, world(1, 1));
+  REQUIRE_MESSAGE(all.is_ok(), (all.is_ok() ? std::string() : all.message()));
+  const ImportResult& r = all->front().result;
+  CHECK(r.plan["training"]["cross_entropy"] == "te");
+  for (const ImportFinding& f : r.findings) CHECK_MESSAGE(f.message.find("#5115") == std::string::npos, f.message);
+  // cross_entropy_loss_fusion False: Megatron-Core's unfused cross entropy (the fp32 copy).
+  ImportOptions o = world(1, 1);
+  o.sets = {{"model.cross_entropy_loss_fusion", "false"}};
+  auto unfused = import_all("megatron-bridge", l1, o);
+  REQUIRE(unfused.is_ok());
+  CHECK_FALSE(unfused->front().result.plan["training"].contains("cross_entropy"));
+}
+
 }  // namespace
 }  // namespace planck::import::test

@@ -126,5 +126,25 @@ TEST_CASE("megatron_layers_not_divisible_by_pp_is_refused_as_megatron_refuses_it
             .find("layers per virtual stage") != std::string::npos);
 }
 
+TEST_CASE("megatron_cross_entropy_fusion_te_keeps_the_16_bit_logits") {
+  // language_module.py compute_language_model_loss@d98e8a6: --cross-entropy-loss-fusion with
+  // --cross-entropy-fusion-impl te runs Transformer Engine's parallel_cross_entropy; native (the
+  // default, model_parallel_config.py:325) or no fusion, VocabParallelCrossEntropy's fp32 copy.
+  CHECK_FALSE(training("--bf16").contains("cross_entropy"));
+  CHECK_FALSE(training("--bf16 --cross-entropy-loss-fusion").contains("cross_entropy"));
+  CHECK_FALSE(training("--bf16 --cross-entropy-fusion-impl te").contains("cross_entropy"));
+  ImportResult r = import_ok(&import_megatron, kBase + "--bf16 --cross-entropy-loss-fusion\n--cross-entropy-fusion-impl te",
+                             world(1, 8), "args.txt");
+  CHECK(r.plan["training"]["cross_entropy"] == "te");
+  // arguments.py:1697-1702 refuses the pair since #5115 (168cb15, 2026-06-03): said at its line.
+  REQUIRE(r.findings.size() >= 1);
+  bool said = false;
+  for (const ImportFinding& f : r.findings) said = said || (f.line == 2 && f.message.find("#5115") != std::string::npos);
+  CHECK(said);
+  ImportResult odd = import_ok(&import_megatron, kBase + "--bf16 --cross-entropy-fusion-impl triton", world(1, 8),
+                               "args.txt");
+  CHECK(any_contains(odd.warnings, "setting-unmodelled: --cross-entropy-fusion-impl triton"));
+}
+
 }  // namespace
 }  // namespace planck::import::test

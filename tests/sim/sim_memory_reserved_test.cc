@@ -49,6 +49,11 @@ TEST_CASE("loss_bytes_per_cross_entropy_implementation") {
   CHECK(planck::sim::loss_bytes(CrossEntropy::kCompiled, 8192, 4096, 128256, 1) == doctest::Approx(T * (2 * h + 4 * V)));
   // fused: Megatron's theoretical_memory_usage.py, 4 s b h (1 + V / h), over tp.
   CHECK(planck::sim::loss_bytes(CrossEntropy::kFused, 8192, 4096, 128256, 2) == doctest::Approx(4 * T * (h + V) / 2));
+  // te: Transformer Engine's CrossEntropyFunction.forward (transformer_engine/pytorch/
+  // cross_entropy.py@02965d2) saves its bf16 input, the logits, 2 bytes each, in place of the
+  // fused kernel's fp32 copy (4 bytes); the head's share as fused.
+  CHECK(planck::sim::loss_bytes(CrossEntropy::kTe, 8192, 4096, 128256, 2) == doctest::Approx(T * (4 * h + 2 * V) / 2));
+  CHECK(planck::core::parse_cross_entropy("te") == CrossEntropy::kTe);
 }
 
 TEST_CASE("cross_entropy_defaults_follow_the_stack") {
