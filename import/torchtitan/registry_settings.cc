@@ -69,7 +69,11 @@ core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
 // ActivationCheckpointConfig(mode=...) (copied through kCopied).
 void read_checkpointing(const json& s, Table& t, PlanBuilder& b) {
   auto it = s.find("activation_checkpoint");
-  if (it == s.end() || it->contains("unknown")) return;
+  if (it == s.end()) {  // Trainer.Config's default, SelectiveAC: op-level
+    t.set("activation_checkpoint.selective_ac_option", "op", 0);
+    return;
+  }
+  if (it->contains("unknown")) return;
   const int line = t.position(*it);
   if (it->contains("value") && (*it)["value"].is_null()) {
     t.set("activation_checkpoint.mode", "none", line);

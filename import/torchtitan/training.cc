@@ -276,9 +276,16 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
   }
   auto ac = r.string_in("activation_checkpoint", "mode");
   if (!ac) return ac.status();
-  if (ac->has_value()) {
-    const std::string mode = lower((*ac)->value);
-    b.locate("/training/activation_checkpointing", (*ac)->line);
+  {
+    // No mode: torchtitan's default, selective, in every era (config_manager.py default="selective"
+    // from c22d1a8d1, 2024-04; job_config.py ActivationCheckpoint.mode; Trainer.Config's
+    // SelectiveAC for registries), with its default selective_ac_option below.
+    const std::string mode = ac->has_value() ? lower((*ac)->value) : "selective";
+    if (ac->has_value()) {
+      b.locate("/training/activation_checkpointing", (*ac)->line);
+    } else {
+      b.note("activation_checkpoint.mode not given: torchtitan's default, selective");
+    }
     if (mode == "none" || mode == "full") {
       t["activation_checkpointing"] = mode;
     } else if (mode == "selective") {

@@ -229,6 +229,15 @@ TEST_CASE("import_torchtitan_layer_sac_is_full_recompute_of_every_nth_block") {
   ImportResult odd =
       import_ok(&import_torchtitan, config("") + section + "selective_ac_option = \"layer\"\n", world(1, 8));
   CHECK(any_contains(odd.warnings, "neither \"op\" nor a whole number"));
+  // No mode, or no [activation_checkpoint] at all: torchtitan's default mode "selective" in every
+  // TOML era (config_manager.py default="selective" at c22d1a8d1, 2024-04; job_config.py
+  // ActivationCheckpoint.mode at f3e2a75e1, 2025-07) with selective_ac_option "2" -- not none.
+  for (const std::string& text : {config(""), config("") + "[activation_checkpoint]\n"}) {
+    ImportResult unsaid = import_ok(&import_torchtitan, text, world(1, 8));
+    CHECK(unsaid.plan["training"]["activation_checkpointing"] == "full");
+    CHECK(unsaid.plan["training"]["recompute_every"] == 2);
+    CHECK(any_contains(unsaid.notes, "activation_checkpoint.mode not given"));
+  }
 }
 
 TEST_CASE("import_torchtitan_float8_converter_is_training_fp8") {
