@@ -45,6 +45,22 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> shell_presets(std::vector<std::pair<std::string, std::string>> sets,
+                                                               const ImportOptions& options) {
+  std::vector<std::pair<std::string, std::string>> out = std::move(sets);
+  auto seed = [&](const char* name, const std::optional<std::int64_t>& v) {
+    if (!v) return;
+    for (const auto& s : out) {
+      if (s.first == name) return;
+    }
+    out.emplace_back(name, std::to_string(*v));
+  };
+  seed("SLURM_NNODES", options.nodes);
+  seed("SLURM_JOB_NUM_NODES", options.nodes);
+  seed("SLURM_GPUS_PER_NODE", options.gpus_per_node);
+  return out;
+}
+
 nlohmann::json set_value(const std::string& text) {
   if (text == "true" || text == "True") return true;
   if (text == "false" || text == "False") return false;

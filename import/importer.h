@@ -47,6 +47,13 @@ struct ImportOptions {
 // A --set VALUE as the config would hold it: an integer, a number, true/false, else the string.
 nlohmann::json set_value(const std::string& text);
 
+// The variables a launch script starts with: `sets` (--set NAME=VALUE, --script-args), then what
+// Slurm would set for the cluster --nodes / --gpus-per-node name (SLURM_NNODES,
+// SLURM_JOB_NUM_NODES, SLURM_GPUS_PER_NODE; `sbatch --nodes=N script` sets them, over the
+// script's #SBATCH lines), unless `sets` gives them.
+std::vector<std::pair<std::string, std::string>> shell_presets(std::vector<std::pair<std::string, std::string>> sets,
+                                                               const ImportOptions& options);
+
 // A statement, call or value of the config that planck could not follow and that sets, or may
 // set, the mesh, model, batch, parallelism, precision or recompute: planck will not assume the
 // framework's defaults for it (verify: `config-unfollowed`, exit 2; import: exit 2).

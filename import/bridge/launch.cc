@@ -310,7 +310,7 @@ core::Result<std::vector<NamedImport>> import_bridge_launch(std::string_view tex
   for (const auto& s : options.sets) {
     if (s.first.find('.') == std::string::npos) shell_sets.push_back(s);
   }
-  PLANCK_IMPORT_TRY(script, run_shell(text, path, shell_sets));
+  PLANCK_IMPORT_TRY(script, run_shell(text, path, shell_presets(std::move(shell_sets), options)));
   std::vector<bridge::LaunchCommand> launches;
   for (const ShellCommand& c : script.commands) {
     const std::string& first = c.words.front().text;

@@ -264,11 +264,20 @@ core::Result<std::optional<bool>> Runner::condition(const std::vector<const Shel
       if (*v) r = **v != 0;
       text += "((" + cmd[0]->word.segs[0].text + ")) ";
     }
+    // Inside [[ ]] words are not split and an empty one stays an argument (bash(1) "[[
+    // expression ]]": no word splitting or pathname expansion), so `[[ $X == y ]]` with X unset
+    // compares "" with y.
+    const bool double_bracket = !cmd.empty() && cmd.front()->kind == ShellToken::kWord &&
+                                cmd.front()->word.literal() == "[[";
     for (const ShellToken* t : cmd) {
       if (t->kind != ShellToken::kWord) continue;
-      auto f = expand(t->word, true);
+      auto f = expand(t->word, !double_bracket);
       if (!f) return f.status();
-      args.insert(args.end(), f->begin(), f->end());
+      if (double_bracket) {
+        args.push_back({join_fields(*f), t->line});
+      } else {
+        args.insert(args.end(), f->begin(), f->end());
+      }
     }
     if (!args.empty()) {
       const std::string first = args.front().text;

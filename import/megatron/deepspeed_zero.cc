@@ -109,15 +109,24 @@ core::Status read_deepspeed_zero(const MegatronFlags& f, PlanBuilder& b, const M
                  "priced as stage 0 (ddp: full optimizer state on every rank), DeepSpeed's default without "
                  "zero_optimization; pass the config beside the script to read it");
   }
+  // GPTModelPipe under DeepSpeed's PipelineEngine unless --no-pipeline-parallel (pretrain_gpt.py:51).
+  const bool pipe_engine = !f.has("no-pipeline-parallel") && launch.script.find("pretrain_gpt") != std::string::npos;
+  // A bf16 model under the PipelineEngine without ZeRO runs BF16_Optimizer (deepspeed/runtime/
+  // engine.py _do_optimizer_sanity_check -> BFLOAT16 @edaa722), which keeps the fp32 master
+  // weights and the optimizer's states as a 1/dp partition (bf16_optimizer.py:161-171): ZeRO-1's
+  // memory (BLOOM's "bf16 must use z0! it implements its own zero stage 1 equivalent").
+  if (pipe_engine && dp == "ddp" && b.plan()["training"].value("param_dtype", std::string()) == "bf16") {
+    dp = "zero1";
+    b.note("bf16 with ZeRO stage 0 under DeepSpeed's PipelineEngine: BF16_Optimizer partitions the fp32 master "
+           "weights and optimizer states over the data-parallel group (ZeRO-1)");
+  }
   par["data_parallel"] = dp;
   par.erase("dp_bucket_params");
   par.erase("overlap_param_gather");
   b.locate("/parallelism/data_parallel", engine ? 0 : f.line("zero-stage"));
   b.note("DeepSpeed " + dp + " over the data-parallel group (the engine reduces gradients " +
          (dp == "zero2" || dp == "zero3" ? "in every backward" : "at the accumulation boundary") + ")");
-  // GPTModelPipe under DeepSpeed's PipelineEngine unless --no-pipeline-parallel (pretrain_gpt.py:51),
-  // which asserts stage < 2 (deepspeed/runtime/pipe/engine.py:76-77 @edaa722).
-  const bool pipe_engine = !f.has("no-pipeline-parallel") && launch.script.find("pretrain_gpt") != std::string::npos;
+  // The PipelineEngine asserts stage < 2 (deepspeed/runtime/pipe/engine.py:76-77 @edaa722).
   if (pipe_engine && (dp == "zero2" || dp == "zero3")) {
     return b.error(f.line(cfg_flag),
                    "ZeRO " + dp.substr(4) +

@@ -40,6 +40,7 @@ const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
                                                "use-distributed-optimizer",
                                                "num-distributed-optimizer-instances",
                                                "use-megatron-fsdp",
+                                               "use-torch-fsdp2",
                                                "data-parallel-sharding-strategy",
                                                "outer-dp-sharding-strategy",
                                                "use-tp-pp-dp-mapping",
@@ -245,6 +246,26 @@ core::Result<Strategy> read_strategy(const MegatronFlags& f, PlanBuilder& b, con
   // --use-custom-fsdp is Megatron-FSDP's earlier name.
   const bool fsdp = f.has("use-megatron-fsdp") || f.has("use-custom-fsdp");
   const bool distopt = f.has("use-distributed-optimizer");
+  if (f.has("use-torch-fsdp2")) {
+    // Megatron-LM wraps the model in PyTorch FSDP2 (training.py: TorchFullyShardedDataParallel,
+    // fully_shard over the data-parallel group), after arguments.py:1031-1047@d98e8a6 asserts no
+    // pipeline or expert parallelism, no distributed optimizer and no fp16.
+    const std::pair<bool, const char*> kRefused[] = {{d.pp > 1, "pipeline parallelism"},
+                                                     {d.ep > 1, "expert parallelism"},
+                                                     {distopt, "MCore's distributed optimizer"},
+                                                     {f.has("fp16"), "fp16"}};
+    for (const auto& [on, what] : kRefused) {
+      if (on) {
+        return b.error(f.line("use-torch-fsdp2"), std::string("--use-torch-fsdp2 is not supported with ") + what +
+                                                      ": Megatron refuses it at start-up (arguments.py)");
+      }
+    }
+    s.data_parallel = "fsdp";
+    b.locate("/parallelism/data_parallel", f.line("use-torch-fsdp2"));
+    b.note("--use-torch-fsdp2: PyTorch FSDP2 (fully_shard) over the dp x cp group -> fsdp: parameters, gradients "
+           "and optimizer state sharded");
+    return s;
+  }
   if (fsdp) {
     const std::string inner = f.string("data-parallel-sharding-strategy").value_or("no_shard");
     // no_shard keeps the distributed optimizer's own optimizer-state sharding when it is on.
@@ -333,7 +354,7 @@ void locate_flags(const MegatronFlags& f, PlanBuilder& b, const std::vector<std:
 core::Result<ImportResult> import_megatron(std::string_view text, const std::string& path,
                                            const ImportOptions& options) {
   PlanBuilder b("megatron", path);
-  PLANCK_IMPORT_TRY(script, run_shell(text, path, options.sets));
+  PLANCK_IMPORT_TRY(script, run_shell(text, path, shell_presets(options.sets, options)));
   for (const auto& [name, value] : options.sets) b.note("--set " + name + "=" + value + " from the command line");
   auto launch_r = find_megatron_launch(script, b);
   if (!launch_r && !script.warnings.empty()) {

@@ -42,6 +42,18 @@ core::Status megatron_layers_divide(const MegatronFlags& f, PlanBuilder& b, cons
   // Megatron checks the world (arguments.py:432) first: a world tp x pp x cp does not divide is
   // verify's mesh-world-mismatch, the error the job dies with.
   if (!layers || d.pp == 1 || d.dp == -1) return core::Status::ok();
+  // Megatron-DeepSpeed builds GPTModelPipe, a DeepSpeed PipelineModule that partitions the layers
+  // itself (partition_method, 'type:transformer' by default: uneven counts allowed); only the
+  // non-pipe ParallelTransformer asserts divisibility (microsoft/Megatron-DeepSpeed gpt_model.py,
+  // bigscience-workshop/Megatron-DeepSpeed model/gpt_model.py --pp-partition-method).
+  if (f.has("deepspeed") && !f.has("no-pipeline-parallel")) {
+    if (*layers % d.pp != 0) {
+      b.note("--num-layers " + str(*layers) + " over --pipeline-model-parallel-size " + str(d.pp) +
+             ": DeepSpeed's PipelineModule partitions them itself (partition_method), uneven counts allowed; the "
+             "largest stage sets the pace (layers-indivisible)");
+    }
+    return core::Status::ok();
+  }
   for (const char* split : {"pipeline-model-parallel-layout", "num-virtual-stages-per-pipeline-rank",
                             "decoder-first-pipeline-num-layers", "decoder-last-pipeline-num-layers",
                             "hybrid-layer-pattern", "hybrid-override-pattern"}) {

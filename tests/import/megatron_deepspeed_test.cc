@@ -127,4 +127,25 @@ TEST_CASE("megatron_deepspeed_flags_are_the_forks") {
   CHECK(d.plan["training"]["activation_checkpointing"] == "none");
 }
 
+TEST_CASE("megatron_deepspeed_pipeline_module_takes_uneven_stages_and_bf16_z0_is_zero1") {
+  // bigscience's tr11-176B-ml.slurm (BLOOM: 70 layers over pp 12, --deepspeed, ZERO_STAGE=0 with
+  // bf16): pretrain_gpt.py builds GPTModelPipe, a DeepSpeed PipelineModule that partitions the
+  // layers itself (gpt_model.py partition_method), so Megatron's divisibility assert never runs.
+  const std::string ds = "cat <<EOT > ds.json\n{\"train_micro_batch_size_per_gpu\": 1, \"train_batch_size\": 64, "
+                         "\"zero_optimization\": {\"stage\": 0}, \"bf16\": {\"enabled\": true}}\nEOT\n";
+  const std::string launch =
+      "pretrain_gpt.py --num-layers 30 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 "
+      "--max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 64 --vocab-size 50304 --bf16 "
+      "--pipeline-model-parallel-size 4 --deepspeed --deepspeed_config ds.json\n";
+  ImportResult r = import_ok(&import_megatron, ds + launch, world(1, 8), "train.sh");
+  CHECK(any_contains(r.notes, "PipelineModule partitions them itself"));
+  // A bf16 model under the PipelineEngine without ZeRO runs BF16_Optimizer, whose fp32 master
+  // weights and optimizer states are a 1/dp partition (DeepSpeed bf16_optimizer.py:161-171@edaa722).
+  CHECK(r.plan["parallelism"]["data_parallel"] == "zero1");
+  // fp16 (FP16_Optimizer keeps everything on every rank) stays ddp.
+  ImportResult fp16 = import_ok(&import_megatron, kGpt + "--pipeline-model-parallel-size 2 --zero-stage 0",
+                                world(1, 8), "train.sh");
+  CHECK(fp16.plan["parallelism"]["data_parallel"] == "ddp");
+}
+
 }  // namespace planck::import::test

@@ -146,5 +146,34 @@ TEST_CASE("megatron_cross_entropy_fusion_te_keeps_the_16_bit_logits") {
   CHECK(any_contains(odd.warnings, "setting-unmodelled: --cross-entropy-fusion-impl triton"));
 }
 
+TEST_CASE("megatron_use_torch_fsdp2_is_fsdp_and_refused_where_megatron_refuses_it") {
+  // training.py wraps the model in TorchFullyShardedDataParallel (fully_shard over dp) with
+  // --use-torch-fsdp2; arguments.py:1031-1047 asserts no pp, no ep, no distributed optimizer.
+  ImportResult r = import_ok(&import_megatron, kBase + "--bf16 --use-torch-fsdp2", world(1, 8), "args.txt");
+  CHECK(r.plan["parallelism"]["data_parallel"] == "fsdp");
+  for (const char* flag : {"--pipeline-model-parallel-size 2", "--use-distributed-optimizer"}) {
+    const std::string e = import_error(&import_megatron, kBase + "--bf16\n--use-torch-fsdp2\n" + std::string(flag),
+                                       world(1, 8), "args.txt");
+    CHECK_MESSAGE(e.find("args.txt:2") != std::string::npos, e);
+  }
+}
+
+TEST_CASE("megatron_nodes_flag_is_what_slurm_sets_in_the_job") {
+  // awslabs' gpt3 2.distributed-training.sbatch branches on NODES=${SLURM_JOB_NUM_NODES:-2}; under
+  // `sbatch --nodes=8` Slurm sets SLURM_JOB_NUM_NODES=8 (sbatch(1) OUTPUT ENVIRONMENT VARIABLES),
+  // over the script's #SBATCH --nodes=2, and so does planck's --nodes 8.
+  const std::string script =
+      "#!/bin/bash\n#SBATCH --nodes=2\nNODES=${SLURM_JOB_NUM_NODES:-2}\n"
+      "if [ $NODES -ge 8 ]; then TP=8; else TP=4; fi\n"
+      "torchrun --nnodes $NODES --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size $TP " + kBase + "\n";
+  ImportResult two = import_ok(&import_megatron, script, ImportOptions{}, "job.sbatch");
+  CHECK(two.plan["mesh"]["shape"].back() == 4);
+  ImportOptions eight;
+  eight.nodes = 8;
+  ImportResult r = import_ok(&import_megatron, script, eight, "job.sbatch");
+  CHECK(r.plan["mesh"]["shape"].back() == 8);
+  CHECK(r.plan["cluster"]["nodes"] == 8);
+}
+
 }  // namespace
 }  // namespace planck::import::test

@@ -285,5 +285,17 @@ TEST_CASE("import_shell_arithmetic_loops_and_printf_build_values_as_bash_does") 
   CHECK(said);
 }
 
+// Inside [[ ]] bash neither splits words nor drops empty ones (HYGON's train_deepseekv3_671B.sh:270
+// `if [[ $profiling == "torch" ]]` with profiling unset): bash 5.2 takes the else branches below.
+TEST_CASE("import_shell_double_brackets_do_not_split_or_drop_words") {
+  ShellScript s = run_ok(
+      "if [[ $use_pp == \"true\" ]]; then A=taken; else A=not; fi\n"
+      "if [[ -n $use_pp ]]; then B=taken; else B=not; fi\n"
+      "MODE=\"tp pp\"\nif [[ $MODE == \"tp pp\" ]]; then C=taken; else C=not; fi\n");
+  CHECK(var(s, "A") == "not");
+  CHECK(var(s, "B") == "not");
+  CHECK(var(s, "C") == "taken");
+  for (const auto& a : s.assumptions) CHECK_MESSAGE(a.find("cannot be decided") == std::string::npos, a);
+}
 }  // namespace
 }  // namespace planck::import
