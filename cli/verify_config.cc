@@ -84,7 +84,8 @@ std::vector<core::RuleInfo> import_rules() {
   return {{"setting-unmodelled", core::Severity::kWarning,
            "a config setting that changes memory, time, traffic or the mesh which planck does not price; the "
            "message says what it assumed instead"},
-          {"unknown-key", core::Severity::kWarning, "a key the framework itself does not know (ignored)"},
+          {"unknown-key", core::Severity::kWarning, "a key the framework itself does not know; the message says whether the framework ignores it or "
+           "refuses to start (Megatron-LM's argparse, torchtitan's TOML check since 2025-08-28)"},
           {"model-unmodelled-layers", core::Severity::kWarning,
            "layers of the model (linear attention, state-space) priced as ordinary attention"}};
 }

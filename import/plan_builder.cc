@@ -110,8 +110,18 @@ void PlanBuilder::unknown_key(const std::string& key, int line, const std::vecto
   std::erase_if(last, [](char c) { return c == '[' || c == ']'; });
   last.erase(0, last.find_first_not_of('-'));  // "--flag" compares as "flag"
   const std::string guess = core::did_you_mean(last, known);
+  // What the framework itself does with it: Megatron-LM's parse_args uses parser.parse_args()
+  // (arguments.py:117-132@d98e8a6), torchtitan's ConfigManager raised "Invalid field names" for a
+  // TOML key from #1644 (eadca4835, 2025-08-28) until TOMLs gave way to registries (#2386).
+  std::string fate = "ignored";
+  if (framework_ == "megatron")
+    fate = "Megatron-LM's argparse refuses an unknown flag at start-up; a fork that defines it reads it";
+  else if (framework_ == "torchtitan" && key.rfind('[', 0) == 0)
+    fate = "torchtitan refuses a TOML key its config does not define at start-up since #1644, 2025-08-28; an "
+           "earlier torchtitan ignored it";
   finding("unknown-key", line,
-          key + " is not a key the framework knows (ignored)" + (guess.empty() ? std::string() : "; " + guess), file);
+          key + " is not a key the framework knows (" + fate + ")" + (guess.empty() ? std::string() : "; " + guess),
+          file);
 }
 
 void PlanBuilder::locate(const std::string& pointer, int line) {

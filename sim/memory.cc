@@ -73,7 +73,7 @@ HeldLayers held_layers(const core::Plan& plan, const core::Schedule& s, std::int
 OptimizerBytes optimizer_bytes(const core::Training& t, bool matrix) {
   OptimizerBytes b;
   const int bp = core::dtype_bytes(t.param_dtype);
-  if (bp < 4) b.master = t.master_dtype ? core::dtype_bytes(*t.master_dtype) : 4;
+  if (bp < 4 && !t.no_master) b.master = t.master_dtype ? core::dtype_bytes(*t.master_dtype) : 4;
   const double s = core::dtype_bytes(t.optimizer_state_dtype);
   const std::string& o = (t.optimizer == "muon" && !matrix) ? std::string("adamw") : t.optimizer;
   if (o == "sgd" || o == "lion" || o == "muon")

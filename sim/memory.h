@@ -20,7 +20,8 @@ struct ModelStates {
 };
 
 // Bytes per trainable parameter the optimizer keeps (docs/simulator.md "Optimizers"): the
-// master copy (4 when param_dtype is 16-bit, 2 with master_dtype bf16, 0 for fp32 parameters:
+// master copy (4 when param_dtype is 16-bit, 2 with master_dtype bf16, 0 for fp32 parameters or
+// master_dtype none:
 // ZeRO §3.1's K = 12 for mixed-precision Adam) and its states, s bytes each (s = 4, or 2 under
 // optimizer_state_dtype bf16): adam/adamw/lamb 2s (m, v), sgd (momentum), lion and muon s,
 // adafactor 0 (factored second moment, no first moment: Shazeer & Stern 2018), adam8bit 2 (two

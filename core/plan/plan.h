@@ -264,6 +264,9 @@ struct Training {
   // The optimizer's master copy of the weights: absent = fp32 when param_dtype is 16-bit (none
   // when it is fp32); bf16 = DeepSpeed bf16_master_weights_and_grads.
   std::optional<DType> master_dtype;
+  // master_dtype "none": the 16-bit parameters are what the optimizer updates, no master copy
+  // (torchtitan's training.dtype = "bfloat16", full bf16 training).
+  bool no_master = false;
   // Offloaded states leave GPU memory and cross the host link every step (docs/simulator.md
   // "Offload"): optimizer = master weights + optimizer states (+ the step itself on the host);
   // params = the parameter shards (ZeRO-3 offload_param, FSDP2 CPUOffloadPolicy).

@@ -54,8 +54,11 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
     }
   }
   if (v.contains("master_dtype")) {
-    if (auto s = r_.choice(v["master_dtype"], "/training/master_dtype", {"fp32", "bf16"})) {
-      t.master_dtype = *parse_dtype(*s);
+    if (auto s = r_.choice(v["master_dtype"], "/training/master_dtype", {"fp32", "bf16", "none"})) {
+      if (*s == "none")
+        t.no_master = true;
+      else
+        t.master_dtype = *parse_dtype(*s);
     }
   }
   for (auto [key, field] : {std::pair{"offload_optimizer", &t.offload_optimizer},

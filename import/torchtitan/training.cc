@@ -208,6 +208,32 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
     if (!dt) return b.error((*v)->line, std::string("[training] ") + key + " = '" + (*v)->value + "' is not a dtype");
     t[std::string(key) == "mixed_precision_param" ? "param_dtype" : "reduce_dtype"] = core::to_string(*dt);
   }
+  // [training] dtype = "bfloat16" (#1646, e99e16c91, 2025-09-16): the model is built in bf16
+  // (train.py set_default_dtype), so parameters, gradients and optimizer states are bf16 with no
+  // fp32 master copy.
+  auto full = r.string_in("training", "dtype");
+  if (!full) return full.status();
+  if (full->has_value() && lower((*full)->value) == "bfloat16") {
+    t["param_dtype"] = "bf16";
+    t["reduce_dtype"] = "bf16";
+    t["master_dtype"] = "none";
+    t["optimizer_state_dtype"] = "bf16";
+    b.locate("/training/master_dtype", (*full)->line);
+    b.note("[training] dtype = \"bfloat16\": full bf16 training, parameters, gradients and optimizer states in bf16 "
+           "with no fp32 master (the gradients' reduction priced in bf16 too)");
+  } else if (full->has_value() && lower((*full)->value) != "float32") {
+    return b.error((*full)->line, "[training] dtype = '" + (*full)->value +
+                                      "' is not one of torchtitan's (bfloat16, float32)");
+  }
+  // [optimizer] early_step_in_backward: each parameter's step runs in its gradient's
+  // post-accumulate hook and frees the gradient (OptimizersInBackwardContainer).
+  auto early = r.bool_in("optimizer", "early_step_in_backward");
+  if (!early) return early.status();
+  if (early->value_or(false)) {
+    b.unmodelled("[optimizer] early_step_in_backward", r.line_in("optimizer", "early_step_in_backward"),
+                 "the optimizer steps inside the backward and frees each gradient as it is made; priced with the "
+                 "whole gradient shard held until the step");
+  }
   if (auto fp8 = read_float8(r, b); !fp8) {
     return fp8.status();
   } else if (!fp8->empty()) {

@@ -240,6 +240,23 @@ TEST_CASE("import_torchtitan_layer_sac_is_full_recompute_of_every_nth_block") {
   }
 }
 
+TEST_CASE("import_torchtitan_full_bf16_training_and_optimizer_in_backward") {
+  // [training] dtype = "bfloat16" (torchtitan #1646, e99e16c91): the model is built under
+  // set_default_dtype(bfloat16), so parameters, gradients and optimizer states are bf16 with no fp32
+  // master copy (LambdaLabsML/torchtitan's B200 / GB300 configs set it).
+  ImportResult r = import_ok(&import_torchtitan,
+                             config("", "local_batch_size = 1\nseq_len = 8192\ndtype = \"bfloat16\"\n") +
+                                 "[optimizer]\nname = \"AdamW\"\nearly_step_in_backward = true\n",
+                             world(1, 8));
+  CHECK(r.plan["training"]["master_dtype"] == "none");
+  CHECK(r.plan["training"]["optimizer_state_dtype"] == "bf16");
+  CHECK(r.plan["training"]["param_dtype"] == "bf16");
+  // early_step_in_backward frees each gradient in its hook (OptimizersInBackwardContainer): said.
+  CHECK(any_contains(r.warnings, "early_step_in_backward"));
+  ImportResult f32 = import_ok(&import_torchtitan, config("", "local_batch_size = 1\ndtype = \"float32\"\n"), world(1, 8));
+  CHECK_FALSE(f32.plan["training"].contains("master_dtype"));
+}
+
 TEST_CASE("import_torchtitan_float8_converter_is_training_fp8") {
   // torchtitan turns torchao Float8 on with a model converter ("float8", later
   // "quantize.linear.float8"); recipe_name defaults to tensorwise (torchtitan
@@ -280,7 +297,8 @@ TEST_CASE("import_torchtitan_global_batch_that_does_not_factor_reaches_verify") 
 TEST_CASE("import_torchtitan_unknown_keys_warn_and_missing_sections_default") {
   ImportResult r =
       import_ok(&import_torchtitan, "[parallelism]\ntensor_paralel_degree = 2\n[mystery]\nx = 1\n", world(1, 8));
-  CHECK(any_contains(r.warnings, "config:2: unknown-key: [parallelism] tensor_paralel_degree is not a key the framework knows (ignored); did you mean 'tensor_parallel_degree'?"));
+  CHECK(any_contains(r.warnings, "config:2: unknown-key: [parallelism] tensor_paralel_degree is not a key the framework knows (torchtitan refuses"));
+  CHECK(any_contains(r.warnings, "did you mean 'tensor_parallel_degree'?"));
   CHECK(any_contains(r.warnings, "unknown-key: [mystery] is not a key"));
   CHECK(any_contains(r.warnings, "no planck preset"));  // default llama3 debugmodel
   CHECK(shape_of(r) == Shape{1, 1, 8, 1, 1});

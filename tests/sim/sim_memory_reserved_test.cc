@@ -77,6 +77,17 @@ TEST_CASE("memory_loss_moves_with_the_cross_entropy") {
   CHECK(eager.peak_allocated - compiled.peak_allocated == doctest::Approx(8 * T * V).epsilon(1e-9));
 }
 
+TEST_CASE("full_bf16_training_keeps_no_master_copy") {
+  // torchtitan's training.dtype = "bfloat16" (#1646): parameters, gradients and AdamW's two states
+  // in bf16 with no fp32 master: 2 + 2 + 2 x 2 bytes a parameter where mixed precision (bf16
+  // compute, fp32 master, states and gradients) keeps 2 + 4 + 4 + 2 x 4.
+  const auto mixed = memory_of(fsdp8(R"(, "param_dtype": "bf16", "reduce_dtype": "fp32")"));
+  const auto full = memory_of(
+      fsdp8(R"(, "param_dtype": "bf16", "reduce_dtype": "bf16", "master_dtype": "none", "optimizer_state_dtype": "bf16")"));
+  CHECK(full.optimizer == doctest::Approx(mixed.optimizer * 4.0 / 12.0).epsilon(1e-9));
+  CHECK(full.grads < mixed.grads);
+}
+
 TEST_CASE("fsdp2_all_gather_stream_and_live_buffer") {
   // torchtitan (FSDP2): the copy-in stream caches its two largest consecutive gathers (the root,
   // embedding + head of 2 x 128256 x 4096 parameters, then a block) while one block's buffer is
