@@ -285,6 +285,14 @@ std::vector<Gemm> layer_gemms(const core::ModelSpec& m, const ComputeShape& s, b
   return out;
 }
 
+OpSacGemms op_sac_gemms(const std::vector<Gemm>& gemms, bool moe_layer) {
+  OpSacGemms out;
+  // layer_gemms puts an MoE layer's two routed-expert GEMMs last.
+  const std::size_t mm = moe_layer && gemms.size() >= 2 ? gemms.size() - 2 : gemms.size();
+  for (std::size_t i = 0; i < gemms.size(); ++i) (i < mm && i % 2 == 0 ? out.saved : out.recomputed).push_back(gemms[i]);
+  return out;
+}
+
 namespace {
 
 // What Megatron's selective recompute re-runs in one layer's backward (training.recompute_modules,
@@ -382,10 +390,9 @@ PassTimes layer_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const 
     case core::Checkpointing::kSelective: {
       // torchtitan's op-level SAC (torchtitan/distributed/activation_checkpoint.py
       // _get_custom_policy): saves mm outputs except every second mm, the attention kernel and
-      // reduce-scatter; everything else (the 2nd, 4th, ... mm and every memory-bound op) re-runs.
-      std::vector<Gemm> even;
-      for (std::size_t i = 1; i < gemms.size(); i += 2) even.push_back(gemms[i]);
-      p.recompute = time_gemms(even, gpu, s).forward;
+      // reduce-scatter; everything else (the 2nd, 4th, ... mm, the routed experts' grouped GEMMs
+      // and every memory-bound op) re-runs (op_sac_gemms).
+      p.recompute = time_gemms(op_sac_gemms(gemms, moe_layer).recomputed, gpu, s).forward;
       p.recompute.memory_s += mem;
       if (s.attention == core::Attention::kStandard) p.recompute += attn.forward;  // not a saved kernel
       break;

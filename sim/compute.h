@@ -123,6 +123,15 @@ struct Gemm {
   double flops() const { return 2 * m * n * k * count; }
 };
 std::vector<Gemm> layer_gemms(const core::ModelSpec& model, const ComputeShape& shape, bool moe_layer);
+// torchtitan's op-level SAC over one layer's GEMMs (torchtitan/distributed/activation_checkpoint.py
+// _get_custom_policy with the models' _op_sac_save_list, @238fa99): the outputs of the 1st, 3rd,
+// 5th ... aten.mm are saved, the others re-run; the routed experts' torch._grouped_mm is in no
+// model's save list (deepseek_v3, qwen3, llama4 infra/parallelize.py), so it always re-runs and
+// does not advance the mm count.
+struct OpSacGemms {
+  std::vector<Gemm> saved, recomputed;
+};
+OpSacGemms op_sac_gemms(const std::vector<Gemm>& gemms, bool moe_layer);
 
 PassTimes layer_times(const core::ModelSpec& model, const core::GpuSpec& gpu, const ComputeShape& shape,
                       bool moe_layer);

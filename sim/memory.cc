@@ -125,12 +125,12 @@ double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, const Co
   }
   if (ckpt == core::Checkpointing::kSelective) {
     // torchtitan op-level SAC keeps the block input, the outputs of the 1st, 3rd, 5th ... mm
-    // (layer_gemms order), the attention kernel's output and, under sequence parallel, the two
-    // reduce-scatter outputs; the rest is recomputed (activation_checkpoint.py _save_list).
+    // (layer_gemms order; not the routed experts' grouped GEMMs: op_sac_gemms), the attention
+    // kernel's output and, under sequence parallel, the two reduce-scatter outputs; the rest is
+    // recomputed (activation_checkpoint.py _save_list).
     const double h = static_cast<double>(m.hidden);
     double elems = tokens * h / (sp ? t : 1.0);
-    const std::vector<Gemm> gemms = layer_gemms(m, shape, moe_layer);
-    for (std::size_t i = 0; i < gemms.size(); i += 2) elems += gemms[i].m * gemms[i].n * gemms[i].count;
+    for (const Gemm& g : op_sac_gemms(layer_gemms(m, shape, moe_layer), moe_layer).saved) elems += g.m * g.n * g.count;
     const double v = static_cast<double>(m.kv_lora_rank > 0 ? m.v_head_dim : m.effective_head_dim());
     elems += tokens * static_cast<double>(m.heads) / t * v;
     if (sp) elems += 2 * tokens * h / t;

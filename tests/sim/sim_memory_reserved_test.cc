@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "sim/compute.h"
 #include "sim/memory.h"
 #include "sim/memory_reserved.h"
 #include "sim_test_util.h"
@@ -86,6 +87,24 @@ TEST_CASE("full_bf16_training_keeps_no_master_copy") {
       fsdp8(R"(, "param_dtype": "bf16", "reduce_dtype": "bf16", "master_dtype": "none", "optimizer_state_dtype": "bf16")"));
   CHECK(full.optimizer == doctest::Approx(mixed.optimizer * 4.0 / 12.0).epsilon(1e-9));
   CHECK(full.grads < mixed.grads);
+}
+
+TEST_CASE("op_sac_recomputes_the_routed_experts_grouped_gemms") {
+  // torchtitan's MoE models' _op_sac_save_list (models/{deepseek_v3,qwen3,llama4}/infra/
+  // parallelize.py@238fa99) holds aten.mm but not torch._grouped_mm: of wq, wk, wv, wo, the router
+  // (five aten.mm) the 1st, 3rd and 5th are saved; the two routed-expert GEMMs always re-run.
+  using planck::sim::Gemm;
+  const std::vector<Gemm> gemms = {{1, 1, 1}, {2, 1, 1}, {3, 1, 1}, {4, 1, 1}, {5, 1, 1}, {6, 1, 1, 8}, {7, 1, 1, 8}};
+  const auto moe = planck::sim::op_sac_gemms(gemms, true);
+  REQUIRE(moe.saved.size() == 3);
+  CHECK(moe.saved[0].m == 1);
+  CHECK(moe.saved[1].m == 3);
+  CHECK(moe.saved[2].m == 5);
+  CHECK(moe.recomputed.size() == 4);
+  // A dense layer: every other GEMM, as before.
+  const auto dense = planck::sim::op_sac_gemms(gemms, false);
+  CHECK(dense.saved.size() == 4);
+  CHECK(dense.saved.back().m == 7);
 }
 
 TEST_CASE("fsdp2_all_gather_stream_and_live_buffer") {
