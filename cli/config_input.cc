@@ -22,7 +22,7 @@ void set_fact(import::ImportResult& r, const std::string& pointer, nlohmann::ord
               const std::string& flag) {
   nlohmann::ordered_json::json_pointer p(pointer);
   const bool had = r.plan.contains(p);
-  const std::string was = had ? " (the config says " + r.plan.at(p).dump() + ")" : "";
+  const std::string was = had && r.plan.at(p) != value ? " (the config says " + r.plan.at(p).dump() + ")" : "";
   r.plan[p] = value;
   r.positions.erase(pointer);
   r.position_files.erase(pointer);

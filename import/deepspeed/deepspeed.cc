@@ -37,11 +37,33 @@ core::Status read_batch(DsReader& r, PlanBuilder& b, std::int64_t dp, const Impo
   PLANCK_IMPORT_TRY(tb, r.integer("/train_batch_size"));
   PLANCK_IMPORT_TRY(mb, r.integer("/train_micro_batch_size_per_gpu"));
   PLANCK_IMPORT_TRY(gas, r.integer("/gradient_accumulation_steps"));
+  // A batch left to a trainer ("auto", or none at all): the Hugging Face Trainer runs this config.
+  const bool trainer = tb.is_auto || mb.is_auto || gas.is_auto || (!tb.value && !mb.value);
   if (!tb.value && !tb.is_auto && !mb.value && !mb.is_auto && (options.micro_batch || options.global_batch)) {
     // The Hugging Face Trainer fills a config without the batch; the command line says what it fills.
     mb.value = options.micro_batch;
     tb.value = options.global_batch;
     b.note("the batch from the command line (--micro-batch / --global-batch): the config states none");
+  }
+  // "auto": what the Hugging Face trainer fills from its arguments; the command line's batch is that.
+  if (mb.is_auto && options.micro_batch) {
+    mb = DsInt{options.micro_batch, false};
+    b.note("train_micro_batch_size_per_gpu \"auto\": " + str(*options.micro_batch) + " from --micro-batch");
+  }
+  if (tb.is_auto && options.global_batch) {
+    tb = DsInt{options.global_batch, false};
+    b.note("train_batch_size \"auto\": " + str(*options.global_batch) + " from --global-batch");
+    if (gas.is_auto) {
+      gas = DsInt{};
+      b.note("gradient_accumulation_steps \"auto\": the global batch over micro-batch x data-parallel size");
+    }
+  }
+  if (trainer) {
+    // The trainer's gradient checkpointing and PEFT are its own arguments, never in this file.
+    b.unmodelled("a DeepSpeed config whose batch a trainer fills", 0,
+                 "the trainer's gradient checkpointing and PEFT / LoRA are not in it: priced without activation "
+                 "checkpointing and with every weight trained (write the plan with `planck import deepspeed FILE` "
+                 "and set training.activation_checkpointing or lora_rank for a run that uses them)");
   }
   if (mb.is_auto) {
     mb.value = 8;

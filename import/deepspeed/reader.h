@@ -70,12 +70,26 @@ class DsReader {
   }
   void warn_unknown(const std::string& ptr, const std::vector<std::string>& known) {
     const nlohmann::json* obj = ptr.empty() ? &doc_.root() : at(ptr);
-    if (!obj || !obj->is_object()) return;
-    for (const auto& [key, value] : obj->items()) {
-      if (std::find(known.begin(), known.end(), key) == known.end()) {
-        const std::string p = ptr + "/" + core::json_pointer_escape(key);
-        b_.unknown_key(p, doc_.key_position(p).line, known);
+    auto unknown = [&](const std::string& key) { return std::find(known.begin(), known.end(), key) == known.end(); };
+    if (obj && obj->is_object()) {
+      for (const auto& [key, value] : obj->items()) {
+        if (unknown(key)) {
+          const std::string p = ptr + "/" + core::json_pointer_escape(key);
+          b_.unknown_key(p, doc_.key_position(p).line, known);
+        }
       }
+    }
+    // A --set under this object naming a key the file does not hold: checked the same way (the
+    // file's own keys were checked above).
+    std::vector<std::string> said;
+    for (const auto& [set_ptr, value] : overrides_) {
+      if (set_ptr.size() <= ptr.size() + 1 || set_ptr.compare(0, ptr.size() + 1, ptr + "/") != 0) continue;
+      const std::string key = set_ptr.substr(ptr.size() + 1, set_ptr.find('/', ptr.size() + 1) - ptr.size() - 1);
+      if (!unknown(key) || (obj && obj->is_object() && obj->contains(key)) ||
+          std::find(said.begin(), said.end(), key) != said.end())
+        continue;
+      said.push_back(key);
+      b_.unknown_key("--set " + ptr + "/" + key, 0, known);
     }
   }
   bool flag(const std::string& ptr) const {

@@ -116,7 +116,12 @@ TEST_CASE("cli_verify_deepspeed_json_with_the_run_facts_runs_the_memory_rules") 
                         "--gpu h200 --set zero_optimization.stage=2");
   CHECK(imported.code == 0);
   CHECK(imported.out.find("training/seq_len = 4096 from --seq-len") != std::string::npos);
-  CHECK(imported.out.find("training/micro_batch = 2 from --micro-batch (the config says 8)") != std::string::npos);
+  // Its micro-batch is "auto" (what the trainer fills): --micro-batch is that value, said as such,
+  // not as overriding an 8 the config never states (audit 3, D10).
+  CHECK(imported.out.find("train_micro_batch_size_per_gpu \\\"auto\\\": 2 from --micro-batch") != std::string::npos);
+  CHECK(imported.out.find("the config says 8") == std::string::npos);
+  // A trainer-filled config cannot say the trainer's gradient checkpointing or LoRA: warned.
+  CHECK(imported.out.find("the trainer's gradient checkpointing and PEFT") != std::string::npos);
   CHECK(imported.out.find("\"gpu\": \"h200\"") != std::string::npos);
   CHECK(imported.out.find("\"data_parallel\": \"zero2\"") != std::string::npos);  // --set wins over stage 3
 }

@@ -107,6 +107,14 @@ TEST_CASE("import_deepspeed_refusals_and_warnings_name_the_place") {
         std::string::npos);
   ImportResult r = import_ok(&import_deepspeed, "{\"train_batch_size\": 8,\n \"zero_optimisation\": {}}", world(1, 8));
   CHECK(any_contains(r.warnings, "config:2: unknown-key: /zero_optimisation is not a key the framework knows (ignored); did you mean 'zero_optimization'?"));
+  // A misspelt key given by --set is checked as the file's are (DeepSpeed's pydantic zero config
+  // forbids extra keys: runtime/config_utils.py extra="forbid"); not applied silently.
+  ImportOptions o = world(1, 8);
+  o.sets = {{"zero_optimization.offload_optimzer.device", "cpu"}, {"zero_optimization.stage", "2"}};
+  ImportResult s = import_ok(&import_deepspeed, "{\"train_batch_size\": 8}", o);
+  CHECK(any_contains(s.warnings, "--set /zero_optimization/offload_optimzer is not a key the framework knows"));
+  CHECK(any_contains(s.warnings, "did you mean 'offload_optimizer'?"));
+  CHECK_FALSE(any_contains(s.warnings, "/zero_optimization/stage is not"));
   std::string deep(100000, '[');
   CHECK(!import_deepspeed(deep, "config", world(1, 8)).is_ok());
 }
