@@ -166,7 +166,10 @@ core::Result<World> PlanBuilder::resolve_world(const ImportOptions& options, con
          " configs do not state the world size; assumed 1 node x 8 GPUs "
          "(pass --nodes N --gpus-per-node G for the cluster you will run on)");
   } else if (!gpn) {
-    note("gpus_per_node not given; assumed 8");
+    finding("setting-unmodelled", 0,
+            "the config states the nodes but not the GPUs per node: 8 assumed (pass --gpus-per-node G for the "
+            "cluster it runs on)",
+            "", "/cluster/gpus_per_node");
   } else if (!nodes) {
     note("nodes not given; assumed 1");
   }

@@ -90,6 +90,7 @@ core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, con
       if (same && !identical) launch.earlier.push_back(c.line);
     }
     add_flags(best->words, 0, py_index, launch.launcher);
+    launch.before.assign(best->words.begin(), best->words.begin() + static_cast<std::ptrdiff_t>(py_index));
     add_flags(best->words, py_index + 1, best->words.size(), launch.flags);
     return launch;
   }

@@ -24,6 +24,7 @@ struct MegatronFlag {
 struct MegatronLaunch {
   std::map<std::string, MegatronFlag> flags;     // argparse semantics: the last occurrence wins
   std::map<std::string, MegatronFlag> launcher;  // torchrun flags before the script (--nnodes ...)
+  std::vector<ShellField> before;                // every word before the script (mpirun -np N ...)
   std::string script;                            // "pretrain_gpt.py", or "" for an args file
   int line = 0;
   std::vector<int> earlier;  // lines of other runs of the same script (a loop over configs): not read

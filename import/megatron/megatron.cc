@@ -23,6 +23,7 @@
 #include "import/megatron/deepspeed_fork.h"
 #include "import/megatron/flags.h"
 #include "import/plan_builder.h"
+#include "import/formats/shell_arith.h"
 #include "import/formats/shell_script.h"
 
 namespace planck::import {
@@ -158,6 +159,27 @@ ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script
   cw.gpus_per_node = launcher_int("nproc-per-node");
   cw.nodes = launcher_int("nnodes");
   cw.source = "the torchrun flags";
+  // mpirun / mpiexec (OpenMPI, MPICH, Intel MPI): -np / -n N ranks, --npernode / -npernode / -N / -ppn
+  // ranks per node; one rank a GPU.
+  const auto mpi = std::find_if(launch.before.begin(), launch.before.end(), [](const ShellField& w) {
+    const std::string base = w.text.substr(w.text.rfind('/') == std::string::npos ? 0 : w.text.rfind('/') + 1);
+    return base == "mpirun" || base == "mpiexec" || base == "mpiexec.hydra";
+  });
+  if (!cw.gpus_per_node && !cw.nodes && mpi != launch.before.end()) {
+    std::optional<std::int64_t> ranks, per_node;
+    for (auto it = mpi + 1; it + 1 < launch.before.end(); ++it) {
+      const std::string& w = it->text;
+      auto value = parse_shell_int((it + 1)->text);
+      if (w == "-np" || w == "-n" || w == "--np" || w == "--n") ranks = value;
+      if (w == "--npernode" || w == "-npernode" || w == "-N" || w == "-ppn" || w == "--ppn") per_node = value;
+    }
+    if (ranks || per_node) {
+      cw.gpus_per_node = per_node;
+      if (ranks && per_node && *per_node > 0 && *ranks % *per_node == 0) cw.nodes = *ranks / *per_node;
+      if (ranks && !per_node) cw.world_size = ranks;
+      cw.source = "mpirun's -np / --npernode";
+    }
+  }
   if (!cw.gpus_per_node && !cw.nodes) {
     cw.source = "the script's variables";
     for (const char* v : {"GPUS_PER_NODE", "NPROC_PER_NODE", "NUM_GPUS_PER_NODE", "GPUS"}) {

@@ -250,6 +250,15 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
     b.note("mesh order [pp, dp_replicate, dp_shard, cp, tp], tp fastest (torchtitan build_mesh)");
   }
 
+  // [parallelism] context_parallel_rotate_method (job_config.py, default "allgather"): how the K/V
+  // shards reach each rank (set_rotate_method); planck prices a ring of K/V chunks, the same bytes.
+  if (d.cp > 1) {
+    PLANCK_IMPORT_TRY(rotate, r.string_in("parallelism", "context_parallel_rotate_method"));
+    const std::string method = rotate ? rotate->value : "allgather";
+    b.note("context parallelism rotates K/V by " + method + (rotate ? "" : " (torchtitan's default)") +
+           ": priced as a ring of K/V chunks (the same bytes; the " + method + "'s overlap with attention is not "
+           "modelled apart)");
+  }
   // parallelize.py: FSDP when dp_shard > 1 or cp > 1; fully_shard gets (dp_replicate, dp_shard_cp)
   // when dp_replicate > 1 (HSDP, #713/#729), else dp_shard_cp; DDP when only dp_replicate > 1.
   nlohmann::ordered_json par;

@@ -187,7 +187,8 @@ TEST_CASE("cli_framework_rank_programs_make_strict_usable") {
   // Megatron-LM examples/academic_paper_scripts/sc21/run_figure_16.sh (sources CONFIG.sh, SBATCH.sh,
   // SRUN.sh beside it): the importer states Megatron-Core's data rank, so the rank rules run and
   // a clean script passes --strict (no checks-skipped note left).
-  Run sc21 = planck("verify " + data("import/megatron-lm/sc21/run_figure_16.sh") + " --strict");
+  // The scripts state the nodes (#SBATCH) but not the GPUs per node: Selene's DGX A100s had 8.
+  Run sc21 = planck("verify " + data("import/megatron-lm/sc21/run_figure_16.sh") + " --gpus-per-node 8 --strict");
   CHECK(sc21.code == 0);
   CHECK(sc21.out.find("checks-skipped") == std::string::npos);
   // DeepSpeed AutoEP (autoep_size 8 over 16 ranks): the data rank is global rank / autotp_size =

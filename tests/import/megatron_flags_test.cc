@@ -175,5 +175,20 @@ TEST_CASE("megatron_nodes_flag_is_what_slurm_sets_in_the_job") {
   CHECK(r.plan["cluster"]["nodes"] == 8);
 }
 
+TEST_CASE("megatron_mpirun_ranks_are_the_world_and_unstated_gpus_per_node_are_said") {
+  // rioyokotalab/Megatron-Llama2's ABCI scripts launch `mpirun -np $NUM_GPUS --npernode
+  // $NUM_GPU_PER_NODE python pretrain_gpt.py` on 4-GPU V100 nodes: mpirun starts -np ranks,
+  // --npernode on each node (OpenMPI mpirun(1)), one rank a GPU.
+  ImportResult r = import_ok(&import_megatron, "mpirun -np 16 --npernode 4 python pretrain_gpt.py " + kBase,
+                             ImportOptions{}, "run.sh");
+  CHECK(r.plan["cluster"]["nodes"] == 4);
+  CHECK(r.plan["cluster"]["gpus_per_node"] == 4);
+  // Nodes stated (#SBATCH) but not the GPUs per node: 8 assumed, and said as a warning.
+  ImportResult n = import_ok(&import_megatron, "#SBATCH --nodes=2\nsrun python pretrain_gpt.py " + kBase,
+                             ImportOptions{}, "run.sh");
+  CHECK(n.plan["cluster"]["gpus_per_node"] == 8);
+  CHECK(any_contains(n.warnings, "not the GPUs per node: 8 assumed"));
+}
+
 }  // namespace
 }  // namespace planck::import::test

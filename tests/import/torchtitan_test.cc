@@ -257,6 +257,17 @@ TEST_CASE("import_torchtitan_full_bf16_training_and_optimizer_in_backward") {
   CHECK_FALSE(f32.plan["training"].contains("master_dtype"));
 }
 
+TEST_CASE("import_torchtitan_context_parallel_rotate_method_is_said") {
+  // job_config.py context_parallel_rotate_method defaults to "allgather" (set_rotate_method in
+  // distributed/utils.py); planck's ring of K/V chunks moves the same bytes: said, not dropped.
+  ImportResult dflt = import_ok(&import_torchtitan, config("context_parallel_degree = 2\n"), world(1, 8));
+  CHECK(any_contains(dflt.notes, "rotates K/V by allgather (torchtitan's default)"));
+  ImportResult a2a = import_ok(
+      &import_torchtitan, config("context_parallel_degree = 2\ncontext_parallel_rotate_method = \"alltoall\"\n"),
+      world(1, 8));
+  CHECK(any_contains(a2a.notes, "rotates K/V by alltoall"));
+}
+
 TEST_CASE("import_torchtitan_float8_converter_is_training_fp8") {
   // torchtitan turns torchao Float8 on with a model converter ("float8", later
   // "quantize.linear.float8"); recipe_name defaults to tensorwise (torchtitan
