@@ -172,13 +172,20 @@ core::Status Runner::run_file(const std::string& file, int line, bool sourced) {
 core::Status Runner::run_text(const std::string& text, int line) {
   if (depth_ >= kMaxDepth) return error(line, "`bash -c` nested deeper than " + std::to_string(kMaxDepth));
   auto tokens = lex_shell(text, path_, nullptr);
-  if (!tokens) return tokens.status();
+  if (!tokens) {
+    // The text's own line numbers mean nothing to the user: name the line that runs it.
+    std::string why = tokens.message();
+    if (why.rfind(path_ + ":", 0) == 0) why = why.substr(why.find(": ", path_.size()) + 2);
+    return error(line, "the command line this line hands to `bash -c` / `eval` does not parse (" + why +
+                           ")" + (unrun_ > 0 ? "; it holds the text of a $( ) planck did not run" : "") +
+                           ": pass the values with --set NAME=VALUE");
+  }
   for (ShellToken& t : *tokens) {  // the text's own lines count from the line that runs it
     t.line += line - 1;
     shift_lines(t.word, line - 1);
     for (ShellWord& e : t.elements) shift_lines(e, line - 1);
   }
-  script.followed.push_back("line " + std::to_string(line) + ": read the text given to `-c` as a script");
+  script.followed.push_back("line " + std::to_string(line) + ": read the text given to `-c` or `eval` as a script");
   const auto saved_frames = std::move(frames_);
   frames_.clear();
   ++depth_;
@@ -193,6 +200,14 @@ core::Result<bool> Runner::follow(const ShellCommand& cmd) {
   if (w.empty()) return false;
   if ((w[0].text == "source" || w[0].text == ".") && w.size() > 1) {
     if (auto st = run_file(w[1].text, cmd.line, true); !st) return st;
+    return true;
+  }
+  // `eval WORDS`: bash joins the (expanded) words with spaces and runs the result as a command
+  // line, its quotes, redirections and pipes parsed anew (ROCm's `eval $run_cmd`, `eval "$CMD"`).
+  if (w[0].text == "eval" && w.size() > 1) {
+    std::string text;
+    for (std::size_t k = 1; k < w.size(); ++k) text += (k > 1 ? " " : "") + w[k].text;
+    if (auto st = run_text(text, cmd.line); !st) return st;
     return true;
   }
   // `... bash [-x] -c TEXT`, anywhere in the command (srun/sbatch/ssh in front).

@@ -41,7 +41,7 @@ TEST_CASE("import_megatron_launch_inside_a_string_run_by_srun_bash_c") {
   CHECK(r.plan["training"]["micro_batch"] == 4);
   CHECK(r.plan["training"]["global_batch"] == 2048);
   CHECK(r.plan["training"]["grad_accumulation"] == 2048 / (4 * 32));
-  CHECK(any_contains(r.notes, "read the text given to `-c` as a script"));
+  CHECK(any_contains(r.notes, "read the text given to `-c` or `eval` as a script"));
   // The flags' lines are where PRETRAIN_ARGS writes them, not the srun line.
   CHECK(r.positions.at("/training/micro_batch") == line_of("sbatch_mfsdp_deepseek_v3.sh", "--micro-batch-size ${MBS}"));
   CHECK(r.positions.at("/mesh/shape/4") == line_of("sbatch_mfsdp_deepseek_v3.sh", "--tensor-model-parallel-size ${TP}"));

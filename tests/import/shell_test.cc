@@ -297,5 +297,17 @@ TEST_CASE("import_shell_double_brackets_do_not_split_or_drop_words") {
   CHECK(var(s, "C") == "taken");
   for (const auto& a : s.assumptions) CHECK_MESSAGE(a.find("cannot be decided") == std::string::npos, a);
 }
+// `eval` as ROCm's train_llama3.sh and HYGON's DeepSeek-V3 scripts launch: bash joins the words
+// and parses them anew, so the appended `|& tee LOG` / `>& LOG` end the command (a pipe and a
+// redirection, not flag values) and quotes balance across words.
+TEST_CASE("import_shell_eval_parses_its_words_as_a_command_line") {
+  ShellScript s = run_ok(
+      "run_cmd=\"torchrun pretrain_gpt.py --global-batch-size 64\"\n"
+      "run_cmd=\"$run_cmd >& /tmp/train.log\"\neval $run_cmd\n"
+      "CMD=\"python pretrain_gpt.py --name 'a b' |& tee log\"\neval \"$CMD\"\n");
+  REQUIRE(s.commands.size() >= 2);
+  CHECK(words(s.commands[0]) == "torchrun|pretrain_gpt.py|--global-batch-size|64");
+  CHECK(words(s.commands[1]) == "python|pretrain_gpt.py|--name|a b");
+}
 }  // namespace
 }  // namespace planck::import
