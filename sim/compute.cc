@@ -289,7 +289,9 @@ OpSacGemms op_sac_gemms(const std::vector<Gemm>& gemms, bool moe_layer) {
   OpSacGemms out;
   // layer_gemms puts an MoE layer's two routed-expert GEMMs last.
   const std::size_t mm = moe_layer && gemms.size() >= 2 ? gemms.size() - 2 : gemms.size();
-  for (std::size_t i = 0; i < gemms.size(); ++i) (i < mm && i % 2 == 0 ? out.saved : out.recomputed).push_back(gemms[i]);
+  for (std::size_t i = 0; i < gemms.size(); ++i) {
+    (i < mm && i % 2 == 0 ? out.saved : out.recomputed).push_back(gemms[i]);
+  }
   return out;
 }
 

@@ -40,8 +40,9 @@ void read_cross_entropy(const nlohmann::json& settings, const std::string& main_
   r.plan["training"]["cross_entropy"] = "te";
   r.positions["/training/cross_entropy"] = line;
   if (!file.empty()) r.position_files["/training/cross_entropy"] = file;
-  r.notes.push_back("model.cross_entropy_fusion_impl te" +
-                    std::string(fusion == nullptr ? " (cross_entropy_loss_fusion: True, GPTModelProvider's default)" : "") +
+  const std::string fusion_default =
+      fusion == nullptr ? " (cross_entropy_loss_fusion: True, GPTModelProvider's default)" : "";
+  r.notes.push_back("model.cross_entropy_fusion_impl te" + fusion_default +
                     ": Transformer Engine's cross entropy keeps the 16-bit logits, no fp32 copy "
                     "(training.cross_entropy = te)");
 }

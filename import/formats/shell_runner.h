@@ -2,6 +2,7 @@
 // The interpreter behind run_shell (shell_script.h), shared by shell_script.cc (words, variables,
 // conditions) and shell_follow.cc (sourced files, scripts run by bash/sbatch, `bash -c` text).
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -32,6 +33,24 @@ inline std::string join_fields(const Fields& f) {
 
 inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
+// A launch script's loops run a few configs; a hostile one nests them. Body runs stop here.
+constexpr std::size_t kMaxLoopRuns = 4096;
+
+// The i-th word of a statement when it is one unquoted literal (a keyword), else nullopt.
+inline std::optional<std::string> keyword(const std::vector<const ShellToken*>& stmt, std::size_t i = 0) {
+  if (i >= stmt.size() || stmt[i]->kind != ShellToken::kWord) return std::nullopt;
+  return stmt[i]->word.literal();
+}
+
+// A shell variable name: a letter or '_', then letters, digits and '_'.
+inline bool is_name(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
 class Runner {
  public:
   explicit Runner(std::string path) : path_(std::move(path)) {}
@@ -52,7 +71,8 @@ class Runner {
   }
   using Statement = std::vector<const ShellToken*>;
   core::Status statement(std::vector<const ShellToken*> toks);
-  // shell_control.cc: statements [begin, end), running `for NAME in WORDS; do ... done` once per
+  // shell_control.cc (loops in shell_loops.cc, conditions in shell_condition.cc): statements
+  // [begin, end), running `for NAME in WORDS; do ... done` once per
   // word; and the `read` builtin on a here-string (true when `cmd` was a read, now done; a
   // `<<< WORD` of any other command is dropped from it).
   core::Status run_statements(const std::vector<Statement>& stmts, std::size_t begin, std::size_t end);

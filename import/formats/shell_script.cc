@@ -85,8 +85,8 @@ core::Result<Fields> Runner::param(const std::string& expr, int line, bool* mult
       else
         value.reset();
     }
-  } else if (value && value->size() > 1) {
-    value = Fields{value->front()};  // $ARR is ${ARR[0]}
+  } else if (value && value->size() > 1 && name != "@" && name != "*") {
+    value = Fields{value->front()};  // $ARR is ${ARR[0]}; $@ and $* are every positional parameter
   }
   const std::string rest = expr.substr(i);
   const bool set = value.has_value();
@@ -113,6 +113,27 @@ core::Result<Fields> Runner::param(const std::string& expr, int line, bool* mult
     return w;
   }
   if (rest[0] == '+') return set ? word(1) : Fields{};
+  if (rest[0] == ':') {
+    // ${VAR:OFFSET} / ${VAR:OFFSET:LENGTH}, arithmetic in both (ROCm's `${ARGUMENT:$KEY_LENGTH+1}`):
+    // a negative offset counts from the end, as bash's.
+    const std::size_t colon = rest.find(':', 1);
+    auto offset_text = inline_word(rest.substr(1, colon == std::string::npos ? std::string::npos : colon - 1), line);
+    if (!offset_text) return offset_text.status();
+    const auto offset = shell_arith(*offset_text, script.vars);
+    std::optional<std::int64_t> length;
+    if (colon != std::string::npos) {
+      auto length_text = inline_word(rest.substr(colon + 1), line);
+      if (!length_text) return length_text.status();
+      length = shell_arith(*length_text, script.vars);
+    }
+    if (offset && (colon == std::string::npos || (length && *length >= 0))) {
+      const std::string s = value ? join_fields(*value) : std::string();
+      const auto n = static_cast<std::int64_t>(s.size());
+      const std::int64_t from = *offset < 0 ? std::max<std::int64_t>(0, n + *offset) : std::min(*offset, n);
+      const std::int64_t count = length ? std::min(*length, n - from) : n - from;
+      return Fields{{s.substr(static_cast<std::size_t>(from), static_cast<std::size_t>(count)), line}};
+    }
+  }
   script.assumptions.push_back("line " + std::to_string(line) + ": ${" + expr +
                                "} uses an operator planck does not evaluate; took the value of " + name + " unchanged");
   return value.value_or(Fields{});
@@ -204,133 +225,6 @@ core::Result<Fields> Runner::expand(const ShellWord& w, bool split) {
   return out;
 }
 
-std::optional<bool> Runner::test(const Fields& a) {
-  std::vector<std::string> args;
-  for (const auto& f : a) args.push_back(f.text);
-  bool negate = false;
-  while (!args.empty() && args.front() == "!") {
-    negate = !negate;
-    args.erase(args.begin());
-  }
-  std::optional<bool> r;
-  if (args.empty()) {
-    r = false;
-  } else if (args.size() == 1) {
-    r = !args[0].empty();
-  } else if (args.size() == 2) {
-    if (args[0] == "-z")
-      r = args[1].empty();
-    else if (args[0] == "-n")
-      r = !args[1].empty();
-  } else if (args.size() == 3) {
-    const std::string& op = args[1];
-    if (op == "=" || op == "==")
-      r = fnmatch(args[2].c_str(), args[0].c_str(), 0) == 0;
-    else if (op == "!=")
-      r = fnmatch(args[2].c_str(), args[0].c_str(), 0) != 0;
-    else if (op.size() == 3 && op[0] == '-') {
-      auto x = parse_shell_int(args[0]), y = parse_shell_int(args[2]);
-      if (x && y) {
-        if (op == "-eq")
-          r = *x == *y;
-        else if (op == "-ne")
-          r = *x != *y;
-        else if (op == "-lt")
-          r = *x < *y;
-        else if (op == "-le")
-          r = *x <= *y;
-        else if (op == "-gt")
-          r = *x > *y;
-        else if (op == "-ge")
-          r = *x >= *y;
-      }
-    }
-  }
-  if (r && negate) r = !*r;
-  return r;
-}
-
-core::Result<std::optional<bool>> Runner::condition(const std::vector<const ShellToken*>& toks, int line) {
-  std::optional<bool> acc;
-  std::string pending = "";
-  std::vector<const ShellToken*> cmd;
-  std::string text;
-  auto finish = [&]() -> core::Status {
-    Fields args;
-    std::optional<bool> r;
-    if (cmd.size() == 1 && cmd[0]->kind == ShellToken::kArith) {  // (( EXPR )): true when EXPR is not 0
-      auto v = arith_command(*cmd[0]);
-      if (!v) return v.status();
-      if (*v) r = **v != 0;
-      text += "((" + cmd[0]->word.segs[0].text + ")) ";
-    }
-    // Inside [[ ]] words are not split and an empty one stays an argument (bash(1) "[[
-    // expression ]]": no word splitting or pathname expansion), so `[[ $X == y ]]` with X unset
-    // compares "" with y.
-    const bool double_bracket = !cmd.empty() && cmd.front()->kind == ShellToken::kWord &&
-                                cmd.front()->word.literal() == "[[";
-    for (const ShellToken* t : cmd) {
-      if (t->kind != ShellToken::kWord) continue;
-      auto f = expand(t->word, !double_bracket);
-      if (!f) return f.status();
-      if (double_bracket) {
-        args.push_back({join_fields(*f), t->line});
-      } else {
-        args.insert(args.end(), f->begin(), f->end());
-      }
-    }
-    if (!args.empty()) {
-      const std::string first = args.front().text;
-      if (first == "true")
-        r = true;
-      else if (first == "false")
-        r = false;
-      else if ((first == "[" && args.back().text == "]") || (first == "[[" && args.back().text == "]]")) {
-        r = test(Fields(args.begin() + 1, args.end() - 1));
-      } else if (first == "test") {
-        r = test(Fields(args.begin() + 1, args.end()));
-      }
-    }
-    for (const auto& f : args) text += f.text + " ";
-    if (pending.empty())
-      acc = r;
-    else if (pending == "&&")
-      acc = (acc == false || r == false) ? std::optional<bool>(false)
-            : (acc && r)                 ? std::optional<bool>(true)
-                                         : std::nullopt;
-    else
-      acc = (acc == true || r == true) ? std::optional<bool>(true)
-            : (acc && r)               ? std::optional<bool>(false)
-                                       : std::nullopt;
-    cmd.clear();
-    return core::Status::ok();
-  };
-  for (const ShellToken* t : toks) {
-    if (t->kind == ShellToken::kOp) {
-      if (auto st = finish(); !st) return st;
-      pending = t->op == "&&" || t->op == "||" ? t->op : "?";
-      text += t->op + " ";
-      if (pending == "?") acc.reset();
-    } else if (t->kind == ShellToken::kWord || t->kind == ShellToken::kArith) {
-      cmd.push_back(t);
-    }
-  }
-  if (auto st = finish(); !st) return st;
-  if (!acc)
-    script.assumptions.push_back("line " + std::to_string(line) + ": condition `" + text +
-                                 "` cannot be decided without running it; assumed true");
-  return acc;
-}
-
-core::Result<std::optional<std::int64_t>> Runner::arith_command(const ShellToken& t) {
-  auto text = inline_word(t.word.segs[0].text, t.line);
-  if (!text) return text.status();
-  auto v = shell_arith_assign(*text, script.vars, t.line);
-  if (!v)
-    script.assumptions.push_back("line " + std::to_string(t.line) + ": ((" + t.word.segs[0].text + ")) not evaluated");
-  return v;
-}
-
 core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
   if (toks.size() == 1 && toks[0]->kind == ShellToken::kArith) return arith_command(*toks[0]).status();
   std::size_t i = 0;
@@ -342,6 +236,7 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
     if (!prefix && !(lit && i > 0 && lit->size() > 1 && (*lit)[0] == '-' && toks[0]->word.literal() != "unset")) break;
     ++i;
   }
+  const bool declared = i > 0;  // export / declare / local ... before the words
   std::map<std::string, std::optional<Fields>> saved;  // values before this line's assignments
   for (; i < toks.size(); ++i) {
     const ShellToken& t = *toks[i];
@@ -360,6 +255,20 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
       continue;
     }
     const ShellWord& w = t.word;
+    if (declared && (w.segs.empty() || w.segs[0].kind != ShellSegment::kLit || w.segs[0].quoted)) {
+      // `export "$KEY"="$VALUE"`: after export / declare / local the word is expanded first and is
+      // an assignment when it then reads NAME=VALUE (ROCm's KEY=VALUE argument loop).
+      auto f = expand(w, false);
+      if (!f) return f.status();
+      const std::string text = join_fields(*f);
+      const std::size_t eq = text.find('=');
+      const std::string name = eq == std::string::npos ? std::string() : text.substr(0, eq);
+      bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+      for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+      if (!ok) break;
+      if (!pinned.count(name)) script.vars[name] = Fields{{text.substr(eq + 1), w.line}};
+      continue;
+    }
     if (w.segs.empty() || w.segs[0].kind != ShellSegment::kLit || w.segs[0].quoted) break;
     const std::string& head = w.segs[0].text;
     const std::size_t eq = head.find('=');

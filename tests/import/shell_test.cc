@@ -309,5 +309,25 @@ TEST_CASE("import_shell_eval_parses_its_words_as_a_command_line") {
   CHECK(words(s.commands[0]) == "torchrun|pretrain_gpt.py|--global-batch-size|64");
   CHECK(words(s.commands[1]) == "python|pretrain_gpt.py|--name|a b");
 }
+// ROCm/Megatron-LM's examples take `bash train_llama3.sh TP=2 PP=2`: a loop over "$@" that cuts
+// each KEY=VALUE with `$(echo $ARGUMENT | cut -f1 -d=)`, `${ARGUMENT:$KEY_LENGTH+1}` and exports
+// "$KEY"="$VALUE" (examples/llama/train_llama3.sh:25-33). bash 5.2 leaves TP=2, PP=3, and the
+// script's own `${TP:-8}` defaults keep them.
+TEST_CASE("import_shell_key_value_argument_loop") {
+  auto r = run_shell(
+      "for ARGUMENT in \"$@\"\ndo\n   KEY=$(echo $ARGUMENT | cut -f1 -d=)\n   KEY_LENGTH=${#KEY}\n"
+      "   VALUE=\"${ARGUMENT:$KEY_LENGTH+1}\"\n   export \"$KEY\"=\"$VALUE\"\ndone\nTP=\"${TP:-8}\"\nPP=\"${PP:-1}\"\n"
+      "S=abcdef\nA=${S:2:3}\nB=${S: -2}\nC=$(echo a:b:c | cut -d: -f2)\n",
+      "s.sh", {{"1", "TP=2"}, {"2", "PP=3"}});
+  REQUIRE(r.is_ok());
+  CHECK(var(*r, "TP") == "2");
+  CHECK(var(*r, "PP") == "3");
+  CHECK(var(*r, "KEY") == "PP");
+  CHECK(var(*r, "VALUE") == "3");
+  CHECK(var(*r, "KEY_LENGTH") == "2");
+  CHECK(var(*r, "A") == "cde");
+  CHECK(var(*r, "B") == "ef");
+  CHECK(var(*r, "C") == "b");
+}
 }  // namespace
 }  // namespace planck::import
