@@ -158,7 +158,9 @@ class Module:
 
 class Loader:
     """Finds `a.b.c` as a/b/c.py or a/b/c/__init__.py: in the registry's directory and each
-    parent, then in each --path directory (the first place holding `a` wins, as on sys.path)."""
+    parent, then in each --path directory; the first of them holding the whole module wins (the
+    parents stand in for an installed package, so a parent's unrelated `megatron/` folder -- a
+    Megatron-LM checkout around a Bridge recipe -- does not hide the --path tree)."""
 
     def __init__(self, main, paths):
         self.modules, self.depth = {}, 0
@@ -201,7 +203,7 @@ class Loader:
             if not parts:
                 return None
             bases = [r for r in self.roots if os.path.exists(os.path.join(r, parts[0])) or
-                     os.path.isfile(os.path.join(r, parts[0] + ".py"))][:1]
+                     os.path.isfile(os.path.join(r, parts[0] + ".py"))]
         for base in bases:
             p = os.path.join(base, *parts)
             for candidate in (p + ".py", os.path.join(p, "__init__.py")):

@@ -8,12 +8,15 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "core/plan/pipeline_split.h"
 #include "tests/import/import_test_util.h"
+#include "tests/temp_dir.h"
 
 namespace planck::import::test {
 namespace {
@@ -172,6 +175,31 @@ TEST_CASE("bridge_cross_entropy_fusion_impl_te_is_read") {
   auto unfused = import_all("megatron-bridge", l1, o);
   REQUIRE(unfused.is_ok());
   CHECK_FALSE(unfused->front().result.plan["training"].contains("cross_entropy"));
+}
+
+TEST_CASE("bridge_recipe_beside_an_unrelated_megatron_folder_finds_bridge_on_the_python_path") {
+  // awslabs' 3.test_cases/megatron/megatron-bridge/kimi-k2/conf/*.py (audit 3, F10): a third-party
+  // recipe whose parent directory also holds a `megatron/` folder without bridge/ in it. Python
+  // would import the installed megatron.bridge; the --python-path tree must not be hidden by it.
+  const auto dir = planck_test::process_temp_dir("planck-bridge") / "layout";
+  std::filesystem::create_directories(dir / "megatron" / "other");
+  std::filesystem::create_directories(dir / "conf");
+  std::ofstream(dir / "conf" / "my_recipe.py")
+      << "from megatron.bridge.recipes.llama.h100.llama3 import llama32_1b_pretrain_1gpu_h100_bf16_config\n"
+         "from megatron.bridge.training.config import ConfigContainer\n\n"
+         "def my_cfg() -> ConfigContainer:\n"
+         "    cfg = llama32_1b_pretrain_1gpu_h100_bf16_config()\n"
+         "    cfg.model.tensor_model_parallel_size = 2\n"
+         "    return cfg\n";
+  ImportOptions o = world(1, 2);
+  o.python_path = {data_path("megatron-bridge/067f987d/src")};
+  auto all = import_all("megatron-bridge", (dir / "conf" / "my_recipe.py").string() + ":my_cfg", o);
+  REQUIRE_MESSAGE(all.is_ok(), (all.is_ok() ? std::string() : all.message()));
+  const ImportResult& r = all->front().result;
+  CHECK(r.failed.empty());
+  CHECK(r.unfollowed.empty());
+  CHECK(r.plan["mesh"]["shape"].back() == 2);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
