@@ -263,9 +263,7 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
       const std::string text = join_fields(*f);
       const std::size_t eq = text.find('=');
       const std::string name = eq == std::string::npos ? std::string() : text.substr(0, eq);
-      bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
-      for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-      if (!ok) break;
+      if (!is_name(name)) break;
       if (!pinned.count(name)) script.vars[name] = Fields{{text.substr(eq + 1), w.line}};
       continue;
     }
@@ -275,9 +273,7 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
     if (eq == std::string::npos || eq == 0) break;
     const bool append = head[eq - 1] == '+';
     const std::string name = head.substr(0, append ? eq - 1 : eq);
-    bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
-    for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!ok) break;
+    if (!is_name(name)) break;
     ShellWord value = w;
     value.segs[0].text = head.substr(eq + 1);
     auto f = expand(value, false);

@@ -30,6 +30,10 @@ struct MegatronLaunch {
   std::vector<int> earlier;  // lines of other runs of the same script (a loop over configs): not read
 };
 
+// The cluster the launch states (world.cc): torchrun's --nproc_per_node / --nnodes, mpirun's -np /
+// --npernode, the script's GPUS_PER_NODE / NNODES / WORLD_SIZE, else its #SBATCH lines.
+ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script, std::string_view text);
+
 // The launch command of `script` (the last one naming a .py file), else every command made only
 // of --flags (an args file). Error when neither exists.
 core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, const PlanBuilder& b);

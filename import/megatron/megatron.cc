@@ -23,7 +23,6 @@
 #include "import/megatron/deepspeed_fork.h"
 #include "import/megatron/flags.h"
 #include "import/plan_builder.h"
-#include "import/formats/shell_arith.h"
 #include "import/formats/shell_script.h"
 
 namespace planck::import {
@@ -142,64 +141,6 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-
-ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script, std::string_view text) {
-  ConfigWorld cw;
-  auto launcher_int = [&](const char* name) -> std::optional<std::int64_t> {
-    auto it = launch.launcher.find(name);
-    if (it == launch.launcher.end()) return std::nullopt;
-    try {
-      std::size_t used = 0;
-      long long v = std::stoll(it->second.value, &used);
-      return used == it->second.value.size() ? std::optional<std::int64_t>(v) : std::nullopt;
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-  };
-  cw.gpus_per_node = launcher_int("nproc-per-node");
-  cw.nodes = launcher_int("nnodes");
-  cw.source = "the torchrun flags";
-  // mpirun / mpiexec (OpenMPI, MPICH, Intel MPI): -np / -n N ranks, --npernode / -npernode / -N / -ppn
-  // ranks per node; one rank a GPU.
-  const auto mpi = std::find_if(launch.before.begin(), launch.before.end(), [](const ShellField& w) {
-    const std::string base = w.text.substr(w.text.rfind('/') == std::string::npos ? 0 : w.text.rfind('/') + 1);
-    return base == "mpirun" || base == "mpiexec" || base == "mpiexec.hydra";
-  });
-  if (!cw.gpus_per_node && !cw.nodes && mpi != launch.before.end()) {
-    std::optional<std::int64_t> ranks, per_node;
-    for (auto it = mpi + 1; it + 1 < launch.before.end(); ++it) {
-      const std::string& w = it->text;
-      auto value = parse_shell_int((it + 1)->text);
-      if (w == "-np" || w == "-n" || w == "--np" || w == "--n") ranks = value;
-      if (w == "--npernode" || w == "-npernode" || w == "-N" || w == "-ppn" || w == "--ppn") per_node = value;
-    }
-    if (ranks || per_node) {
-      cw.gpus_per_node = per_node;
-      if (ranks && per_node && *per_node > 0 && *ranks % *per_node == 0) cw.nodes = *ranks / *per_node;
-      if (ranks && !per_node) cw.world_size = ranks;
-      cw.source = "mpirun's -np / --npernode";
-    }
-  }
-  if (!cw.gpus_per_node && !cw.nodes) {
-    cw.source = "the script's variables";
-    for (const char* v : {"GPUS_PER_NODE", "NPROC_PER_NODE", "NUM_GPUS_PER_NODE", "GPUS"}) {
-      if (!cw.gpus_per_node) cw.gpus_per_node = shell_int(script, v);
-    }
-    for (const char* v : {"NNODES", "NUM_NODES", "NODES", "NODE_COUNT"}) {
-      if (!cw.nodes) cw.nodes = shell_int(script, v);
-    }
-    cw.world_size = shell_int(script, "WORLD_SIZE");
-  }
-  if (!cw.gpus_per_node && !cw.nodes && !cw.world_size) {
-    // A Slurm batch script run by srun: #SBATCH --nodes, and --ntasks-per-node ranks on each node
-    // (one rank per task), else --gpus-per-node.
-    const SbatchRequest r = sbatch_request(split_lines(text));
-    cw.nodes = r.nodes;
-    cw.gpus_per_node = r.tasks_per_node ? r.tasks_per_node : r.gpus_per_node;
-    cw.source = core::join(r.from, ", ");
-  }
-  return cw;
-}
 
 core::Result<MegatronDegrees> read_degrees(const MegatronFlags& f, PlanBuilder& b, const World& world) {
   MegatronDegrees d;
