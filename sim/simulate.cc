@@ -269,6 +269,12 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
                       " GPUs, but cluster.nvlink_domain is not set: traffic between nodes of " + std::to_string(gpn) +
                       " is priced on the NICs (set it to the GPUs one rack gives the job)");
   }
+  if (core::amd_instinct(gpu)) {
+    r.notes.push_back("no published run on " + gpu.name +
+                      " is fitted: its compute curve is H100's scaled by their measured best-shape GEMM efficiency, "
+                      "and its Infinity Fabric mesh is priced as a switch; the step interval is NVIDIA runs' and may "
+                      "not cover it (docs/simulator.md \"GPU presets and their curves\")");
+  }
   if (r.memory.host_traffic > 0) {
     r.notes.push_back(gpu.host_gbps > 0
                           ? "offload: " + core::format_bytes(r.memory.host_traffic) + " a step over the host link at " +
@@ -286,8 +292,8 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
                       " has no effect under training.mfu (compute is model FLOPs at that share of the BF16 peak)");
   } else if (plan.training && plan.training->fp8 != core::Fp8Recipe::kNone) {
     const char* recipe = core::to_string(plan.training->fp8);
-    if (plan.training->fp8 == core::Fp8Recipe::kMxfp8 && !core::blackwell(gpu)) {
-      r.notes.push_back("training.fp8 mxfp8 needs Blackwell's MX tensor cores: Transformer Engine refuses it on " +
+    if (plan.training->fp8 == core::Fp8Recipe::kMxfp8 && !core::mx_tensor_cores(gpu)) {
+      r.notes.push_back("training.fp8 mxfp8 needs MX tensor cores (Blackwell, MI355X): Transformer Engine refuses it on " +
                         gpu.name + " (use tensorwise or blockwise)");
     }
     if (gpu.fp8_tflops <= 0) {

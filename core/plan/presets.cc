@@ -59,6 +59,13 @@ constexpr ComputeCurve kAmpere{0.778, 128, 0.624, 500, 0.8, 0.778, 0.6};
 // 0.570, A100 to 0.778.
 constexpr ComputeCurve kHopper{0.597, 128, 0.343, 550, 0.8, 0.570, 0.6};
 constexpr ComputeCurve kBlackwell{0.597 * 77.6 / 80.3, 128, 0.343, 550, 0.8, 0.570 * 77.6 / 80.3, 0.7};
+// AMD Instinct (CDNA3 MI300X / MI325X, CDNA4 MI355X). No published training run on them is
+// fitted: their GEMM and attention ceilings are Hopper's scaled by the best-shape BF16 GEMM
+// efficiency of the same MAMF finder on both parts (mag-/gpu_benchmark README: MI300X 758.3 of
+// 1,307.4 TFLOP/s, H100 SXM 792.1 of 989), FP8 by the same ratio; MI355X takes MI300X's curve
+// (no published MAMF). simulate says the step time on them is unvalidated.
+constexpr double kCdnaScale = (758.3 / 1307.4) / (792.1 / 989.0);
+constexpr ComputeCurve kCdna{0.597 * kCdnaScale, 128, 0.343 * kCdnaScale, 550, 0.8, 0.570 * kCdnaScale, 0.6};
 const GpuSpec kGpus[] = {
     {"h100-sxm", 81559LL * 1024 * 1024, 989.0, 450.0, 50.0, 1979.0, 3350.0, 64.0, kHopper},
     // torchtitan's benchmark part: H100 with 96 GB HBM2e at "2.4 TB/sec peak", capped at 500 W
@@ -88,6 +95,16 @@ const GpuSpec kGpus[] = {
     {"gb200", 186LL * 1000 * 1000 * 1000, 2500.0, 900.0, 50.0, 5000.0, 8000.0, 225.0, kBlackwell},
     {"gb300", 279LL * 1000 * 1000 * 1000, 2500.0, 900.0, 100.0, 5000.0, 8000.0, 225.0, kBlackwell},
     {"b300", 270LL * 1000 * 1000 * 1000, 2250.0, 900.0, 100.0, 4500.0, 8000.0, 128.0, kBlackwell},
+    // AMD datasheets, dense peaks: MI300X 1,307.4 BF16 / 2,614.9 FP8 TFLOP/s, HBM3 5,300 GB/s;
+    // MI325X the same peaks, 256 GB HBM3E at 6,000 GB/s; MI355X 2,500 / 5,000 ("2.5 / 5 PF"), 288 GB
+    // HBM3E at 8,000 GB/s. Memory as PyTorch reports the total: MI300X total_memory=196592MB
+    // (ROCm/ROCm#4203); MI325X and MI355X their nominal GiB. Infinity Fabric between the 8 GPUs
+    // of a node is a full mesh of 7 links, not a switch: 896 GB/s both ways in all on MI300X /
+    // MI325X (448 per direction), 1,075 on MI355X (7 x 153.6; 537 per direction), priced as a
+    // switch of that bandwidth (two GPUs alone get one link). 400 Gb/s NIC per GPU, PCIe Gen5 x16.
+    {"mi300x", 196592LL * 1024 * 1024, 1307.4, 448.0, 50.0, 2614.9, 5300.0, 64.0, kCdna},
+    {"mi325x", 256LL * 1024 * 1024 * 1024, 1307.4, 448.0, 50.0, 2614.9, 6000.0, 64.0, kCdna},
+    {"mi355x", 288LL * 1024 * 1024 * 1024, 2500.0, 537.6, 50.0, 5000.0, 8000.0, 64.0, kCdna},
     {"cpu", 16LL * 1024 * 1024 * 1024, 1.0, 10.0, 1.25, 0.0, 20.0, 20.0, ComputeCurve{}},
 };
 
@@ -259,6 +276,10 @@ bool blackwell(const GpuSpec& gpu) {
   }
   return false;
 }
+
+bool amd_instinct(const GpuSpec& gpu) { return gpu.name.rfind("mi3", 0) == 0; }
+
+bool mx_tensor_cores(const GpuSpec& gpu) { return blackwell(gpu) || gpu.name == "mi355x"; }
 
 std::int64_t rack_nvlink_gpus(const GpuSpec& gpu) { return gpu.name == "gb200" || gpu.name == "gb300" ? 72 : 0; }
 

@@ -13,6 +13,10 @@ namespace planck::core {
 std::optional<GpuSpec> gpu_preset(std::string_view name);
 // A Blackwell preset (b200, gb200, b300, gb300): MX tensor cores (MXFP8).
 bool blackwell(const GpuSpec& gpu);
+// The AMD Instinct presets (mi300x, mi325x, mi355x): no published run of them is fitted.
+bool amd_instinct(const GpuSpec& gpu);
+// MX (block-scaled) FP8 tensor cores: Blackwell, and CDNA4's MI355X.
+bool mx_tensor_cores(const GpuSpec& gpu);
 // The GPUs one rack's NVLink reaches for a rack-scale preset (gb200, gb300: NVL72, 72); 0 for the
 // others, whose NVLink ends at the node.
 std::int64_t rack_nvlink_gpus(const GpuSpec& gpu);

@@ -204,9 +204,9 @@ TEST_CASE("sim_fp8_needs_fp8_tensor_cores_and_says_which_recipe_was_priced") {
   const auto json = nlohmann::json::parse(planck::sim::sim_to_json(tensorwise));
   CHECK(json["compute"]["fp8"] == "tensorwise");
   CHECK(json["compute"]["linear_dtype"] == "fp8");
-  // MX blocks need Blackwell: said on Hopper, not on B200.
-  CHECK(has_note(run("h100-sxm", "mxfp8"), "needs Blackwell"));
-  CHECK_FALSE(has_note(run("b200", "mxfp8"), "needs Blackwell"));
+  // MX blocks need MX tensor cores (Blackwell, CDNA4): said on Hopper, not on B200.
+  CHECK(has_note(run("h100-sxm", "mxfp8"), "needs MX tensor cores (Blackwell, MI355X)"));
+  CHECK_FALSE(has_note(run("b200", "mxfp8"), "needs MX tensor cores"));
 }
 
 TEST_CASE("sim_fp8_under_a_fixed_mfu_is_said_to_do_nothing") {
