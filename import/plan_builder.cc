@@ -160,7 +160,7 @@ core::Result<World> PlanBuilder::resolve_world(const ImportOptions& options, con
     nodes = 1;
     note("world size " + std::to_string(*gpn) + " from " + config.source + ", taken as 1 node");
   }
-  if (!nodes && !gpn) {
+  if ((!nodes && !gpn) || (!nodes && config.nodes_from_job)) {
     result_.world_assumed = true;
     warn(framework_ +
          " configs do not state the world size; assumed 1 node x 8 GPUs "

@@ -32,6 +32,9 @@ struct World {
 struct ConfigWorld {
   std::optional<std::int64_t> nodes, gpus_per_node, world_size;
   std::string source;  // "GPUS_PER_NODE/NUM_NODES in the script", for the notes
+  // Set when the launcher runs on as many nodes as the job was given (bcprun without -n), which
+  // the config does not say: the node count is not taken as 1.
+  bool nodes_from_job = false;
 };
 
 // A Hugging Face model id (Megatron-Bridge's AutoBridge.from_hf_pretrained, LLaMA-Factory's

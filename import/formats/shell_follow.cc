@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/base/input_file.h"
+#include "import/formats/shell_arith.h"
 #include "import/formats/shell_runner.h"
 
 namespace planck::import::shell {
@@ -209,6 +210,28 @@ core::Result<bool> Runner::follow(const ShellCommand& cmd) {
     for (std::size_t k = 1; k < w.size(); ++k) text += (k > 1 ? " " : "") + w[k].text;
     if (auto st = run_text(text, cmd.line); !st) return st;
     return true;
+  }
+  // NGC Base Command's `bcprun [-n|--nnodes N] [-p|--npernode P] [-e|--env K=V] -c|--cmd TEXT`
+  // runs TEXT on P processes of each of N nodes (its --help; LLM360's k2 pre-training).
+  if (base_name(w[0].text) == "bcprun") {
+    for (std::size_t k = 1; k < w.size(); ++k) {
+      std::string a = w[k].text, value;
+      const std::size_t eq = a.find('=');
+      const bool joined = a.rfind("--", 0) == 0 && eq != std::string::npos;  // --cmd=TEXT
+      if (joined) {
+        value = a.substr(eq + 1);
+        a.resize(eq);
+      } else if (k + 1 < w.size()) {
+        value = w[k + 1].text;
+      }
+      if (a == "-n" || a == "--nnodes") script.launcher_nodes = parse_shell_int(value);
+      if (a == "-p" || a == "--npernode") script.launcher_per_node = parse_shell_int(value);
+      if ((a == "-c" || a == "--cmd") && (joined || k + 1 < w.size())) {
+        script.launcher = "bcprun";
+        if (auto st = run_text(value, cmd.line); !st) return st;
+        return true;
+      }
+    }
   }
   // `... bash [-x] -c TEXT`, anywhere in the command (srun/sbatch/ssh in front).
   for (std::size_t i = 0; i < w.size(); ++i) {

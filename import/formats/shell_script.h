@@ -41,6 +41,10 @@ struct ShellScript {
   std::vector<std::string> assumptions;                 // conditions assumed true, unknown $( )
   std::vector<std::string> followed;                    // files sourced or run, `bash -c` text read
   std::vector<std::string> warnings;                    // a sourced file that is not there
+  // A launcher that runs the command given to it on every node and says the world itself (NGC
+  // Base Command's `bcprun -n NODES -p PER_NODE -c TEXT`): its figures, and the launcher's name.
+  std::optional<std::int64_t> launcher_nodes, launcher_per_node;
+  std::string launcher;
 };
 
 // Runs `text` (a bash script or a plain list of flags). Errors name path:line (unterminated

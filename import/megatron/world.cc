@@ -1,9 +1,10 @@
 // The world a Megatron-LM launch states (docs/import.md "World size"): torchrun's
-// --nproc_per_node / --nnodes, mpirun's -np / --npernode, the script's GPUS_PER_NODE / NNODES /
-// WORLD_SIZE variables, else a Slurm script's #SBATCH lines.
+// --nproc_per_node / --nnodes, mpirun's -np / --npernode, bcprun's -n / -p, the script's
+// GPUS_PER_NODE / NNODES / WORLD_SIZE variables, else a Slurm script's #SBATCH lines.
 
 #include <algorithm>
 #include <exception>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -51,6 +52,12 @@ ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script
       cw.source = "mpirun's -np / --npernode";
     }
   }
+  if (!cw.gpus_per_node && !cw.nodes && (script.launcher_nodes || script.launcher_per_node)) {
+    cw.gpus_per_node = script.launcher_per_node;
+    cw.nodes = script.launcher_nodes;
+    cw.source = script.launcher + "'s -n / -p";
+    cw.nodes_from_job = !cw.nodes;  // bcprun runs on every node of the job
+  }
   if (!cw.gpus_per_node && !cw.nodes) {
     cw.source = "the script's variables";
     for (const char* v : {"GPUS_PER_NODE", "NPROC_PER_NODE", "NUM_GPUS_PER_NODE", "GPUS"}) {
@@ -70,6 +77,24 @@ ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script
     cw.source = core::join(r.from, ", ");
   }
   return cw;
+}
+
+const std::pair<const std::string, std::vector<ShellField>>* rocm_variable(const ShellScript& script) {
+  // ROCm's runtime (HSA_, HIP_, ROCR_), its collectives (RCCL_), libraries (MIOPEN_, ROCBLAS_,
+  // HIPBLASLT_) and Transformer Engine's ROCm build (NVTE_CK_ selects its Composable Kernel
+  // attention); PyTorch's TORCH_BLAS_PREFER_HIPBLASLT. None of them means anything to CUDA.
+  static const char* const kPrefixes[] = {"HSA_",     "HIP_",     "ROCR_",      "RCCL_", "MIOPEN_",
+                                          "ROCBLAS_", "NVTE_CK_", "HIPBLASLT_", "ROCM_", "TORCH_BLAS_PREFER_HIPBLASLT"};
+  const std::pair<const std::string, std::vector<ShellField>>* first = nullptr;
+  for (const auto& entry : script.vars) {
+    const std::string& name = entry.first;
+    const bool rocm = std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
+                                  [&](const char* p) { return name.rfind(p, 0) == 0; });
+    const int line = entry.second.empty() ? 0 : entry.second.front().line;
+    const int best = first == nullptr || first->second.empty() ? 0 : first->second.front().line;
+    if (rocm && (first == nullptr || (line > 0 && (best == 0 || line < best)))) first = &entry;
+  }
+  return first;
 }
 
 }  // namespace planck::import

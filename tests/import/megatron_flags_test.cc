@@ -190,5 +190,56 @@ TEST_CASE("megatron_mpirun_ranks_are_the_world_and_unstated_gpus_per_node_are_sa
   CHECK(any_contains(n.warnings, "not the GPUs per node: 8 assumed"));
 }
 
+TEST_CASE("megatron_bcprun_runs_its_command_on_every_node_of_the_job") {
+  // LLM360/k2-train scripts/pretrain_65b.sh: `bcprun -p 8 --env '...' -c 'python .../main.py --num-layers
+  // 80 ...'`. NGC Base Command's bcprun runs the -c / --cmd text with -p / --npernode processes on each
+  // of -n / --nnodes nodes, which default to the job's replicas: with no -n the node count is not in
+  // the script.
+  const std::string flags = "python main.py " + kBase + "--tensor-model-parallel-size 8";
+  ImportResult both = import_ok(&import_megatron, "bcprun -n 4 -p 8 --env 'A=1' -c '" + flags + "'",
+                                ImportOptions{}, "run.sh");
+  CHECK(both.plan["cluster"]["nodes"] == 4);
+  CHECK(both.plan["cluster"]["gpus_per_node"] == 8);
+  CHECK(both.plan["mesh"]["shape"].back() == 8);
+  ImportResult joined = import_ok(&import_megatron, "bcprun --nnodes=2 --npernode=4 --cmd='" + flags + "'",
+                                  ImportOptions{}, "run.sh");
+  CHECK(joined.plan["cluster"]["nodes"] == 2);
+  CHECK(joined.plan["cluster"]["gpus_per_node"] == 4);
+  ImportResult per_node = import_ok(&import_megatron, "bcprun -p 8 -c '" + flags + "'", ImportOptions{}, "run.sh");
+  CHECK(per_node.world_assumed);
+  ImportOptions sixty;
+  sixty.nodes = 60;
+  ImportResult given = import_ok(&import_megatron, "bcprun -p 8 -c '" + flags + "'", sixty, "run.sh");
+  CHECK_FALSE(given.world_assumed);
+  CHECK(given.plan["cluster"]["nodes"] == 60);
+  CHECK(given.plan["cluster"]["gpus_per_node"] == 8);
+}
+
+TEST_CASE("megatron_rocm_launch_is_checked_on_an_amd_gpu") {
+  // ROCm/Megatron-LM examples/llama/train_llama3.sh exports RCCL_MSCCL_ENABLE, HSA_NO_SCRATCH_RECLAIM
+  // and NVTE_CK_* (Transformer Engine's ROCm build): variables only ROCm's runtime and libraries read.
+  // The script does not say which Instinct part: the smallest-memory one, said, and --gpu settles it.
+  const std::string script = "#!/bin/bash\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\nexport HSA_NO_SCRATCH_RECLAIM=1\n"
+                             "torchrun --nproc_per_node 8 pretrain_gpt.py " + kBase + "\n";
+  ImportResult r = import_ok(&import_megatron, script, ImportOptions{}, "train.sh");
+  CHECK(r.plan["cluster"]["gpu"] == "mi300x");
+  REQUIRE(r.findings.size() >= 1);
+  bool said = false;
+  for (const ImportFinding& f : r.findings) {
+    if (f.pointer != "/cluster/gpu") continue;
+    said = true;
+    CHECK(f.line == 3);
+    CHECK(f.message.find("HSA_NO_SCRATCH_RECLAIM") != std::string::npos);
+    CHECK(f.message.find("pass --gpu") != std::string::npos);
+  }
+  CHECK(said);
+  // CUDA's own variables say nothing about the vendor: no GPU is named in the plan.
+  ImportResult nvidia = import_ok(&import_megatron,
+                                  "export CUDA_DEVICE_MAX_CONNECTIONS=1\ntorchrun --nproc_per_node 8 pretrain_gpt.py " +
+                                      kBase,
+                                  ImportOptions{}, "train.sh");
+  CHECK_FALSE(nvidia.plan["cluster"].contains("gpu"));
+}
+
 }  // namespace
 }  // namespace planck::import::test
