@@ -14,6 +14,7 @@
 #include "cli/config_input.h"
 #include "cli/verify_config.h"
 #include "cli/verify_registry.h"
+#include "core/base/format.h"
 #include "core/base/input_file.h"
 #include "core/check/report.h"
 #include "core/mesh/plan_mesh.h"
@@ -282,8 +283,10 @@ void setup_enumerate(CLI::App& app, Action& action) {
   app.add_option("--model", o->model, "model preset (llama3-8b, llama3-70b, llama3-405b, gpt3-175b, mixtral-8x7b, "
                                       "deepseek-v3, ...), a JSON file holding a plan's \"model\" value, or a Hugging Face "
                                       "config.json (required without --plan; default: the template's)");
-  app.add_option("--gpu", o->gpu, "GPU preset (h100-sxm, h200, h800, h100-96g-500w, a100-80g, a100-40g, b200, cpu) or a JSON file holding a plan's "
-                                  "\"cluster.gpu\" value (default: the template's, else h100-sxm)");
+  app.add_option("--gpu", o->gpu,
+                 "GPU preset (" + core::join(core::gpu_preset_names(), ", ") +
+                     ") or a JSON file holding a plan's \"cluster.gpu\" value (default: the template's, else "
+                     "h100-sxm)");
   app.add_option("--global-batch", o->global_batch,
                  "sequences per optimizer step (default: the template's training.global_batch, else one per GPU, world x "
                  "micro-batch, stated in the output); layouts whose micro_batch x dp degree does not divide it are "

@@ -52,7 +52,7 @@ void add_run_fact_options(CLI::App& app, RunFacts& f) {
          "--global-batch", [&f](const std::int64_t& v) { f.global_batch = v; },
          "sequences per optimizer step over all data-parallel ranks, over the config's")
       ->check(whole_number(1, kMaxFact));
-  app.add_option("--gpu", f.gpu, "the cluster's GPU preset, over the config's (h100-sxm, h200, b200, ...)")
+  app.add_option("--gpu", f.gpu, "the cluster's GPU preset, over the config's (h100-sxm when neither names one)")
       ->check(CLI::IsMember(core::gpu_preset_names()));
   app.add_option("--set", f.sets,
                  "NAME=VALUE over the config (repeatable; the command line wins): a dotted key of a torchtitan TOML "
