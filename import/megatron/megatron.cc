@@ -133,7 +133,11 @@ const std::vector<std::string> kBenignParallel = {"overlap-grad-reduce",
                                                   "sequence-parallel-inference",
                                                   "expert-model-parallel-overlap",
                                                   "moe-router-enable-expert-bias",  // a routing bias, no layout
-                                                  "moe-shared-expert-overlap"};     // said by megatron/layers.cc
+                                                  "moe-shared-expert-overlap",      // said by megatron/layers.cc
+                                                  // The async all-reduce of TP input gradients (gone from
+                                                  // Megatron-LM since 2024): planck prices that all-reduce
+                                                  // unoverlapped unless --tp-comm-overlap, as this asks.
+                                                  "no-async-tensor-model-parallel-allreduce"};
 const std::vector<std::string> kParallelWords = {
     "parallel", "fsdp", "distributed-optimizer", "expert", "virtual", "pipeline", "context-", "sharding"};
 
@@ -468,6 +472,8 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
       b.unknown_key("--" + name, flag.line, fork.flags ? deepspeed_fork_flags() : known);
       continue;
     }
+    // Checkpoint save / load (--ckpt-fully-parallel-load, ...): no step, memory or layout effect.
+    if (name.rfind("ckpt-", 0) == 0) continue;
     for (const std::string& w : kParallelWords) {
       if (name.find(w) != std::string::npos) {
         b.unmodelled("--" + name, flag.line,

@@ -14,6 +14,7 @@ namespace planck::import {
 namespace {
 
 constexpr std::int64_t kGpt2Vocab = 50257;
+constexpr std::int64_t kLlama2Vocab = 32000;
 
 // Megatron's GPT2BPETokenizer: named, or implied by a --vocab-file/--merge-file pair and no other
 // --tokenizer-type (the GPT-3 example scripts pass gpt2-vocab.json and gpt2-merges.txt).
@@ -141,6 +142,16 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
     if (auto st = read_model_details(f, b, m); !st) return st;
     b.set_model(m, "Megatron flags");
     return core::Status::ok();
+  }
+  if (!vocab && f.string("tokenizer-type").value_or("") == "Llama2Tokenizer") {
+    // Llama2Tokenizer loads a SentencePiece model (build_tokenizer.py SP_TOKENIZERS); the one it is
+    // named for is Llama 2's tokenizer.model, 32000 pieces (meta-llama/Llama-2-7b-hf config.json
+    // vocab_size), which Mistral 7B and Mixtral keep. A shape-matched preset would give Llama 3's
+    // 128256 to a Llama 2 70B or a Mixtral.
+    vocab = kLlama2Vocab;
+    b.unmodelled("--tokenizer-type Llama2Tokenizer", f.line("tokenizer-type"),
+                 "no --vocab-size: vocab 32000 guessed from the tokenizer type (Llama 2's tokenizer.model; the "
+                 "--tokenizer-model file itself is not read; pass --vocab-size or --model)");
   }
   if (!vocab) {
     // The tokenizer file sets the vocabulary; a preset of the same shape gives it instead.

@@ -190,6 +190,37 @@ TEST_CASE("megatron_mpirun_ranks_are_the_world_and_unstated_gpus_per_node_are_sa
   CHECK(any_contains(n.warnings, "not the GPUs per node: 8 assumed"));
 }
 
+TEST_CASE("megatron_llama2_tokenizer_type_guesses_llama2s_vocabulary") {
+  // awslabs' llama2 70B sbatch and HYGON's Mixtral 8x7B pass --tokenizer-type Llama2Tokenizer with a
+  // tokenizer.model and no --vocab-size: Megatron takes the vocabulary from that SentencePiece file,
+  // Llama 2's 32000 pieces (meta-llama/Llama-2-70b-hf config.json "vocab_size": 32000; Mixtral's
+  // too). The shape (80 layers, 8192, 64 heads, 8 groups) is also Llama 3 70B's, whose 128256 it got.
+  const std::string llama2_70b = "--num-layers 80 --hidden-size 8192 --num-attention-heads 64 --group-query-attention "
+                                 "--num-query-groups 8 --seq-length 4096 --micro-batch-size 1 --global-batch-size 8 "
+                                 "--swiglu --tokenizer-model t.model\n--tokenizer-type Llama2Tokenizer";
+  ImportResult r = import_ok(&import_megatron, llama2_70b, world(1, 8), "args.txt");
+  // 32000 padded to a multiple of make_vocab_size_divisible_by 128 x tp 1: 32000.
+  CHECK(r.plan["model"]["vocab"] == 32000);
+  bool said = false;
+  for (const ImportFinding& f : r.findings) {
+    said = said || (f.line == 2 && f.message.find("vocab 32000") != std::string::npos);
+  }
+  CHECK(said);
+  // --vocab-size wins over the guess.
+  ImportResult given = import_ok(&import_megatron, llama2_70b + " --vocab-size 32768", world(1, 8), "args.txt");
+  CHECK(given.plan["model"]["vocab"] == 32768);
+}
+
+TEST_CASE("megatron_checkpoint_flags_are_not_called_parallelism") {
+  // --ckpt-fully-parallel-load (LLM360 k2v2) changes only how a checkpoint is read
+  // (megatron/training/checkpointing.py:1935); --no-async-tensor-model-parallel-allreduce (ROCm's
+  // examples) keeps TP input-gradient all-reduces unoverlapped, as planck prices them anyway.
+  ImportResult r = import_ok(&import_megatron,
+                             kBase + "--ckpt-fully-parallel-load --no-async-tensor-model-parallel-allreduce",
+                             world(1, 8), "args.txt");
+  CHECK_FALSE(any_contains(r.warnings, "looks parallelism-related"));
+}
+
 TEST_CASE("megatron_bcprun_runs_its_command_on_every_node_of_the_job") {
   // LLM360/k2-train scripts/pretrain_65b.sh: `bcprun -p 8 --env '...' -c 'python .../main.py --num-layers
   // 80 ...'`. NGC Base Command's bcprun runs the -c / --cmd text with -p / --npernode processes on each
