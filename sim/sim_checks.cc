@@ -8,6 +8,7 @@
 #include "core/schedule/schedule.h"
 #include "core/schedule/step_bytes.h"
 #include "core/base/format.h"
+#include "core/plan/presets.h"
 #include "sim/format.h"
 #include "sim/memory.h"
 #include "sim/model.h"
@@ -202,6 +203,35 @@ void check_bubble(const core::CheckContext& ctx, core::Diagnostics& out) {
   out.add(std::move(d));
 }
 
+// FP8 on a GPU without FP8 tensor cores (compute capability below 8.9: A100), or MX blocks without
+// MX tensor cores: Transformer Engine's fp8_autocast asserts check_fp8_support() / MXFP8 support at
+// start-up; torchtitan's Float8 converter raises ValueError below SM89 unless float8.emulate
+// (components/quantization/float8.py, since pytorch/torchtitan#1214, 2025-05-28; before it warned
+// and ran bf16).
+void check_fp8(const core::CheckContext& ctx, core::Diagnostics& out) {
+  const core::Plan& plan = ctx.plan;
+  if (!plan.training || plan.training->fp8 == core::Fp8Recipe::kNone) return;
+  const core::GpuSpec& gpu = plan.cluster.gpu;
+  const bool mx = plan.training->fp8 == core::Fp8Recipe::kMxfp8;
+  const bool no_fp8 = gpu.fp8_tflops <= 0;
+  if (!no_fp8 && (!mx || core::mx_tensor_cores(gpu))) return;
+  Diagnostic d;
+  d.rule = "fp8-unsupported";
+  // A verdict on a GPU the plan does not name rests on the assumption: a warning that says so.
+  d.severity = plan.gpu_given ? Severity::kError : Severity::kWarning;
+  d.pointer = "/training/fp8";
+  d.message = std::string("training.fp8 ") + core::to_string(plan.training->fp8) + " on " + gpu.name +
+              (plan.gpu_given ? "" : " (the plan names no GPU: " + gpu.name + " assumed; give --gpu or cluster.gpu)") +
+              (no_fp8 ? ", which has no FP8 tensor cores: Transformer Engine refuses FP8 at start-up, and torchtitan "
+                        "raises unless float8.emulate (it ran bf16 with a warning before 2025-05-28)"
+                      : ", which has FP8 but no MX tensor cores: Transformer Engine refuses MXFP8 at start-up, and "
+                        "torchtitan's MX converter raises below SM100") +
+              "; simulate prices the linears " + (no_fp8 ? "in bf16" : "as FP8");
+  d.hint = no_fp8 ? "run in bf16 (drop training.fp8), or give a GPU with FP8 tensor cores (h100-sxm, b200, mi300x)"
+                  : "use tensorwise or blockwise scaling here, or give a GPU with MX tensor cores (b200, mi355x)";
+  out.add(std::move(d));
+}
+
 }  // namespace
 
 std::optional<std::int64_t> sync_extra_bytes_per_step(const core::Plan& plan, const core::Mesh& mesh) {
@@ -236,6 +266,13 @@ void add_sim_checks(core::CheckRegistry& registry) {
                    {core::kInputGlobalBatch}}};
   bubble.run = check_bubble;
   registry.add(std::move(bubble));
+  core::Check fp8;
+  fp8.name = "fp8";
+  fp8.rules = {{"fp8-unsupported", Severity::kError,
+                "training.fp8 on a GPU without FP8 tensor cores (or MX scaling without MX tensor cores)", {}}};
+  fp8.needs_mesh = false;
+  fp8.run = check_fp8;
+  registry.add(std::move(fp8));
 }
 
 }  // namespace planck::sim

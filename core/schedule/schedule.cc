@@ -128,7 +128,11 @@ FsdpRuntime fsdp_runtime(const Plan& plan) {
 
 int gathered_param_bytes(const Plan& plan, bool root) {
   const Training tr = plan.training.value_or(Training{});
-  if (!root && plan.parallelism.fp8_param_gather && tr.fp8 != Fp8Recipe::kNone) return 1;
+  // FP8 all-gathers need FP8 weights, which no framework makes on a GPU without FP8 tensor cores
+  // (verify's fp8-unsupported).
+  if (!root && plan.parallelism.fp8_param_gather && tr.fp8 != Fp8Recipe::kNone && plan.cluster.gpu.fp8_tflops > 0) {
+    return 1;
+  }
   return dtype_bytes(tr.param_dtype);
 }
 

@@ -140,3 +140,47 @@ TEST_CASE("sim_amd_mi355x_out_of_sample_on_mlperf_llama31_8b") {
               r->step.step_time_s, 100 * error);
   CHECK(std::fabs(error) <= 0.19);  // measured +18.4% on 2026-11-27 (docs/simulator.md "AMD Instinct")
 }
+
+TEST_CASE("sim_fp8_on_a_gpu_without_fp8_tensor_cores_is_refused_and_gathers_stay_bf16") {
+  // Transformer Engine's fp8_autocast asserts FP8 support (compute capability 8.9+) and MXFP8 support
+  // (Blackwell) at start-up; torchtitan's Float8 converter raises below SM89 unless float8.emulate
+  // (torchtitan/components/quantization/float8.py, pytorch/torchtitan#1214).
+  const auto diags = [](const std::string& gpu, const std::string& fp8) {
+    return sim_verify(t::plan_from(plan(gpu, fp8)));
+  };
+  CHECK(t::has_rule(diags("a100-80g", "tensorwise"), "fp8-unsupported", "no FP8 tensor cores"));
+  CHECK(t::has_rule(diags("h100-sxm", "mxfp8"), "fp8-unsupported", "no MX tensor cores"));
+  CHECK(t::has_rule(diags("mi300x", "mxfp8"), "fp8-unsupported"));
+  CHECK_FALSE(t::has_rule(diags("h100-sxm", "tensorwise"), "fp8-unsupported"));
+  CHECK_FALSE(t::has_rule(diags("b200", "mxfp8"), "fp8-unsupported"));
+  CHECK_FALSE(t::has_rule(diags("mi355x", "mxfp8"), "fp8-unsupported"));
+  CHECK_FALSE(t::has_rule(diags("a100-80g", "none"), "fp8-unsupported"));
+  // Named, the GPU makes it an error; assumed (no cluster.gpu), a warning that says so.
+  const auto named = diags("a100-80g", "tensorwise"), assumed = diags("", "mxfp8");
+  for (const auto& d : named.items()) {
+    if (d.rule == "fp8-unsupported") CHECK(d.severity == planck::core::Severity::kError);
+  }
+  for (const auto& d : assumed.items()) {
+    if (d.rule != "fp8-unsupported") continue;
+    CHECK(d.severity == planck::core::Severity::kWarning);
+    CHECK(d.message.find("h100-sxm assumed") != std::string::npos);
+  }
+  CHECK(t::has_rule(assumed, "fp8-unsupported"));
+  // FP8 all-gathers need FP8 weights: on A100 FSDP gathers each block's bf16 weights, 2 bytes a
+  // parameter, as without fp8_param_gather.
+  const auto gathered = [](const std::string& gpu, bool fp8_gather) {
+    std::string json = plan(gpu, "tensorwise");
+    const std::string from = R"("data_parallel": "fsdp")";
+    json.replace(json.find(from), from.size(),
+                 from + R"(, "fp8_param_gather": )" + (fp8_gather ? "true" : "false"));
+    const auto pl = t::plan_from(json);
+    const auto s = t::lower_ok(pl, t::mesh_of(pl));
+    std::int64_t bytes = 0;  // every all-gather of a step: the blocks', and the root's (bf16 always)
+    for (const auto& c : s.collectives) {
+      if (c.op == planck::core::CollOp::kAllGather) bytes += c.bytes_per_call * c.calls_per_step;
+    }
+    return bytes;
+  };
+  CHECK(gathered("a100-80g", true) == gathered("a100-80g", false));
+  CHECK(gathered("h100-sxm", true) < gathered("h100-sxm", false));
+}
