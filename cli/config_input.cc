@@ -58,7 +58,8 @@ void add_run_fact_options(CLI::App& app, RunFacts& f) {
                  "NAME=VALUE over the config (repeatable; the command line wins): a dotted key of a torchtitan TOML "
                  "or registry or a DeepSpeed JSON (parallelism.pipeline_parallel_degree=8, the names torchtitan's "
                  "CLI takes) or a Megatron-Bridge ConfigContainer override (model.tensor_model_parallel_size=4, as "
-                 "run_recipe.py takes it), a shell variable or positional parameter of a launch script (TP=4, 1=dlc)");
+                 "run_recipe.py takes it), a shell variable or positional parameter of a launch script (TP=4, 1=dlc), "
+                 "an environment variable a Python config reads with os.environ.get (TP=4)");
   app.add_option("--script-args", f.script_args,
                  "a launch script's positional arguments as one string: \"dlc A3B\" is $1=dlc $2=A3B");
 }

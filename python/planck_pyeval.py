@@ -59,6 +59,10 @@ def raw(value):
 
 
 # Builtins that read their arguments and change nothing (a config passed to them stays as it was).
+# The standard library's reads of the process environment, as configs write them.
+ENV_READS = ("os.environ.get", "os.getenv", "environ.get", "getenv")
+
+
 class Function:
     """One call of a function: its local names, and what it reports."""
 
@@ -320,12 +324,38 @@ class Function:
         """True/False when the test is decided by values this reader knows, else None."""
         v = self.expr(node)
         if isinstance(v, Val):
+            given = [n for n in v.env if n not in self.run_.env]
+            test = {"file": self.file, "line": getattr(node, "lineno", 0), "test": ast.unparse(node), "names": given}
+            if given and test not in self.run_.env_tests:  # a branch the launch environment may turn
+                self.run_.env_tests.append(test)
             return bool(v.value)
         if isinstance(v, (Obj, Spec)):
             return True
         return None
 
     def expr(self, node):
+        """The value of `node`; a constant computed from an environment read carries its names
+        (`int(os.environ.get("TP", "8"))`), so that a setting made from it can say so."""
+        value = self.evaluate(node)
+        if isinstance(value, Val) and not value.env and not isinstance(node, ast.Constant):
+            names = self.env_names(node)
+            if names:
+                value = Val(value.value, value.line, value.file, names)
+        return value
+
+    def env_names(self, node):
+        names = set()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and ast.unparse(sub.func) in ENV_READS and sub.args:
+                first = sub.args[0]
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    names.add(first.value)
+            elif isinstance(sub, ast.Name):
+                held = self.env.get(sub.id, self.module.constants.get(sub.id))
+                names.update(held.env if isinstance(held, Val) else ())
+        return tuple(sorted(names))
+
+    def evaluate(self, node):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Constant):
             return Val(node.value, line, self.file)
@@ -340,6 +370,9 @@ class Function:
             return self.binop(node.op, self.expr(node.left), self.expr(node.right), line, ast.unparse(node))
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in COMPARE:
             a, b = self.expr(node.left), self.expr(node.comparators[0])
+            if type(node.ops[0]) in (ast.Is, ast.IsNot) and isinstance(b, Val) and b.value is None and isinstance(
+                    a, (FuncRef, ModRef, Partial)):  # an imported function `is not None`: it is defined
+                return Val(isinstance(node.ops[0], ast.IsNot), line, self.file)
             if isinstance(a, Val) and isinstance(b, Val):
                 try:
                     return Val(COMPARE[type(node.ops[0])](a.value, b.value), line, self.file)
@@ -418,11 +451,21 @@ class Function:
             return FuncRef(self.module, name)
         if name in self.module.constants:
             return self.module.constants[name]
+        if name in self.module.lazy:
+            # Evaluated at each read, in this run (its environment reads are this run's); popped
+            # meanwhile, so that `A = B; B = A` stays unknown.
+            node = self.module.lazy.pop(name)
+            try:
+                return Function(self.run_, self.module).expr(node.value)
+            finally:
+                self.module.lazy[name] = node
         got = self.module.resolve(name, self.local_imports)
         return got if got is not None else Opaque(name, line, self.file)
 
     def call(self, node, line):
         text = ast.unparse(node.func)
+        if text in ENV_READS:
+            return self.environment(node, text, line)
         callee = self.expr(node.func) if not text.endswith("Config") else None
         if text.endswith("model_registry") or isinstance(callee, FuncRef) and callee.name == "model_registry":
             return self.model_registry(node, line, callee)
@@ -466,6 +509,27 @@ class Function:
         why = callee.why if isinstance(callee, Opaque) and callee.why else f"`{text}` is not a function planck follows"
         return self.opaque_call(node, line, why)
 
+    def environment(self, node, text, line):
+        """`os.environ.get(NAME, DEFAULT)` / `os.getenv(...)`: the value --set NAME=VALUE gives, else
+        the default, said (the launch environment may set it), else unknown."""
+        args = [self.expr(a) for a in node.args]
+        default = args[1] if len(args) > 1 else next(
+            (self.expr(k.value) for k in node.keywords if k.arg == "default"), None)
+        if not args or not isinstance(args[0], Val) or not isinstance(args[0].value, str):
+            return Opaque(ast.unparse(node), line, self.file, "an environment variable whose name is not known")
+        name = args[0].value
+        read = {"file": self.file, "line": line, "name": name, "text": ast.unparse(node)}
+        if name in self.run_.env:
+            read["given"] = self.run_.env[name]
+        elif isinstance(default, Val):
+            read["default"] = default.value
+        else:
+            return Opaque(ast.unparse(node), line, self.file,
+                          f"the environment variable {name}, which the launch sets (pass --set {name}=VALUE)")
+        if read not in self.run_.env_reads:  # a module-level read is evaluated at each use
+            self.run_.env_reads.append(read)
+        return Val(read.get("given", read.get("default")), line, self.file)
+
     def list_edit(self, node, line):
         """`x.append(v)` / `x.extend(vs)` on a local list of known constants: the list grows."""
         target = node.func.value
@@ -506,7 +570,7 @@ class Function:
         if not (isinstance(model_id, Val) and isinstance(model_id.value, str)):
             return None
         obj = Obj(ast.unparse(node), line, self.file)
-        obj.fields["hf_model_id"] = Val(model_id.value, line, self.file)
+        obj.fields["hf_model_id"] = Val(model_id.value, line, self.file, model_id.env)
         return obj
 
     def opaque_call(self, node, line, why):
@@ -574,6 +638,9 @@ class Run:
 
     def __init__(self, loader):
         self.loader, self.notes, self.unfollowed, self.steps, self.stack = loader, [], [], 0, []
+        self.env = getattr(loader, "env", {})  # --env NAME=VALUE: the launch's environment as given
+        self.env_reads = []  # every os.environ.get the config made, and what it got
+        self.env_tests = []  # tests decided by an environment variable's default
 
     def call(self, ref, args, kwargs, node, caller):
         fn = ref.module.functions[ref.name]

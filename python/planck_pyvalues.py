@@ -47,9 +47,9 @@ class Obj:  # a config object: its class as written and the fields set on it
         self.cls, self.line, self.file, self.fields = cls, line, file, {}
 
 
-class Val:  # a constant and where it was written
-    def __init__(self, value, line, file):
-        self.value, self.line, self.file = value, line, file
+class Val:  # a constant and where it was written; `env`: the environment variables it came from
+    def __init__(self, value, line, file, env=()):
+        self.value, self.line, self.file, self.env = value, line, file, tuple(env)
 
 
 class Opaque:  # an expression this reader does not evaluate, and why
@@ -79,7 +79,7 @@ class ModRef:  # an imported module (`import a.b as m`)
 
 def at(value, line, file):
     """A constant set from a local name is located where the setting is written."""
-    return Val(value.value, line, file) if isinstance(value, Val) else value
+    return Val(value.value, line, file, value.env) if isinstance(value, Val) else value
 
 
 ARITH = {
@@ -109,12 +109,21 @@ class Module:
     def __init__(self, loader, path, tree):
         self.loader, self.path = loader, path
         self.functions, self.constants, self.imports = {}, {}, {}
+        # Module-level names bound once to an expression (`TP = int(os.environ.get("TP", "8"))`):
+        # evaluated when a function reads them (planck_pyeval Function.name), never run here.
+        self.lazy, assigned = {}, {}
+        for node in ast.walk(tree):
+            for t in node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]:
+                if isinstance(t, ast.Name) and not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                    assigned[t.id] = assigned.get(t.id, 0) + 1
         for node in tree.body:
             if isinstance(node, ast.FunctionDef):
                 self.functions[node.name] = node
             elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 if isinstance(node.value, ast.Constant):
                     self.constants[node.targets[0].id] = Val(node.value.value, node.lineno, path)
+                elif assigned.get(node.targets[0].id) == 1:
+                    self.lazy[node.targets[0].id] = node
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 if isinstance(node.value, ast.Constant):  # `SEQUENCE_LENGTH_128K: int = 131072`
                     self.constants[node.target.id] = Val(node.value.value, node.lineno, path)

@@ -16,13 +16,14 @@ What it cannot follow is reported with its file, line and the settings it may to
 __init__.py of the package that calls it.
 
 Usage: python3 planck_torchtitan_registry.py REGISTRY.py [FUNCTION] [--path DIR]... [--kwarg NAME=JSON]...
-       [--returns NAME]
+       [--returns NAME] [--env NAME=VALUE]...
 (--returns: a config function's return annotation names NAME, default "Config"; Megatron-Bridge
 recipes are `-> ConfigContainer`, so a helper returning an OptimizerConfig is not one.)
 (--kwarg: a keyword argument the function is called with when it has that parameter, as
-Megatron-Bridge's run_recipe.py passes peft_scheme.)
+Megatron-Bridge's run_recipe.py passes peft_scheme. --env: an environment variable of the launch, which
+`os.environ.get(NAME, DEFAULT)` / `os.getenv` return; without it they return DEFAULT, listed in "env".)
 Output (stdout, JSON): {"functions": [{"name", "line", "settings": {"a.b": {...}}, "notes",
-"unfollowed"}], "error": "..."}; a setting is {"value"|"class"|"unknown"|"flavor", "line", "file"};
+"unfollowed", "env"}], "error": "..."}; a setting is {"value"|"class"|"unknown"|"flavor", "line", "file"};
 an unfollowed construct is {"file", "line", "construct", "why", "touches": ["a.b", ...]}
 ("" = the whole config).
 """
@@ -44,6 +45,8 @@ def flatten(obj, prefix, out):
         if isinstance(v, Val):
             if jsonable(v.value):
                 out[path] = {"value": v.value, "line": v.line, "file": v.file}
+                if v.env:
+                    out[path]["env"] = list(v.env)
             else:
                 out[path] = {"unknown": repr(v.value), "line": v.line, "file": v.file}
         elif isinstance(v, Obj):
@@ -147,7 +150,7 @@ def bind_defaults(f, fn):
 
 
 def main(argv):
-    args, paths, kwargs, returns = [], [], {}, "Config"
+    args, paths, kwargs, returns, env = [], [], {}, "Config", {}
     i = 1
     while i < len(argv):
         if argv[i] == "--path" and i + 1 < len(argv):
@@ -156,6 +159,11 @@ def main(argv):
             continue
         if argv[i] == "--returns" and i + 1 < len(argv):
             returns = argv[i + 1]
+            i += 2
+            continue
+        if argv[i] == "--env" and i + 1 < len(argv) and "=" in argv[i + 1]:
+            name, value = argv[i + 1].split("=", 1)
+            env[name] = value
             i += 2
             continue
         if argv[i] == "--kwarg" and i + 1 < len(argv) and "=" in argv[i + 1]:
@@ -176,6 +184,7 @@ def main(argv):
     except (OSError, ValueError) as e:
         return {"error": f"{path}: {e}"}
     loader = Loader(path, paths)
+    loader.env = env
     module = Module(loader, os.path.abspath(path), tree)
     loader.modules[module.path] = module
     found = config_functions(module, returns)
@@ -207,7 +216,8 @@ def main(argv):
         result = done[1] if done else None
         entry = {"name": name, "function": real, "line": fn.lineno, "file": home.path, "settings": {},
                  "notes": run.notes,
-                 "unfollowed": run.unfollowed}
+                 "unfollowed": run.unfollowed, "env": run.env_reads,
+                 "env_tests": run.env_tests}
         resolve_touches(result, entry["unfollowed"])
         if isinstance(result, Obj):
             entry["class"] = result.cls

@@ -47,6 +47,12 @@ core::Result<json> read_python_config(const std::string& path, const std::string
     args.push_back("--path");
     args.push_back(dir);
   }
+  // --set NAME=VALUE with a plain name: the launch's environment, which os.environ.get reads.
+  for (const auto& [name, value] : options.sets) {
+    if (name.empty() || name.find('.') != std::string::npos) continue;
+    args.push_back("--env");
+    args.push_back(name + "=" + value);
+  }
   for (const auto& [name, value] : kwargs) {
     args.push_back("--kwarg");
     args.push_back(name + "=" + value.dump());
@@ -88,6 +94,44 @@ std::vector<Unfollowed> python_unfollowed(const json& fn, const std::string& pat
       return o.file == one.file && o.line == one.line && o.construct == one.construct && o.settings == one.settings;
     });
     if (!seen) out.push_back(std::move(one));
+  }
+  // Environment reads (os.environ.get(NAME, DEFAULT)) the command line did not give: a setting
+  // planck reads that was made from one, or a branch one decided, rests on the default.
+  auto env_default = [&](const std::string& name) {
+    for (const json& e : fn.value("env", json::array())) {
+      if (e.value("name", "") == name && e.contains("default") && !given(name)) return e["default"].dump();
+    }
+    return std::string();
+  };
+  for (const auto& [key, s] : fn["settings"].items()) {
+    if (!s.contains("env") || !matters(key) || given(key)) continue;
+    std::string names, defaults;
+    for (const json& n : s["env"]) {
+      const std::string d = env_default(n.get<std::string>());
+      if (d.empty()) continue;
+      names += (names.empty() ? "" : ", ") + n.get<std::string>();
+      defaults += (defaults.empty() ? "" : ", ") + n.get<std::string>() + " " + d;
+    }
+    if (names.empty()) continue;
+    b.finding("setting-unmodelled", s.value("line", 0),
+              key + " = " + s["value"].dump() + " comes from the environment (" + names + ") and was read with its "
+                  "default (" + defaults + "): the launch may set it; pass --set NAME=VALUE",
+              s.value("file", path));
+  }
+  for (const json& t : fn.value("env_tests", json::array())) {
+    std::string names;
+    for (const json& n : t.value("names", json::array())) {
+      if (!env_default(n.get<std::string>()).empty()) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+    }
+    if (names.empty()) continue;
+    b.finding("setting-unmodelled", t.value("line", 0),
+              "`" + t.value("test", "") + "` is decided by the default of " + names +
+                  " (the launch may set it; pass --set NAME=VALUE)",
+              t.value("file", path));
+  }
+  for (const json& e : fn.value("env", json::array())) {
+    b.note(python_where(e, path) + ": " + e.value("text", "") + " = " +
+           (e.contains("given") ? e["given"].dump() + " from --set" : e.value("default", json()).dump() + ", its default"));
   }
   for (const auto& [key, s] : fn["settings"].items()) {
     if (!s.contains("unknown")) continue;

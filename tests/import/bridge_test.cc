@@ -202,5 +202,66 @@ TEST_CASE("bridge_recipe_beside_an_unrelated_megatron_folder_finds_bridge_on_the
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("bridge_recipe_environment_reads_take_set_values_or_say_their_defaults") {
+  // awslabs' kimi_k2_sft.py (audit 3, F13): `TENSOR_PARALLEL = int(os.environ.get("TENSOR_PARALLEL", "8"))`
+  // at module level, used in the recipe, and branches on `os.environ.get("MOE_DISPATCHER", "deepep")`.
+  // Python's os.environ.get returns the variable when the launch sets it, else the default: --set
+  // NAME=VALUE is the launch's value; without it the default is taken and said where it matters.
+  const auto dir = planck_test::process_temp_dir("planck-bridge") / "env";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "env_recipe.py")
+      << "import os\n"
+         "from megatron.bridge.recipes.llama.h100.llama3 import llama32_1b_pretrain_1gpu_h100_bf16_config\n"
+         "from megatron.bridge.training.config import ConfigContainer\n\n"
+         "TP = int(os.environ.get(\"TP\", \"2\"))\n"
+         "OUT = os.environ.get(\"OUT_DIR\", \"/tmp/out\")\n\n"
+         "def env_cfg() -> ConfigContainer:\n"
+         "    cfg = llama32_1b_pretrain_1gpu_h100_bf16_config()\n"
+         "    cfg.model.tensor_model_parallel_size = TP\n"
+         "    if os.getenv(\"BIG_BATCH\", \"0\") == \"1\":\n"
+         "        cfg.train.global_batch_size = 1024\n"
+         "    cfg.checkpoint.save = OUT\n"
+         "    return cfg\n\n"
+         "def env_cfg_2() -> ConfigContainer:\n"
+         "    cfg = llama32_1b_pretrain_1gpu_h100_bf16_config()\n"
+         "    cfg.model.tensor_model_parallel_size = TP\n"
+         "    return cfg\n";
+  ImportOptions o = world(1, 4);
+  o.python_path = {data_path("megatron-bridge/067f987d/src")};
+  const std::string spec = (dir / "env_recipe.py").string() + ":env_cfg";
+  auto defaults = import_all("megatron-bridge", spec, o);
+  REQUIRE_MESSAGE(defaults.is_ok(), (defaults.is_ok() ? std::string() : defaults.message()));
+  const ImportResult& d = defaults->front().result;
+  CHECK(d.unfollowed.empty());
+  CHECK(d.plan["mesh"]["shape"].back() == 2);
+  auto said = [](const ImportResult& r, int line, const std::string& text) {
+    for (const ImportFinding& f : r.findings) {
+      if (f.line == line && f.message.find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  CHECK(said(d, 10, "comes from the environment (TP)"));
+  CHECK(said(d, 11, "decided by the default of BIG_BATCH"));
+  // The file read whole: each recipe reads the same module-level TP, and each says so.
+  auto both = import_all("megatron-bridge", (dir / "env_recipe.py").string(), o);
+  REQUIRE(both.is_ok());
+  REQUIRE(both->size() == 2);
+  for (const NamedImport& n : *both) {
+    CHECK_MESSAGE(said(n.result, n.name == "env_cfg" ? 10 : 18, "comes from the environment (TP)"), n.name);
+  }
+  // OUT_DIR reaches only the checkpoint path, which planck does not read: a note, no warning.
+  for (const ImportFinding& f : d.findings) CHECK(f.message.find("OUT_DIR") == std::string::npos);
+  // The launch's values: TP=4 and BIG_BATCH=1 take effect, and nothing is said.
+  o.sets = {{"TP", "4"}, {"BIG_BATCH", "1"}};
+  auto given = import_all("megatron-bridge", spec, o);
+  REQUIRE(given.is_ok());
+  const ImportResult& g = given->front().result;
+  CHECK(g.plan["mesh"]["shape"].back() == 4);
+  CHECK(g.plan["training"]["global_batch"] == 1024);
+  CHECK_FALSE(said(g, 10, "environment"));
+  CHECK_FALSE(said(g, 11, "BIG_BATCH"));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace planck::import::test
