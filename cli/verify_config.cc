@@ -153,7 +153,18 @@ core::Result<core::Diagnostics> verify_config(const std::string& spec, const std
     }
     core::LoadedPlan loaded = core::load_plan_text(r.plan.dump(2), r.source_path);
     core::Diagnostics found = loaded.plan ? check(*loaded.plan) : loaded.diagnostics;
+    // Why the plan has no model, as the importer said it (a flavour without a preset, a missing
+    // size): the checks-skipped note carries it, so verify says what import says.
+    std::string no_model;
+    for (const std::string& w : r.warnings) {
+      const bool left_out = w.find("model left out") != std::string::npos ||
+                            w.find("has no planck preset; give --model") != std::string::npos;
+      if (left_out) no_model = w;
+    }
     for (core::Diagnostic d : found.items()) {
+      if (d.rule == "checks-skipped" && !no_model.empty() && d.message.find("has no model") != std::string::npos) {
+        d.message += " (the importer: " + no_model + ")";
+      }
       if (d.file.empty()) {  // about the plan, not an --observed file: point into the config
         d.file = r.source_path;
         d.line = line_for(r, d.pointer, d.file);

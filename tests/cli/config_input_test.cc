@@ -316,3 +316,18 @@ TEST_CASE("cli_megatron_bridge_recipe_and_launcher") {
   CHECK(bad.code == 1);
   CHECK(bad.out.find("slurm_pretrain.sh:186:1: error[mesh-world-mismatch]: [CONFIG=2,4,4,1,True]") != std::string::npos);
 }
+
+TEST_CASE("cli_verify_says_why_a_config_has_no_model") {
+  // A torchtitan TOML whose flavour planck has no preset for (nscottnichols' blendcorpus
+  // Llama3-70B, audit 3 D10.3): `import` warned "has no planck preset; model left out", `verify` said
+  // only that the model rules did not run. The note now says why, as import does.
+  const fs::path dir = temp_dir();
+  const fs::path toml = dir / "flavour.toml";
+  std::ofstream(toml) << "[model]\nname = \"llama3\"\nflavor = \"Llama3-70B-custom\"\n\n"
+                         "[training]\nlocal_batch_size = 1\nseq_len = 8192\n\n"
+                         "[parallelism]\ndata_parallel_shard_degree = -1\n";
+  Run r = planck("verify " + toml.string() + " --nodes 1 --gpus-per-node 8");
+  CHECK(r.out.find("checks-skipped") != std::string::npos);
+  CHECK_MESSAGE(r.out.find("(the importer: ") != std::string::npos, r.out);
+  CHECK(r.out.find("Llama3-70B-custom") != std::string::npos);
+}
