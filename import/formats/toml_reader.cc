@@ -50,25 +50,31 @@ core::Result<toml::table> parse_toml(std::string_view text, const PlanBuilder& b
 namespace {
 
 void check_table(const toml::table& t, const ConfigClasses& classes, const std::string& type, const std::string& where,
-                 PlanBuilder& b) {
+                 PlanBuilder& b, const std::string& extension) {
   const auto fields = config_fields(classes, type);
   if (fields.empty()) return;  // a field typed as a dict: its keys are the user's
   for (const auto& [name, node] : t) {
     const std::string key(name.str());
     const std::string shown = where.empty() ? "[" + key + "]" : "[" + where + "] " + key;
     auto it = fields.find(key);
-    if (it == fields.end()) {
+    if (it == fields.end() && where.empty() && node.is_table() && !extension.empty()) {
+      // A section the config's own JobConfig extension defines (torchtitan merges the dataclass
+      // that module names into JobConfig): the framework reads it, planck does not.
+      b.unmodelled(shown, node_line(node),
+                   "a section of " + extension + ", the JobConfig extension the config names, which planck does not "
+                   "read; what it sets is not applied");
+    } else if (it == fields.end()) {
       b.unknown_key(shown, node_line(node), field_names(fields));
     } else if (const toml::table* sub = node.as_table(); sub && !it->second.empty()) {
-      check_table(*sub, classes, it->second, where.empty() ? key : where + "." + key, b);
+      check_table(*sub, classes, it->second, where.empty() ? key : where + "." + key, b, extension);
     }
   }
 }
 
 }  // namespace
 
-void TomlReader::check_keys(const ConfigClasses& classes, const std::string& root) {
-  check_table(root_, classes, root, "", builder_);
+void TomlReader::check_keys(const ConfigClasses& classes, const std::string& root, const std::string& extension) {
+  check_table(root_, classes, root, "", builder_, extension);
 }
 
 const toml::node* TomlReader::find(const std::string& section, const std::string& key) const {

@@ -41,7 +41,10 @@ class TomlReader {
 
   // unknown-key for each section or key the config class `root` of `classes` (import/config_keys.h)
   // does not define, followed down nested tables ([quantize.linear.float8]).
-  void check_keys(const ConfigClasses& classes, const std::string& root);
+  // `extension`: a module the config names that adds sections to the root class (torchtitan's
+  // [experimental] custom_args_module); a top-level section unknown to `classes` is then said to be
+  // its, not a typo.
+  void check_keys(const ConfigClasses& classes, const std::string& root, const std::string& extension = "");
 
   core::Result<std::optional<TomlInt>> int_in(const std::string& section, const std::string& key);
   core::Result<std::optional<TomlString>> string_in(const std::string& section, const std::string& key);

@@ -166,7 +166,15 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
   TomlReader r(root, b);
   r.set_lines(input.lines);
   // Sections and keys of torchtitan's JobConfig, every TOML generation (import/torchtitan/toml_keys.h).
-  if (input.check_unknown_keys) r.check_keys(torchtitan_toml_classes(), "JobConfig");
+  // [experimental] custom_args_module (since #1053; [job] custom_config_module before) names a
+  // module whose dataclass torchtitan merges into JobConfig (config/manager.py): its sections.
+  std::string extension;
+  for (const auto& [section, key] : {std::pair{"experimental", "custom_args_module"}, {"job", "custom_config_module"}}) {
+    auto named = r.string_in(section, key);
+    if (!named) return named.status();
+    if (*named && !(*named)->value.empty()) extension = (*named)->value;
+  }
+  if (input.check_unknown_keys) r.check_keys(torchtitan_toml_classes(), "JobConfig", extension);
 
   auto world_r = b.resolve_world(options, {});
   if (!world_r) return world_r.status();

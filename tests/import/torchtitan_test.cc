@@ -316,6 +316,22 @@ TEST_CASE("import_torchtitan_unknown_keys_warn_and_missing_sections_default") {
   CHECK(!r.plan.contains("model"));
 }
 
+TEST_CASE("import_torchtitan_sections_of_a_custom_args_module_are_its_not_typos") {
+  // torchtitan merges the JobConfig dataclass of [experimental] custom_args_module into its config
+  // (config/manager.py; nscottnichols' blendcorpus llama3_70b.toml names
+  // torchtitan.experiments.blendcorpus.job_config and sets [blendcorpus]): the framework reads the
+  // section, planck does not, which is a setting-unmodelled warning, not "check the spelling".
+  ImportResult r = import_ok(&import_torchtitan,
+                             "[experimental]\ncustom_args_module = \"my.job_config\"\n[blendcorpus]\nx = 1\n"
+                             "[parallelism]\ntensor_paralel_degree = 2\n",
+                             world(1, 8));
+  CHECK(any_contains(r.warnings, "config:3: setting-unmodelled: [blendcorpus] is not modelled by planck: a section of "
+                                 "my.job_config"));
+  CHECK_FALSE(any_contains(r.warnings, "unknown-key: [blendcorpus]"));
+  // A typo in a known section is still one.
+  CHECK(any_contains(r.warnings, "unknown-key: [parallelism] tensor_paralel_degree"));
+}
+
 TEST_CASE("import_torchtitan_refuses_bad_degrees_with_file_and_line") {
   CHECK(import_error(&import_torchtitan, config("tensor_parallel_degree = 0\n"), world(1, 8)).find("config:8") !=
         std::string::npos);
