@@ -111,7 +111,7 @@ def torchao(out):
         assumed = "H100 variant unstated: the PyTorch team's 500 W part (h100-96g-500w)"
         if "_mi300x_" in r["id"]:
             gpu, mem_gib = "mi300x", 192
-            assumed = "MI300X: 192 GiB, no planck preset (memory only)"
+            assumed = "MI300X: planck's mi300x preset (196592 MiB as PyTorch reports it)"
         elif "_b200_" in r["id"]:
             gpu, assumed = "b200", "B200 \"power limited\", the limit not stated: priced as b200"
         # torchtitan 0.0.2 (2025-03) for the H100 rows: before the compiled loss; 2025-08 after.

@@ -37,12 +37,7 @@ std::int64_t n(const p::Row& r, const char* key) { return std::stoll(r.at(key));
 
 std::string plan_json(const p::Row& r) {
   const std::int64_t gpus = n(r, "gpus"), gpn = std::min<std::int64_t>(n(r, "gpus_per_node"), gpus);
-  nlohmann::json gpu = r.at("gpu");
-  if (r.at("gpu") == "mi300x") {
-    // No planck preset: the memory model reads the capacity and the workspace class only.
-    gpu = {{"preset", "h100-sxm"}, {"name", "mi300x"},
-           {"memory_bytes", static_cast<std::int64_t>(std::stod(r.at("gpu_memory_gib")) * kGiB)}};
-  }
+  const nlohmann::json gpu = r.at("gpu");  // a preset (mi300x since 2026-11-27)
   const std::int64_t pp = n(r, "pp"), cp = n(r, "cp"), vpp = n(r, "vpp");
   nlohmann::json par = {{"data_parallel", r.at("data_parallel")},
                         {"sequence_parallel", r.at("sequence_parallel") == "1"},
