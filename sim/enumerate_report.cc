@@ -13,6 +13,7 @@
 #include "sim/enumerate.h"
 #include "sim/moe_band.h"
 #include "core/base/format.h"
+#include "core/plan/presets.h"
 #include "sim/format.h"
 
 namespace planck::sim {
@@ -203,6 +204,11 @@ std::string enumerate_to_text(const EnumerateResult& r, const EnumerateRequest& 
     o << "step times likely x" << number(std::round(f.step_time_low_s / f.step_time_s * 100) / 100) << "-x"
       << number(std::round(f.step_time_high_s / f.step_time_s * 100) / 100)
       << " of the figure shown (published / predicted on held-out published runs, docs/simulator.md)\n";
+    if (core::amd_instinct(req.gpu)) {
+      o << "no published run on " << req.gpu.name
+        << " is fitted: its curve is H100's scaled by a measured GEMM efficiency, and the band above is NVIDIA "
+           "runs' (docs/simulator.md \"GPU presets and their curves\")\n";
+    }
   }
   o << "\n";
   o << pad("#", 5) << pad("mesh", 52) << pad("strategy", 26) << pad("pipeline", 20) << pad("ckpt", 10) << pad("mb x k", 9)

@@ -122,6 +122,17 @@ TEST_CASE("sim_cli_enumerate_formats_and_exit_codes") {
 
 // Issue 31: every step time carries its stated interval, step x the published / predicted band
 // of the plan's stack (sim/uncertainty.cc; "any" when the plan states none).
+TEST_CASE("sim_cli_enumerate_on_an_amd_preset_says_it_is_unfitted") {
+  // No published run on an AMD Instinct part is in any fit (docs/simulator.md "GPU presets and
+  // their curves"): the table says so under its interval; an NVIDIA preset's does not.
+  Run amd = run("enumerate --world 8 --gpus-per-node 8 --model llama3-8b --gpu mi300x --top 2");
+  REQUIRE(amd.code == 0);
+  CHECK(amd.out.find("no published run on mi300x is fitted") != std::string::npos);
+  Run h100 = run("enumerate --world 8 --gpus-per-node 8 --model llama3-8b --gpu h100-sxm --top 2");
+  REQUIRE(h100.code == 0);
+  CHECK(h100.out.find("no published run on") == std::string::npos);
+}
+
 TEST_CASE("sim_cli_simulate_states_the_step_time_interval") {
   const std::string text = R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8},
     "mesh": {"dims": ["dp_shard"], "shape": [8]}, "parallelism": {"data_parallel": "fsdp"},
