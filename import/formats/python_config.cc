@@ -113,8 +113,11 @@ std::vector<Unfollowed> python_unfollowed(const json& fn, const std::string& pat
       defaults += (defaults.empty() ? "" : ", ") + n.get<std::string>() + " " + d;
     }
     if (names.empty()) continue;
+    // ASCII (cut anywhere without splitting a character); a pipeline layout runs to kilobytes.
+    std::string shown = s["value"].dump(-1, ' ', true);
+    if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
     b.finding("setting-unmodelled", s.value("line", 0),
-              key + " = " + s["value"].dump() + " comes from the environment (" + names + ") and was read with its "
+              key + " = " + shown + " comes from the environment (" + names + ") and was read with its "
                   "default (" + defaults + "): the launch may set it; pass --set NAME=VALUE",
               s.value("file", path));
   }
