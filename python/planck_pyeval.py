@@ -324,9 +324,10 @@ class Function:
         """True/False when the test is decided by values this reader knows, else None."""
         v = self.expr(node)
         if isinstance(v, Val):
-            given = [n for n in v.env if n not in self.run_.env]
-            test = {"file": self.file, "line": getattr(node, "lineno", 0), "test": ast.unparse(node), "names": given}
-            if given and test not in self.run_.env_tests:  # a branch the launch environment may turn
+            defaulted = [n for n in v.env if n not in self.run_.env]  # not given with --set
+            test = {"file": self.file, "line": getattr(node, "lineno", 0), "test": ast.unparse(node),
+                    "names": defaulted}
+            if defaulted and test not in self.run_.env_tests:  # a branch the launch environment may turn
                 self.run_.env_tests.append(test)
             return bool(v.value)
         if isinstance(v, (Obj, Spec)):

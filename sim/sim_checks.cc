@@ -72,7 +72,9 @@ void check_memory(const core::CheckContext& ctx, core::Diagnostics& out) {
   d.message = "predicted peak memory " + core::format_bytes(exceeds ? m.required : m.peak) + " per GPU (" +
               memory_parts(m) + ") is " + percent(need) + " of " + plan.cluster.gpu.name + "'s " +
               core::format_bytes(m.capacity) +
-              (plan.gpu_given ? "" : " (the plan names no GPU: " + plan.cluster.gpu.name + " assumed; give --gpu or cluster.gpu)") +
+              (plan.gpu_given ? ""
+                              : " (the plan names no GPU: " + plan.cluster.gpu.name +
+                                    " assumed; give --gpu or cluster.gpu)") +
               (exceeds ? ": what must stay resident does not fit, whatever the allocator releases"
                        : ": less than 10% headroom; the allocator will release its caches and retry (slower "
                          "steps, and an out-of-memory error when fragmentation grows)");

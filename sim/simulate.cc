@@ -293,7 +293,8 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   } else if (plan.training && plan.training->fp8 != core::Fp8Recipe::kNone) {
     const char* recipe = core::to_string(plan.training->fp8);
     if (plan.training->fp8 == core::Fp8Recipe::kMxfp8 && !core::mx_tensor_cores(gpu)) {
-      r.notes.push_back("training.fp8 mxfp8 needs MX tensor cores (Blackwell, MI355X): Transformer Engine refuses it on " +
+      r.notes.push_back("training.fp8 mxfp8 needs MX tensor cores (Blackwell, MI355X): Transformer Engine refuses "
+                        "it on " +
                         gpu.name + " (use tensorwise or blockwise)");
     }
     if (gpu.fp8_tflops <= 0) {

@@ -133,8 +133,9 @@ std::vector<Unfollowed> python_unfollowed(const json& fn, const std::string& pat
               t.value("file", path));
   }
   for (const json& e : fn.value("env", json::array())) {
-    b.note(python_where(e, path) + ": " + e.value("text", "") + " = " +
-           (e.contains("given") ? e["given"].dump() + " from --set" : e.value("default", json()).dump() + ", its default"));
+    const std::string got = e.contains("given") ? e["given"].dump() + " from --set"
+                                                : e.value("default", json()).dump() + ", its default";
+    b.note(python_where(e, path) + ": " + e.value("text", "") + " = " + got);
   }
   for (const auto& [key, s] : fn["settings"].items()) {
     if (!s.contains("unknown")) continue;

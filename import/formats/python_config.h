@@ -27,7 +27,8 @@ core::Result<nlohmann::json> read_python_config(const std::string& path, const s
 
 // The constructs of one evaluated function (the reader's "unfollowed" and settings it could not
 // evaluate) that may set a setting `matters` names: refused; the others noted on `b` (shared by the
-// torchtitan registry and Megatron-Bridge recipe importers).
+// torchtitan registry and Megatron-Bridge recipe importers). Its environment reads that took their
+// default are said on `b` too: a warning where a setting `matters` names, or a branch, rests on one.
 std::vector<Unfollowed> python_unfollowed(const nlohmann::json& fn, const std::string& path,
                                           const ImportOptions& options, PlanBuilder& b,
                                           bool (*matters)(const std::string&));

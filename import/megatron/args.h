@@ -34,9 +34,9 @@ struct MegatronLaunch {
 // --npernode, the script's GPUS_PER_NODE / NNODES / WORLD_SIZE, else its #SBATCH lines.
 ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script, std::string_view text);
 
-// The first variable the script sets that only ROCm reads (HSA_*, HIP_*, RCCL_*, NVTE_CK_*, ...):
-// the launch runs on AMD Instinct GPUs. nullptr when none.
-const std::pair<const std::string, std::vector<ShellField>>* rocm_variable(const ShellScript& script);
+// The first variable the script sets that only ROCm reads (HSA_*, HIP_*, RCCL_*, NVTE_CK_*, ...),
+// with the line it is set at (0 = unknown): the launch runs on AMD Instinct GPUs.
+std::optional<ShellField> rocm_variable(const ShellScript& script);
 
 // The launch command of `script` (the last one naming a .py file), else every command made only
 // of --flags (an args file). Error when neither exists.

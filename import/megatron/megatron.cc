@@ -362,13 +362,12 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
 
   PLANCK_IMPORT_TRY(world, b.resolve_world(options, config_world(launch, script, text)));
   b.set_cluster(world);
-  if (const auto* rocm = rocm_variable(script)) {
+  if (const auto rocm = rocm_variable(script)) {
     // Memory is judged against the smallest part ROCm's Megatron forks run on, so an error holds
     // on every one of them; --gpu names the real one and settles this.
-    const int line = rocm->second.empty() ? 0 : rocm->second.front().line;
     b.plan()["cluster"]["gpu"] = "mi300x";
-    b.finding("setting-unmodelled", line,
-              "the script sets " + rocm->first +
+    b.finding("setting-unmodelled", rocm->line,
+              "the script sets " + rocm->text +
                   ", which only ROCm reads: it runs on AMD Instinct GPUs and does not say which; checked as mi300x "
                   "(192 GB, the smallest of mi300x, mi325x and mi355x; pass --gpu)",
               "", "/cluster/gpu");

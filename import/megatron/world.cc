@@ -79,20 +79,19 @@ ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script
   return cw;
 }
 
-const std::pair<const std::string, std::vector<ShellField>>* rocm_variable(const ShellScript& script) {
+std::optional<ShellField> rocm_variable(const ShellScript& script) {
   // ROCm's runtime (HSA_, HIP_, ROCR_), its collectives (RCCL_), libraries (MIOPEN_, ROCBLAS_,
   // HIPBLASLT_) and Transformer Engine's ROCm build (NVTE_CK_ selects its Composable Kernel
   // attention); PyTorch's TORCH_BLAS_PREFER_HIPBLASLT. None of them means anything to CUDA.
   static const char* const kPrefixes[] = {"HSA_",     "HIP_",     "ROCR_",      "RCCL_", "MIOPEN_",
                                           "ROCBLAS_", "NVTE_CK_", "HIPBLASLT_", "ROCM_", "TORCH_BLAS_PREFER_HIPBLASLT"};
-  const std::pair<const std::string, std::vector<ShellField>>* first = nullptr;
-  for (const auto& entry : script.vars) {
+  std::optional<ShellField> first;  // the name, and where it is set
+  for (const auto& entry : script.vars) {  // not a structured binding: clang 14 cannot capture one
     const std::string& name = entry.first;
-    const bool rocm = std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
-                                  [&](const char* p) { return name.rfind(p, 0) == 0; });
+    const auto is_prefix = [&](const char* p) { return name.rfind(p, 0) == 0; };
+    if (std::none_of(std::begin(kPrefixes), std::end(kPrefixes), is_prefix)) continue;
     const int line = entry.second.empty() ? 0 : entry.second.front().line;
-    const int best = first == nullptr || first->second.empty() ? 0 : first->second.front().line;
-    if (rocm && (first == nullptr || (line > 0 && (best == 0 || line < best)))) first = &entry;
+    if (!first || (line > 0 && (first->line == 0 || line < first->line))) first = ShellField{name, line};
   }
   return first;
 }

@@ -169,7 +169,8 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
   // [experimental] custom_args_module (since #1053; [job] custom_config_module before) names a
   // module whose dataclass torchtitan merges into JobConfig (config/manager.py): its sections.
   std::string extension;
-  for (const auto& [section, key] : {std::pair{"experimental", "custom_args_module"}, {"job", "custom_config_module"}}) {
+  for (const auto& [section, key] :
+       {std::pair{"experimental", "custom_args_module"}, std::pair{"job", "custom_config_module"}}) {
     auto named = r.string_in(section, key);
     if (!named) return named.status();
     if (*named && !(*named)->value.empty()) extension = (*named)->value;
