@@ -99,7 +99,8 @@ void setup_import(CLI::App& app, Action& action) {
                  "the framework's config: torchtitan TOML or Python registry (config_registry.py:FUNCTION, "
                  "read with python3's parser, never run), Lingua YAML, Megatron launch script or args file, "
                  "Megatron-Bridge recipe (RECIPE.py:FUNCTION) or launch script running run_recipe.py (SCRIPT:N "
-                 "picks one of several launches), DeepSpeed JSON")
+                 "picks one of several launches), DeepSpeed JSON, LLaMA-Factory training YAML (with the DeepSpeed "
+                 "config it names)")
       ->required();
   app.add_option("--nodes", a->nodes, "nodes of the cluster (default: the config's, else 1)")
       ->check(whole_number(1, core::kMaxWorld));
@@ -128,6 +129,6 @@ void setup_import(CLI::App& app, Action& action) {
 
 }  // namespace
 
-PLANCK_COMMAND(import, "a plan from a torchtitan, Lingua, Megatron-LM, Megatron-Bridge or DeepSpeed config", setup_import);
+PLANCK_COMMAND(import, "a plan from a torchtitan, Lingua, Megatron-LM, Megatron-Bridge, DeepSpeed or LLaMA-Factory config", setup_import);
 
 }  // namespace planck::cli
