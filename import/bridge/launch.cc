@@ -217,7 +217,8 @@ void sync(const json& recipe, Built& built, const std::string& path, PlanBuilder
 }
 
 core::Result<ImportResult> run_recipe_launch(const LaunchCommand& l, const std::vector<std::string_view>& lines,
-                                             const std::string& path, const ImportOptions& options) {
+                                             const std::string& path, const ImportOptions& options,
+                                             const ShellScript& script) {
   const int line = l.cmd->line;
   PLANCK_IMPORT_TRY(args, parse_run_recipe(l.cmd->words, l.py + 1, path, lines));
   ImportResult refused;  // a launch that cannot be followed: no plan, only what stops it
@@ -263,6 +264,7 @@ core::Result<ImportResult> run_recipe_launch(const LaunchCommand& l, const std::
   const json& fn = functions.front();
 
   PlanBuilder b("megatron-bridge", path);
+  warn_unread_sets(script, options.sets, b);
   Built built = launch_overrides(args, fn.value("settings", json::object()), lines, path, options, b);
   sync(fn.value("settings", json::object()), built, path, b);
   for (const Override& o : built.overrides) {
@@ -346,7 +348,7 @@ core::Result<std::vector<NamedImport>> import_bridge_launch(std::string_view tex
       out.push_back({name, std::move(r)});
       continue;
     }
-    auto r = bridge::run_recipe_launch(l, lines, path, options);
+    auto r = bridge::run_recipe_launch(l, lines, path, options, script);
     if (!r) return r.status();
     for (const std::string& a : script.assumptions) {
       if (std::find(r->hints.begin(), r->hints.end(), a) == r->hints.end()) r->hints.push_back(a);

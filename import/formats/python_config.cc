@@ -127,10 +127,10 @@ std::vector<Unfollowed> python_unfollowed(const json& fn, const std::string& pat
       if (!env_default(n.get<std::string>()).empty()) names += (names.empty() ? "" : ", ") + n.get<std::string>();
     }
     if (names.empty()) continue;
-    b.finding("setting-unmodelled", t.value("line", 0),
-              "`" + t.value("test", "") + "` is decided by the default of " + names +
-                  " (the launch may set it; pass --set NAME=VALUE)",
-              t.value("file", path));
+    std::string text = "`";  // appended, not `"`" + ...`: GCC 12 warns -Wrestrict on that inlined operator+
+    text += t.value("test", "") + "` is decided by the default of " + names +
+            " (the launch may set it; pass --set NAME=VALUE)";
+    b.finding("setting-unmodelled", t.value("line", 0), text, t.value("file", path));
   }
   for (const json& e : fn.value("env", json::array())) {
     const std::string got = e.contains("given") ? e["given"].dump() + " from --set"

@@ -136,6 +136,7 @@ core::Result<std::optional<bool>> Runner::condition(const std::vector<const Shel
 core::Result<std::optional<std::int64_t>> Runner::arith_command(const ShellToken& t) {
   auto text = inline_word(t.word.segs[0].text, t.line);
   if (!text) return text.status();
+  names_read(*text, true, script.read);
   auto v = shell_arith_assign(*text, script.vars, t.line);
   if (!v)
     script.assumptions.push_back("line " + std::to_string(t.line) + ": ((" + t.word.segs[0].text + ")) not evaluated");

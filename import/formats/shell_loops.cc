@@ -17,11 +17,8 @@
 
 namespace planck::import::shell {
 
-namespace {
-
-// The variables a loop's condition or step may read: names after `$` / in `${...}` and every
-// identifier of an arithmetic text (an over-approximation is harmless: it only keeps a loop going
-// that changed one of them).
+// A loop's condition or step: an over-approximation is harmless there, it only keeps a loop going
+// that changed one of them; a --set is never called unread when it might be read.
 void names_read(const std::string& text, bool arithmetic, std::set<std::string>& out) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const bool dollar = text[i] == '$';
@@ -42,6 +39,8 @@ void names_read(const std::string& text, bool arithmetic, std::set<std::string>&
     if (e > i) i = e - 1;
   }
 }
+
+namespace {
 
 // printf(1)'s FORMAT over ARGS as bash's builtin prints it: %s, %d / %i, %%, and the escapes \n \t
 // \\; the format is reused while arguments remain. nullopt for any other conversion (widths,

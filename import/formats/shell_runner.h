@@ -51,6 +51,10 @@ inline bool is_name(const std::string& s) {
   return true;
 }
 
+// The variables `text` may read: names after `$` / in `${...}`, and every identifier when it is an
+// arithmetic text (an over-approximation). $#, $@, $* and $1... add "@" and the character itself.
+void names_read(const std::string& text, bool arithmetic, std::set<std::string>& out);
+
 class Runner {
  public:
   explicit Runner(std::string path) : path_(std::move(path)) {}

@@ -44,6 +44,8 @@ core::Result<std::string> Runner::inline_word(const std::string& text, int line)
 
 core::Result<Fields> Runner::param(const std::string& expr, int line, bool* multi) {
   *multi = false;
+  // ${#NAME}, ${!NAME} and ${NAME...} read NAME (ShellScript::read).
+  names_read("${" + expr.substr(std::min(expr.find_first_not_of("#!"), expr.size())) + "}", false, script.read);
   if (expr.size() > 1 && expr[0] == '#') {  // ${#ARR[@]} count, ${#VAR} length
     std::string name = expr.substr(1);
     bool count = name.size() > 3 && (name.ends_with("[@]") || name.ends_with("[*]"));
@@ -119,11 +121,13 @@ core::Result<Fields> Runner::param(const std::string& expr, int line, bool* mult
     const std::size_t colon = rest.find(':', 1);
     auto offset_text = inline_word(rest.substr(1, colon == std::string::npos ? std::string::npos : colon - 1), line);
     if (!offset_text) return offset_text.status();
+    names_read(*offset_text, true, script.read);
     const auto offset = shell_arith(*offset_text, script.vars);
     std::optional<std::int64_t> length;
     if (colon != std::string::npos) {
       auto length_text = inline_word(rest.substr(colon + 1), line);
       if (!length_text) return length_text.status();
+      names_read(*length_text, true, script.read);
       length = shell_arith(*length_text, script.vars);
     }
     if (offset && (colon == std::string::npos || (length && *length >= 0))) {
@@ -166,6 +170,7 @@ core::Result<Fields> Runner::expand(const ShellWord& w, bool split) {
     } else if (seg.kind == ShellSegment::kArith) {
       auto text = inline_word(seg.text, w.line);
       if (!text) return text.status();
+      names_read(*text, true, script.read);
       auto v = shell_arith_assign(*text, script.vars, w.line);
       if (!v) script.assumptions.push_back("line " + std::to_string(w.line) + ": $((" + seg.text + ")) not evaluated");
       vals = {{v ? std::to_string(*v) : "$((" + seg.text + "))", w.line}};
@@ -431,6 +436,25 @@ core::Result<ShellScript> run_shell(std::string_view text, const std::string& pa
     }
   }
   return std::move(runner.script);
+}
+
+void warn_unread_sets(const ShellScript& script, const std::vector<std::pair<std::string, std::string>>& sets,
+                      PlanBuilder& b) {
+  std::vector<std::string> known;  // what the script reads, for "did you mean"
+  for (const std::string& name : script.read) known.push_back(name);
+  for (const auto& [name, value] : sets) {
+    // Positional parameters and dotted keys (a Megatron-Bridge override) are not variables.
+    const bool variable = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                          std::all_of(name.begin(), name.end(), [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                          });
+    if (!variable || script.read.count(name)) continue;
+    const std::string guess = core::did_you_mean(name, known);
+    b.finding("unknown-key", 0,
+              "--set " + name + "=" + value + ": the script never reads $" + name +
+                  " on a branch it takes, so the value changes nothing planck reads (ignored)" +
+                  (guess.empty() ? std::string() : "; " + guess));
+  }
 }
 
 std::optional<std::int64_t> shell_int(const ShellScript& script, const std::string& name) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +42,9 @@ struct ShellScript {
   std::vector<std::string> assumptions;                 // conditions assumed true, unknown $( )
   std::vector<std::string> followed;                    // files sourced or run, `bash -c` text read
   std::vector<std::string> warnings;                    // a sourced file that is not there
+  // Every variable an expansion or arithmetic on a taken branch looked up, set or not ($NAME,
+  // ${NAME...}, a bare NAME in $(( ))): a --set the script never reads changes nothing.
+  std::set<std::string> read;
   // A launcher that runs the command given to it on every node and says the world itself (NGC
   // Base Command's `bcprun -n NODES -p PER_NODE -c TEXT`): its figures, and the launcher's name.
   std::optional<std::int64_t> launcher_nodes, launcher_per_node;
@@ -53,6 +57,13 @@ struct ShellScript {
 // set before the script runs; the script's own assignments to them are ignored (the command line wins).
 core::Result<ShellScript> run_shell(std::string_view text, const std::string& path,
                                     const std::vector<std::pair<std::string, std::string>>& presets = {});
+
+class PlanBuilder;
+// unknown-key for each --set NAME=VALUE in `sets` naming a shell variable (positional parameters
+// and dotted Megatron-Bridge overrides left out) that `script` never read on a branch it took: the
+// value changed nothing planck reads.
+void warn_unread_sets(const ShellScript& script, const std::vector<std::pair<std::string, std::string>>& sets,
+                      PlanBuilder& b);
 
 // Integer value of a variable, if it is set and holds an integer.
 std::optional<std::int64_t> shell_int(const ShellScript& script, const std::string& name);

@@ -323,6 +323,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   PlanBuilder b("megatron", path);
   PLANCK_IMPORT_TRY(script, run_shell(text, path, shell_presets(options.sets, options)));
   for (const auto& [name, value] : options.sets) b.note("--set " + name + "=" + value + " from the command line");
+  warn_unread_sets(script, options.sets, b);
   auto launch_r = find_megatron_launch(script, b);
   if (!launch_r && !script.warnings.empty()) {
     // The launch line is often in the file that could not be read: say which.

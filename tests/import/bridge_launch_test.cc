@@ -94,6 +94,14 @@ TEST_CASE("bridge_launch_shell_variable_set_on_the_command_line_reaches_the_over
   const std::vector<NamedImport> first = launches(script + ":1", o);
   REQUIRE(first.size() == 1);
   CHECK(shape_of(first[0].result) == Shape{2, 4, 2, 1, 2});
+  // A variable the script never reads is said on each launch; the dotted override is not a variable.
+  o.sets = {{"model.pipeline_model_parallel_size", "2"}, {"T_P", "3"}};
+  const std::vector<NamedImport> typo = launches(script + ":1", o);
+  REQUIRE(typo.size() == 1);
+  REQUIRE(typo[0].result.findings.size() >= 1);
+  int unread = 0;
+  for (const ImportFinding& f : typo[0].result.findings) unread += f.rule == "unknown-key" && f.message.find("--set T_P=3") == 0;
+  CHECK(unread == 1);
 }
 
 TEST_CASE("bridge_launch_script_colon_picks_one_launch_and_nothing_else_takes_a_colon") {

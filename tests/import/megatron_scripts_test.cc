@@ -105,6 +105,28 @@ TEST_CASE("import_megatron_quick_geglu_is_a_gated_mlp") {
   CHECK(gelu.plan["model"]["gated_mlp"] == false);
 }
 
+TEST_CASE("import_megatron_set_the_script_never_reads_is_an_unknown_key_naming_the_one_it_reads") {
+  // `TP=2 bash script.sh` for a script that reads $TP_SIZE changes nothing; --set TP=2 said so nowhere.
+  // The --set a branch not taken reads ($PP below) and a positional parameter are not warned about:
+  // only a name the script never looked up, with the closest name it did.
+  const std::string text =
+      "TP_SIZE=${TP_SIZE:-1}\nif [ \"$MODE\" = big ]; then PP=$PP_SIZE; fi\n"
+      "python pretrain_gpt.py --tensor-model-parallel-size $TP_SIZE --num-layers $((LAYERS + 4)) --micro-batch-size 1\n";
+  ImportOptions o = world(1, 8);
+  o.sets = {{"TP_SIZ", "2"}, {"TP_SIZE", "2"}, {"LAYERS", "4"}, {"MODE", "small"}, {"1", "x"}};
+  ImportResult r = import_ok(&import_megatron, text, o, "read.sh");
+  CHECK(shape_of(r).back() == 2);
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].rule == "unknown-key");
+  CHECK(r.findings[0].message.find("--set TP_SIZ=2: the script never reads $TP_SIZ") == 0);
+  CHECK(r.findings[0].message.find("did you mean 'TP_SIZE'?") != std::string::npos);
+  // PP_SIZE sits on a branch MODE=small does not take: never read, so warned.
+  o.sets = {{"MODE", "small"}, {"PP_SIZE", "2"}};
+  ImportResult branch = import_ok(&import_megatron, text, o, "read.sh");
+  REQUIRE(branch.findings.size() == 1);
+  CHECK(branch.findings[0].message.find("--set PP_SIZE=2") == 0);
+}
+
 TEST_CASE("import_megatron_script_running_several_launches_says_which_it_reads") {
   // A sweep over configs runs pretrain_gpt.py once per entry (the shell reader runs `for` bodies
   // per word): the plan is the last launch, and the others are named, never dropped silently.
