@@ -106,10 +106,20 @@ void check_sync(const core::CheckContext& ctx, core::Diagnostics& out) {
   // the reduce-scatter and defers only the all-reduce across replicas, else nothing.
   const bool sharded_grads =
       dp == core::DataParallel::kFsdp || dp == core::DataParallel::kZero3 || dp == core::DataParallel::kHsdp;
+  // DeepSpeed ZeRO-3 cannot defer its reduce-scatter (engine.no_sync() asserts on stages 2 and 3,
+  // runtime/engine.py): the alternative is ZeRO stage 1, whole parameters and gradients with the
+  // optimizer state sharded, syncing once per step.
+  const bool zero3 = dp == core::DataParallel::kZero3;
+  core::Plan stage1;
+  if (zero3) {
+    stage1 = plan;
+    stage1.parallelism.data_parallel = core::DataParallel::kZero1;
+  }
+  const core::Plan& alt_plan = zero3 ? stage1 : plan;
   auto alt_sync = core::GradSync::kLastMicrobatch;
-  auto last = core::lower(plan, *ctx.mesh, alt_sync);
+  auto last = core::lower(alt_plan, *ctx.mesh, alt_sync);
   if (!last) return;
-  const Memory m_every = memory(plan, *ctx.mesh, *every), m_last = memory(plan, *ctx.mesh, *last);
+  const Memory m_every = memory(plan, *ctx.mesh, *every), m_last = memory(alt_plan, *ctx.mesh, *last);
   const bool last_fits =
       m_last.capacity <= 0 || static_cast<double>(m_last.peak) <= kTightFraction * static_cast<double>(m_last.capacity);
   if (sharded_grads && !last_fits) {
@@ -118,13 +128,14 @@ void check_sync(const core::CheckContext& ctx, core::Diagnostics& out) {
     last = core::lower(plan, *ctx.mesh, alt_sync);
     if (!last) return;
   }
-  const std::int64_t b_every = ring_bytes(plan, *ctx.mesh, *every), b_last = ring_bytes(plan, *ctx.mesh, *last);
+  const std::int64_t b_every = ring_bytes(plan, *ctx.mesh, *every), b_last = ring_bytes(alt_plan, *ctx.mesh, *last);
   const std::int64_t extra = b_every - b_last;
   if (extra <= 0) return;
   const std::int64_t extra_mem = alt_sync == core::GradSync::kLastMicrobatch ? m_last.peak - m_every.peak : 0;
   const std::string k = std::to_string(every->micro_batches);
-  const std::string alt_name =
-      alt_sync == core::GradSync::kLastMicrobatch ? "last_microbatch" : "last_microbatch_replicate";
+  const std::string alt_name = zero3 ? "ZeRO stage 1 syncing on the last"
+                               : alt_sync == core::GradSync::kLastMicrobatch ? "last_microbatch"
+                                                                             : "last_microbatch_replicate";
   Diagnostic d;
   d.rule = "sync-every-microbatch";
   d.severity = Severity::kWarning;
@@ -140,6 +151,10 @@ void check_sync(const core::CheckContext& ctx, core::Diagnostics& out) {
         "last micro-batch): reduce-scatter every micro-batch, all-reduce across replicas only on the last; "
         "last_microbatch would not fit (" +
         core::format_bytes(m_last.peak) + " peak per GPU)";
+  } else if (zero3) {
+    hint = "DeepSpeed defers no ZeRO-3 gradient sync (engine.no_sync() refuses stages 2 and 3): set \"data_parallel\": "
+           "\"zero1\" and \"grad_sync\": \"last_microbatch\" (ZeRO stage 1, whole parameters and gradients, the "
+           "optimizer state sharded)";
   } else if (dp == core::DataParallel::kDdp) {
     hint = "set \"grad_sync\": \"last_microbatch\" (DDP no_sync() on the first " +
            std::to_string(every->micro_batches - 1) + " micro-batches)";
@@ -152,7 +167,10 @@ void check_sync(const core::CheckContext& ctx, core::Diagnostics& out) {
         "micro-batch; Megatron-FSDP: --data-parallel-sharding-strategy optim, since no_sync() does not defer "
         "sharded gradients; DeepSpeed: ZeRO stage 1)";
   }
-  if (extra_mem > 0) hint += "; it keeps unsharded gradients: +" + core::format_bytes(extra_mem) + " peak per GPU";
+  if (extra_mem > 0) {
+    hint += std::string("; it keeps unsharded ") + (zero3 ? "parameters and gradients" : "gradients") + ": +" +
+            core::format_bytes(extra_mem) + " peak per GPU";
+  }
   if (dp == core::DataParallel::kHsdp && alt_sync == core::GradSync::kLastMicrobatch) {
     hint += "; or \"last_microbatch_replicate\" (set_requires_all_reduce(False)): reduce-scatter every micro-batch, "
             "all-reduce only on the last";

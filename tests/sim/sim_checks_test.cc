@@ -94,6 +94,25 @@ TEST_CASE("sim_sync_every_microbatch_sharded_grads_only_when_whole_grads_fit") {
   CHECK(r->message.find("with last_microbatch_replicate") != std::string::npos);
 }
 
+TEST_CASE("sim_sync_every_microbatch_zero3_offers_zero_stage_1") {
+  // DeepSpeed's engine.no_sync() asserts on ZeRO stages 2 and 3 (runtime/engine.py@edaa722): a
+  // ZeRO-3 run cannot defer its reduce-scatter, so the alternative named is ZeRO stage 1 syncing
+  // once per step, and the memory it costs is whole parameters and gradients.
+  auto d = run(t::plan_from(ddp_plan("every_microbatch", 4, "zero3")));
+  const auto* w = find(d, "sync-every-microbatch");
+  REQUIRE(w != nullptr);
+  CHECK(w->message.find("with ZeRO stage 1 syncing on the last") != std::string::npos);
+  CHECK(w->hint.find("\"data_parallel\": \"zero1\"") != std::string::npos);
+  CHECK(w->hint.find("unsharded parameters and gradients") != std::string::npos);
+  CHECK(w->hint.find("set_requires_gradient_sync") == std::string::npos);
+  // ZeRO-1 per step over 8 ranks: one ring reduce-scatter of the fp32 gradients (the plan's default
+  // reduce_dtype) and one all-gather of the bf16 parameters, 7/8 x P x (4 + 2) bytes.
+  const auto params = static_cast<std::int64_t>(4 * t::llama_layer_params(256, 1024, 8, 4, 32) + 2 * 1000.0 * 256 + 256);
+  CHECK(witness(*w, "bytes_per_step_last_microbatch") == 7 * params * 6 / 8);
+  // ZeRO-3 gathers the parameters and reduce-scatters the gradients on each of the 4 micro-batches.
+  CHECK(witness(*w, "bytes_per_step") > 4 * 7 * params * 4 / 8);
+}
+
 TEST_CASE("sim_sync_every_microbatch_seed_plan") {
   // plans/ddp-8-sync-every-microbatch.json: Llama-3.2-1B shape (L 16, h 2048, f 8192, a 32,
   // kv 8, hd 64, tied embeddings), DDP over 8, k = 4. G = 4 x params in 25 MiB buckets; each
