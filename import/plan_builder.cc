@@ -101,6 +101,29 @@ void PlanBuilder::unmodelled(const std::string& setting, int line, const std::st
   finding("setting-unmodelled", line, setting + " is not modelled by planck: " + assumed, "", pointer);
 }
 
+namespace {
+
+// What DeepSpeed does with a key it does not know: a section built as a DeepSpeedConfigModel
+// (runtime/config_utils.py, extra="forbid") raises a ValidationError at deepspeed.initialize; the
+// top level is read with dict.get, so an unknown key there is ignored. The release each section
+// became such a model, at deepspeedai/DeepSpeed @edaa722.
+std::string deepspeed_fate(const std::string& key) {
+  std::string p = key.rfind("--set ", 0) == 0 ? key.substr(6) : key;
+  const std::size_t second = p.find('/', 1);
+  if (p.empty() || p[0] != '/' || second == std::string::npos) return "ignored";
+  const std::string section = p.substr(1, second - 1);
+  const char* since = section == "zero_optimization" ? "v0.7.0 (DeepSpeedZeroConfig and its offload configs)"
+                      : section == "tensor_parallel" ? "v0.16.4 (TPTrainingConfig)"
+                      : section == "compile"         ? "v0.16.6 (CompileConfig)"
+                      : section == "bf16" || section == "bfloat16" || section == "fp16"
+                          ? "v0.17.1 (precision_config.py; an earlier release ignored it)"
+                          : nullptr;
+  if (!since) return "ignored";
+  return std::string("DeepSpeed refuses it at start-up: the section's config model forbids unknown keys since ") + since;
+}
+
+}  // namespace
+
 void PlanBuilder::unknown_key(const std::string& key, int line, const std::vector<std::string>& known,
                               const std::string& file) {
   // The key's own name: after the last '/' (JSON pointer), ' ' ("[section] key") or '.' (a dotted
@@ -116,6 +139,11 @@ void PlanBuilder::unknown_key(const std::string& key, int line, const std::vecto
   std::string fate = "ignored";
   if (framework_ == "megatron")
     fate = "Megatron-LM's argparse refuses an unknown flag at start-up; a fork that defines it reads it";
+  else if (framework_ == "deepspeed")
+    fate = deepspeed_fate(key);
+  else if (framework_ == "llama-factory")
+    fate = "LLaMA-Factory's HfArgumentParser refuses a key no argument class defines at start-up unless "
+           "ALLOW_EXTRA_ARGS is set (hparams/parser.py)";
   else if (framework_ == "torchtitan" && key.rfind('[', 0) == 0)
     fate = "torchtitan refuses a TOML key its config does not define at start-up since #1644, 2025-08-28; an "
            "earlier torchtitan ignored it";

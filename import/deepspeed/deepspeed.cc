@@ -201,6 +201,7 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   r.warn_unknown("", kTopKeys);
   r.warn_unknown("/zero_optimization", kZeroKeys);
   r.warn_unknown("/tensor_parallel", kTpKeys);
+  r.warn_unknown("/compile", kCompileKeys);
   r.warn_unknown("/zero_optimization/offload_param", kOffloadParamKeys);
   r.warn_unknown("/zero_optimization/offload_optimizer", kOffloadOptimizerKeys);
   r.warn_unknown("/bf16", kBf16Keys);

@@ -138,6 +138,13 @@ inline const std::vector<std::string> kBf16Keys = {"enabled", "immediate_grad_up
 inline const std::vector<std::string> kFp16Keys = {"enabled",           "auto_cast",         "loss_scale",
                                             "initial_scale_power", "loss_scale_window", "hysteresis",
                                             "consecutive_hysteresis", "min_loss_scale", "fp16_master_weights_and_grads"};
+// compile/config.py CompileConfig (since v0.16.6, 2025-04), plus enabled / backend / kwargs of the
+// runtime/compiler.py section of 2024 releases.
+inline const std::vector<std::string> kCompileKeys = {
+    "deepcompile", "free_activation", "free_activation_threshold", "offload_activation",
+    "offload_activation_pin_memory", "offload_opt_states", "double_buffer", "symmetric_memory", "debug_log",
+    "offload_parameters", "sync_before_reduce", "sync_after_reduce", "sync_before_allgather", "sync_after_allgather",
+    "keep_int_input_tensors", "keep_all_input_tensors", "passes", "enabled", "backend", "kwargs"};
 inline const std::vector<std::string> kTpKeys = {"autotp_size",
                                           "tp_size",
                                           "tp",

@@ -182,6 +182,12 @@ void read_unpriced(DsReader& r, PlanBuilder& b, std::int64_t stage, const std::s
   for (const auto& [ptr, assumed] : kSections) {
     if (section_on(r, ptr)) b.unmodelled(std::string(ptr + 1), r.line(ptr), assumed);
   }
+  // Apex AMP (amp.enabled, false by default; engine.py amp_enabled()): O1 / O2 run the linears in
+  // fp16 around the weights' dtype, which no plan field states.
+  if (r.flag("/amp/enabled")) {
+    b.unmodelled("amp", r.line("/amp"), "Apex AMP's fp16 compute not priced: compute and activations priced in " +
+                                            dtype);
+  }
   // bf16 with fp32 gradient accumulation at ZeRO-1 without offload selects BF16_Optimizer
   // (runtime/engine.py:1994-1996), which keeps a full fp32 gradient buffer (bf16_optimizer.py:176).
   if (const nlohmann::json* g = r.at("/data_types/grad_accum_dtype"); g && g->is_string()) {
@@ -203,6 +209,12 @@ void read_unpriced(DsReader& r, PlanBuilder& b, std::int64_t stage, const std::s
 // FusedAdam, the CPU Adam / Adagrad / Lion, Adagrad, FusedLion, Muon) runs under ZeRO only with
 // zero_allow_untested_optimizer.
 core::Status check_zero_optimizer(DsReader& r, PlanBuilder& b, std::int64_t stage) {
+  // _do_optimizer_sanity_check (:1983-1985) asserts "Amp and ZeRO are not currently compatible".
+  if (stage > 0 && r.flag("/amp/enabled")) {
+    return b.error(r.line("/amp/enabled"), "amp (Apex AMP) with ZeRO stage " + str(stage) +
+                                              ": DeepSpeed asserts \"Amp and ZeRO are not currently compatible\" "
+                                              "(runtime/engine.py _do_optimizer_sanity_check); use fp16 or bf16");
+  }
   const nlohmann::json* o = r.at("/optimizer/type");
   if (stage == 0 || !o || !o->is_string()) return core::Status::ok();
   const std::string given = o->get<std::string>();

@@ -159,10 +159,16 @@ core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b
   PLANCK_IMPORT_TRY(muon, y.boolean(root, "use_muon", "", false));
   if (muon) t["optimizer"] = "muon";
   for (const char* key : {"use_galore", "use_apollo", "use_badam", "use_adam_mini", "use_unsloth",
-                          "enable_liger_kernel", "mixture_of_depths", "use_unsloth_gc", "use_liger_kernel",
+                          "enable_liger_kernel", "use_unsloth_gc", "use_liger_kernel",
                           "torch_compile", "use_hyper_parallel"}) {
     PLANCK_IMPORT_TRY(on, y.boolean(root, key, "", false));
     if (on) b.unmodelled(std::string(key) + " true", y.line_of(root, key), "priced without it");
+  }
+  // Mixture-of-depths (model_args.py: Literal["convert", "load"] | None): MoD layers skip tokens.
+  PLANCK_IMPORT_TRY(mod, y.string(root, "mixture_of_depths", ""));
+  if (mod) {
+    b.unmodelled("mixture_of_depths " + *mod, y.line_of(root, "mixture_of_depths"),
+                 "priced as the dense model, every layer over every token");
   }
   // KTransformers (model_args.py KTransformersArguments.use_kt): the routed experts run on the CPU
   // (AMX kernels), which no plan field states.

@@ -117,6 +117,14 @@ TEST_CASE("deepspeed_unpriced_settings_are_named") {
   moq.sets = {{"train_micro_batch_size_per_gpu", "4"}};
   CHECK(has_finding(import_ok(&import_deepspeed, corpus("dse__training__MoQ__test.json"), moq), "setting-unmodelled",
                     "quantize_training"));
+  // Apex AMP (OpenGVLab/InternVL segmentation/zero_configs/adam_zero1_amp.json writes this section):
+  // fp16 compute the plan cannot state; with ZeRO DeepSpeed asserts (engine.py:1983-1985@edaa722).
+  const std::string amp = "{\"train_batch_size\": 8,\n \"amp\": {\"enabled\": true, \"opt_level\": \"O1\"}";
+  CHECK(has_finding(import_ok(&import_deepspeed, amp + "}", world(1, 8)), "setting-unmodelled", "amp is not"));
+  const std::string amp_zero =
+      import_error(&import_deepspeed, amp + ",\n \"zero_optimization\": {\"stage\": 1}}", world(1, 8));
+  CHECK(amp_zero.find("config:2:") != std::string::npos);
+  CHECK(amp_zero.find("Amp and ZeRO are not currently compatible") != std::string::npos);
   // bf16 + ZeRO-1 + grad_accum_dtype fp32 selects BF16_Optimizer (engine.py:1994-1996), whose fp32
   // gradient buffer (bf16_optimizer.py:176) is not priced; bf16 accumulation is what is priced.
   const std::string uc = corpus("mds__examples_deepspeed__universal_checkpointing__ds_config.json");
@@ -133,6 +141,19 @@ TEST_CASE("llama_factory_ktransformers_is_named") {
   ImportResult r = import_ok(&import_llama_factory, lmf("lmf_kt_deepseek_v3_lora_sft.yaml"), world(1, 8),
                              data_path("llama-factory/corpus2/lmf_kt_deepseek_v3_lora_sft.yaml"));
   CHECK(has_finding(r, "setting-unmodelled", "use_kt true"));
+}
+
+// LLaMA-Factory's own mixture-of-depths example: mixture_of_depths is Literal["convert", "load"]
+// (hparams/model_args.py:125@ff6d4d12), once refused here as "must be true or false". A key no
+// argument class defines is refused by HfArgumentParser unless ALLOW_EXTRA_ARGS (parser.py:149-162).
+TEST_CASE("llama_factory_mixture_of_depths_is_a_mode_and_unknown_keys_are_refused_by_it") {
+  const std::string rel = "llama-factory/examples/extras/mod/llama3_full_sft.yaml";
+  ImportResult r = import_ok(&import_llama_factory, read_data(rel), world(1, 8), data_path(rel));
+  CHECK(has_finding(r, "setting-unmodelled", "mixture_of_depths convert"));
+  ImportResult typo = import_ok(&import_llama_factory, read_data(rel) + "mixture_of_depth: load\n", world(1, 8),
+                                data_path(rel));
+  CHECK(has_finding(typo, "unknown-key", "LLaMA-Factory's HfArgumentParser refuses a key"));
+  CHECK(has_finding(typo, "unknown-key", "did you mean 'mixture_of_depths'?"));
 }
 
 // hparams/parser.py:73-80, 397-398: with USE_MCA=1 the keys are mcore_adapter's and the run is

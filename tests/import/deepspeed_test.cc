@@ -115,6 +115,18 @@ TEST_CASE("import_deepspeed_refusals_and_warnings_name_the_place") {
   CHECK(any_contains(s.warnings, "--set /zero_optimization/offload_optimzer is not a key the framework knows"));
   CHECK(any_contains(s.warnings, "did you mean 'offload_optimizer'?"));
   CHECK_FALSE(any_contains(s.warnings, "/zero_optimization/stage is not"));
+  // Below a section built as a DeepSpeedConfigModel the key is refused at deepspeed.initialize, not
+  // ignored: DeepSpeedZeroConfig since v0.7.0 (#2004), CompileConfig since v0.16.6 (#7154). axolotl's
+  // zero1_torch_compile.json writes "compile": {"disable": false, "backend": "inductor"}; `disable`
+  // is no CompileConfig field (compile/config.py@edaa722).
+  CHECK(any_contains(s.warnings, "DeepSpeed refuses it at start-up: the section's config model forbids unknown keys "
+                                 "since v0.7.0"));
+  ImportResult c = import_ok(&import_deepspeed,
+                             "{\"train_batch_size\": 8,\n \"compile\": {\"disable\": false, \"backend\": \"inductor\"}}",
+                             world(1, 8));
+  CHECK(any_contains(c.warnings, "config:2: unknown-key: /compile/disable is not a key the framework knows (DeepSpeed "
+                                 "refuses it at start-up: the section's config model forbids unknown keys since v0.16.6"));
+  CHECK_FALSE(any_contains(c.warnings, "/compile/backend is not"));
   std::string deep(100000, '[');
   CHECK(!import_deepspeed(deep, "config", world(1, 8)).is_ok());
 }
