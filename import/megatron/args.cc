@@ -35,6 +35,7 @@ void add_flags(const std::vector<ShellField>& words, std::size_t begin, std::siz
         ++i;
       }
     }
+    f.written = name;
     for (char& c : name) c = c == '_' ? '-' : c;
     out[name] = f;
   }
@@ -125,7 +126,7 @@ void relocate_flags(MegatronLaunch& launch, std::string_view text) {
     return false;
   };
   for (auto& [name, f] : launch.flags) {
-    const std::string flag = "--" + name;
+    const std::string flag = "--" + (f.written.empty() ? name : f.written);
     if (f.line >= 1 && static_cast<std::size_t>(f.line) <= lines.size() && writes(lines[f.line - 1], flag)) continue;
     int found = 0;  // not written in this script (a sourced file's): no line of this file
     for (std::size_t i = 0; i < lines.size() && found == 0; ++i) {
@@ -165,14 +166,15 @@ core::Result<std::optional<std::int64_t>> MegatronFlags::integer(const std::stri
   auto it = launch_.flags.find(name);
   if (it == launch_.flags.end()) return std::optional<std::int64_t>();
   const MegatronFlag& f = it->second;
+  const std::string& as_written = f.written.empty() ? name : f.written;
   std::int64_t v = 0;
   const std::string& s = f.value;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (!f.has_value || s.empty()) {
-    return b_.error(f.line, "--" + name + " has no value (an unset shell variable?)");
+    return b_.error(f.line, "--" + as_written + " has no value (an unset shell variable?)");
   }
   if (ec != std::errc() || end != s.data() + s.size()) {
-    return b_.error(f.line, "--" + name + " needs an integer, got '" + s + "'" +
+    return b_.error(f.line, "--" + as_written + " needs an integer, got '" + s + "'" +
                                 (ec == std::errc::result_out_of_range ? " (out of 64-bit range)" : ""));
   }
   return std::optional<std::int64_t>(v);

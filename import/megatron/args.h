@@ -19,6 +19,7 @@ struct MegatronFlag {
   std::string value;
   bool has_value = false;
   int line = 0;
+  std::string written;  // the name as the script spells it ("tensor_model_parallel_size"); keys are dashed
 };
 
 struct MegatronLaunch {

@@ -465,6 +465,17 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   static const std::vector<std::string> known(std::begin(kMegatronFlags), std::end(kMegatronFlags));
   static const std::set<std::string> known_set(known.begin(), known.end());
   for (const auto& [name, flag] : f.all()) {
+    // Megatron-LM's parser (arguments.py parse_args: argparse, allow_abbrev=False) has no underscore
+    // aliases: `--tensor_model_parallel_size` stops it at start-up. planck reads it as the dashed flag
+    // a fork spelling it so defines (epfLLM/Megatron-LLM), and says so.
+    if (!fork.flags && flag.written.find('_') != std::string::npos && known_set.count(name) &&
+        !known_set.count(flag.written)) {
+      b.finding("unknown-key", flag.line,
+                "--" + flag.written + " is not a flag Megatron-LM defines: it spells it --" + name +
+                    " and its argparse refuses the underscore spelling at start-up; read as --" + name +
+                    ", as a fork that defines it (epfLLM/Megatron-LLM) would");
+      continue;
+    }
     const bool read = contains(kInterpreted, name) || contains(kBenignParallel, name);
     if (read && (!fork.flags || deepspeed_fork_knows(name))) continue;  // an upstream-only flag the fork rejects
     if (fork.flags && deepspeed_fork_reads(fork, name)) continue;

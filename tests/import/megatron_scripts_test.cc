@@ -127,6 +127,26 @@ TEST_CASE("import_megatron_set_the_script_never_reads_is_an_unknown_key_naming_t
   CHECK(branch.findings[0].message.find("--set PP_SIZE=2") == 0);
 }
 
+TEST_CASE("import_megatron_underscore_spelling_is_refused_by_megatron_and_located") {
+  // Megatron-LM's parser has no underscore aliases (arguments.py:119-131@d98e8a6, allow_abbrev=False,
+  // parse_args): this launch stops with "unrecognized arguments". planck reads the flags as the
+  // dashed ones (a fork such as epfLLM/Megatron-LLM defines these spellings), says so at their line.
+  const std::string text =
+      "python pretrain_gpt.py \\\n  --tensor_model_parallel_size 2 \\\n  --num-layers 2 --micro-batch-size 1\n";
+  ImportResult r = import_ok(&import_megatron, text, world(1, 8), "underscore.sh");
+  CHECK(shape_of(r).back() == 2);
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].rule == "unknown-key");
+  CHECK(r.findings[0].line == 2);
+  CHECK(r.findings[0].message.find("--tensor_model_parallel_size is not a flag Megatron-LM defines: it spells it "
+                                   "--tensor-model-parallel-size") == 0);
+  // A value error on an underscore flag names its line too.
+  const std::string bad = import_error(
+      &import_megatron, "python pretrain_gpt.py --num-layers 2 \\\n --seq_length none --micro-batch-size 1\n", world(1, 8),
+      "bad.sh");
+  CHECK(bad.find("bad.sh:2: --seq_length needs an integer, got 'none'") != std::string::npos);
+}
+
 TEST_CASE("import_megatron_script_running_several_launches_says_which_it_reads") {
   // A sweep over configs runs pretrain_gpt.py once per entry (the shell reader runs `for` bodies
   // per word): the plan is the last launch, and the others are named, never dropped silently.
