@@ -52,20 +52,57 @@ ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script
       cw.source = "mpirun's -np / --npernode";
     }
   }
+  // DeepSpeed's launcher (deepspeed/launcher/runner.py@edaa722): --num_nodes N, --num_gpus (or
+  // --num_accelerators) G per node, -i / --include HOST:SLOTS@HOST:SLOTS naming each host's GPUs.
+  const auto ds = std::find_if(launch.before.begin(), launch.before.end(), [](const ShellField& w) {
+    return w.text.substr(w.text.rfind('/') == std::string::npos ? 0 : w.text.rfind('/') + 1) == "deepspeed";
+  });
+  if (!cw.gpus_per_node && !cw.nodes && ds != launch.before.end()) {
+    cw.nodes = launcher_int("num-nodes");
+    cw.gpus_per_node = launcher_int("num-gpus") ? launcher_int("num-gpus") : launcher_int("num-accelerators");
+    std::string include;
+    if (auto it = launch.launcher.find("include"); it != launch.launcher.end()) include = it->second.value;
+    for (auto it = ds + 1; include.empty() && it + 1 < launch.before.end(); ++it) {
+      if (it->text == "-i") include = (it + 1)->text;
+    }
+    // "worker-0:0,1@worker-1:0,1": hosts split at '@', a host's GPU indices after ':'. A host
+    // without indices uses all of its GPUs, a number the launch does not state.
+    std::optional<std::int64_t> hosts = 0, slots;
+    for (std::size_t at = 0; !include.empty() && at <= include.size();) {
+      const std::size_t end = std::min(include.find('@', at), include.size());
+      const std::string host = include.substr(at, end - at);
+      *hosts += 1;
+      const std::size_t colon = host.find(':');
+      const std::int64_t n = colon == std::string::npos ? 0 : 1 + std::count(host.begin() + colon, host.end(), ',');
+      if (*hosts == 1) slots = n;
+      if (n == 0 || slots != n) slots = 0;  // all of a host's GPUs, or hosts of different counts
+      at = end + 1;
+    }
+    if (!include.empty() && !cw.nodes) cw.nodes = hosts;
+    if (!include.empty() && !cw.gpus_per_node && slots && *slots > 0) cw.gpus_per_node = slots;
+    cw.source = "the deepspeed launcher's --num_nodes / --num_gpus / --include";
+  }
   if (!cw.gpus_per_node && !cw.nodes && (script.launcher_nodes || script.launcher_per_node)) {
     cw.gpus_per_node = script.launcher_per_node;
     cw.nodes = script.launcher_nodes;
     cw.source = script.launcher + "'s -n / -p";
     cw.nodes_from_job = !cw.nodes;  // bcprun runs on every node of the job
   }
-  if (!cw.gpus_per_node && !cw.nodes) {
-    cw.source = "the script's variables";
+  auto from_variables = [&] {
     for (const char* v : {"GPUS_PER_NODE", "NPROC_PER_NODE", "NUM_GPUS_PER_NODE", "GPUS"}) {
       if (!cw.gpus_per_node) cw.gpus_per_node = shell_int(script, v);
     }
     for (const char* v : {"NNODES", "NUM_NODES", "NODES", "NODE_COUNT"}) {
       if (!cw.nodes) cw.nodes = shell_int(script, v);
     }
+  };
+  if (ds != launch.before.end() && (cw.nodes.has_value() != cw.gpus_per_node.has_value())) {
+    from_variables();  // the launcher stated one of the two: the script's variables may give the other
+    if (cw.nodes && cw.gpus_per_node) cw.source += " and the script's variables";
+  }
+  if (!cw.gpus_per_node && !cw.nodes) {
+    cw.source = "the script's variables";
+    from_variables();
     cw.world_size = shell_int(script, "WORLD_SIZE");
   }
   if (!cw.gpus_per_node && !cw.nodes && !cw.world_size) {

@@ -147,6 +147,27 @@ TEST_CASE("import_megatron_underscore_spelling_is_refused_by_megatron_and_locate
   CHECK(bad.find("bad.sh:2: --seq_length needs an integer, got 'none'") != std::string::npos);
 }
 
+TEST_CASE("import_megatron_deepspeed_launcher_states_the_world") {
+  // deepspeed/launcher/runner.py@edaa722: -i / --include HOST:SLOTS (bigscience-workshop/
+  // Megatron-DeepSpeed run.sh launches `deepspeed -i worker-0:0,1`), --num_nodes, --num_gpus.
+  const std::string flags = " pretrain_gpt.py --tensor-model-parallel-size 1 --pipeline-model-parallel-size 2 "
+                            "--num-layers 4 --micro-batch-size 1\n";
+  ImportResult two = import_ok(&import_megatron, "deepspeed -i worker-0:0,1" + flags, ImportOptions{}, "ds.sh");
+  CHECK(two.plan["cluster"]["nodes"] == 1);
+  CHECK(two.plan["cluster"]["gpus_per_node"] == 2);
+  ImportResult hosts =
+      import_ok(&import_megatron, "deepspeed --include a:0,1,2,3@b:0,1,2,3" + flags, ImportOptions{}, "ds.sh");
+  CHECK(hosts.plan["cluster"]["nodes"] == 2);
+  CHECK(hosts.plan["cluster"]["gpus_per_node"] == 4);
+  // --num_nodes from the launcher, the GPUs per node from the script's variable.
+  ImportResult mixed =
+      import_ok(&import_megatron, "GPUS_PER_NODE=4\ndeepspeed --num_nodes 3" + flags, ImportOptions{}, "ds.sh");
+  CHECK(mixed.plan["cluster"]["nodes"] == 3);
+  CHECK(mixed.plan["cluster"]["gpus_per_node"] == 4);
+  ImportResult per_node = import_ok(&import_megatron, "deepspeed --num_gpus=8" + flags, ImportOptions{}, "ds.sh");
+  CHECK(per_node.plan["cluster"]["gpus_per_node"] == 8);
+}
+
 TEST_CASE("import_megatron_script_running_several_launches_says_which_it_reads") {
   // A sweep over configs runs pretrain_gpt.py once per entry (the shell reader runs `for` bodies
   // per word): the plan is the last launch, and the others are named, never dropped silently.
