@@ -346,6 +346,32 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
                        "in Megatron-LM flags; read it with --framework megatron-bridge (detected when not given)",
                        "the whole config"});
   }
+  // A Python wrapper that builds its own launch (krafton-ai/Megatron-Dion's speedrun script takes
+  // --fs-size / --rp-size / --tp-size and runs torchrun pretrain_gpt.py itself): most of its flags
+  // are no Megatron-LM or DeepSpeed-fork flag and none of the model's sizes is given, so reading
+  // them as Megatron's would say what Megatron never sees.
+  static const std::set<std::string> megatron_flags(std::begin(kMegatronFlags), std::end(kMegatronFlags));
+  const auto megatron_count = std::count_if(launch.flags.begin(), launch.flags.end(), [](const auto& flag) {
+    return megatron_flags.count(flag.first) || deepspeed_fork_knows(flag.first);
+  });
+  const bool sizes = launch.flags.count("num-layers") || launch.flags.count("hidden-size") ||
+                     launch.flags.count("micro-batch-size");
+  if (refused.empty() && !launch.script.empty() && !sizes &&
+      2 * static_cast<std::size_t>(megatron_count) < launch.flags.size()) {
+    std::string some;
+    for (auto it = launch.flags.begin(); it != launch.flags.end() && some.size() < 60; ++it) {
+      if (megatron_flags.count(it->first) || deepspeed_fork_knows(it->first)) continue;
+      some += (some.empty() ? "--" : ", --") + it->second.written;
+    }
+    refused.push_back({path, launch.line, launch.script + " ...",
+                       "most of its flags (" + some + ") are no Megatron-LM flag and it gives no model size: a "
+                       "wrapper that builds its own launch, which planck does not follow; verify the command it runs "
+                       "(its pretrain_*.py line)",
+                       "the whole config"});
+    ImportResult result = b.finish();
+    result.unfollowed = std::move(refused);
+    return result;
+  }
   MegatronFlags f(launch, b);
   b.note(launch.script.empty() ? "args file: " + str(static_cast<std::int64_t>(launch.flags.size())) + " flags"
                                : "launch: " + launch.script + " at line " + str(launch.line) + " with " +

@@ -147,6 +147,19 @@ TEST_CASE("import_megatron_underscore_spelling_is_refused_by_megatron_and_locate
   CHECK(bad.find("bad.sh:2: --seq_length needs an integer, got 'none'") != std::string::npos);
 }
 
+TEST_CASE("import_megatron_wrapper_that_builds_its_own_launch_is_not_read_as_megatron") {
+  // krafton-ai/Megatron-Dion's speedrun_nanogpt_mcore.py takes --fs-size / --tp-size / --rp-size and
+  // builds the torchrun pretrain_gpt.py command itself, --micro-batch-size included
+  // (examples/dion/speedrun_nanogpt_mcore.py:316-345@2d0d2518): it is unfollowed, not a Megatron
+  // launch refused for a missing --micro-batch-size.
+  ImportResult r = import_script("dion/job_command_fs4_tp2.sh", world(1, 8));
+  REQUIRE(r.unfollowed.size() == 1);
+  CHECK(r.unfollowed[0].line == 7);
+  CHECK(r.unfollowed[0].why.find("--fs-size") != std::string::npos);
+  CHECK(r.unfollowed[0].why.find("--tp-size") == std::string::npos);  // Megatron-LM's tools define it
+  CHECK(r.unfollowed[0].why.find("a wrapper that builds its own launch") != std::string::npos);
+}
+
 TEST_CASE("import_megatron_deepspeed_launcher_states_the_world") {
   // deepspeed/launcher/runner.py@edaa722: -i / --include HOST:SLOTS (bigscience-workshop/
   // Megatron-DeepSpeed run.sh launches `deepspeed -i worker-0:0,1`), --num_nodes, --num_gpus.
