@@ -1,0 +1,69 @@
+// Published runs planck's constants never saw (tests/data/published/heldout, audit 4): five
+// sources outside the fitted sets, each run a plan written from its source's stated layout and a
+// step time the source measured. Nothing here is fitted or tuned; the test says the error, per
+// source and over the runs, and how many measurements fall inside the interval simulate states.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "sim/simulate.h"
+#include "sim_test_util.h"
+
+namespace t = planck::sim::test;
+
+TEST_CASE("sim_heldout_published_runs_out_of_sample") {
+  const auto rows = t::read_csv("published/heldout/runs.csv");
+  REQUIRE(rows.size() >= 25);
+  std::map<std::string, std::pair<double, int>> by_source;
+  double total = 0, signed_total = 0;
+  int inside = 0, fast = 0;
+  std::printf("%-52s %9s %9s %8s %s\n", "run", "published", "predicted", "error", "in interval");
+  for (const auto& r : rows) {
+    std::ifstream file(std::string(PLANCK_TEST_DATA_DIR) + "/published/heldout/plans/" + r.at("id") + ".json");
+    REQUIRE_MESSAGE(file.good(), "no plan for " << r.at("id"));
+    std::stringstream text;
+    text << file.rdbuf();
+    const planck::core::Plan plan = t::plan_from(text.str());
+    const auto sim_r = planck::sim::simulate(plan, t::mesh_of(plan));
+    REQUIRE_MESSAGE(sim_r.is_ok(), r.at("id"));
+    const planck::sim::SimResult& sim = *sim_r;
+    const double measured = std::stod(r.at("measured_step_s")), predicted = sim.step.step_time_s;
+    REQUIRE(std::isfinite(predicted));
+    REQUIRE(predicted > 0);
+    const double err = (predicted - measured) / measured;
+    const bool in = measured >= sim.step.step_time_low_s && measured <= sim.step.step_time_high_s;
+    std::printf("%-52s %9.3f %9.3f %+7.1f%% %s\n", r.at("id").substr(0, 52).c_str(), measured, predicted, 100 * err,
+                in ? "yes" : "no");
+    auto& acc = by_source[r.at("source")];
+    acc.first += std::fabs(err);
+    ++acc.second;
+    total += std::fabs(err);
+    signed_total += err;
+    inside += in;
+    fast += err < 0;
+  }
+  const double n = static_cast<double>(rows.size());
+  double over_sources = 0;
+  for (const auto& [source, acc] : by_source) {
+    std::printf("%-28s %2d runs: mean |error| %5.1f%%\n", source.c_str(), acc.second, 100 * acc.first / acc.second);
+    over_sources += acc.first / acc.second;
+  }
+  over_sources /= static_cast<double>(by_source.size());
+  std::printf("held out: mean |error| %.1f%% over %zu runs (signed %+.1f%%, %d too fast), %.1f%% over %zu sources; "
+              "%d of %zu inside the stated interval\n",
+              100 * total / n, rows.size(), 100 * signed_total / n, fast, 100 * over_sources, by_source.size(), inside,
+              rows.size());
+  CHECK(by_source.size() >= 5);
+  // Measured when this set was added (docs/simulator.md "Out of sample"): 10.3% over the 37 runs,
+  // 14.6% over the 5 sources, 22 of 37 inside the interval, 30 too fast. Held so a change that
+  // loses accuracy on runs no fit saw fails here; a change that gains is welcome to lower them.
+  CHECK(total / n <= 0.105);
+  CHECK(over_sources <= 0.150);
+  CHECK(inside >= 22);
+}
