@@ -160,7 +160,7 @@ core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b
   if (muon) t["optimizer"] = "muon";
   for (const char* key : {"use_galore", "use_apollo", "use_badam", "use_adam_mini", "use_unsloth",
                           "enable_liger_kernel", "use_unsloth_gc", "use_liger_kernel",
-                          "torch_compile", "use_hyper_parallel"}) {
+                          "torch_compile", "use_hyper_parallel", "train_mm_proj_only", "freeze_language_model"}) {
     PLANCK_IMPORT_TRY(on, y.boolean(root, key, "", false));
     if (on) b.unmodelled(std::string(key) + " true", y.line_of(root, key), "priced without it");
   }

@@ -331,6 +331,19 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
                        " syncs the replicas only every sync_steps steps");
     }
   }
+  // Loss parallel (torchtitan's train step enters loss_parallel() when tp > 1 unless
+  // disable_loss_parallel; [training] before 2025-03, [parallelism] after): the logits stay
+  // vocab-sharded over tp. Without it each tp rank holds the whole vocabulary's logits.
+  for (const char* section : {"parallelism", "training"}) {
+    auto off = r.bool_in(section, "disable_loss_parallel");
+    if (!off) return off.status();
+    if (off->value_or(false) && d.tp > 1) {
+      b.unmodelled(std::string("[") + section + "] disable_loss_parallel = true",
+                   r.line_in(section, "disable_loss_parallel"),
+                   "the logits and loss priced vocab-sharded over tp (loss parallel); without it each tp rank holds "
+                   "the whole vocabulary's logits");
+    }
+  }
   par["sequence_parallel"] = d.tp > 1;
   if (d.tp > 1) b.note("sequence_parallel = true: torchtitan applies SequenceParallel to the norms whenever tp > 1");
 

@@ -154,6 +154,14 @@ TEST_CASE("llama_factory_mixture_of_depths_is_a_mode_and_unknown_keys_are_refuse
                                 data_path(rel));
   CHECK(has_finding(typo, "unknown-key", "LLaMA-Factory's HfArgumentParser refuses a key"));
   CHECK(has_finding(typo, "unknown-key", "did you mean 'mixture_of_depths'?"));
+  // Keys of older releases stay known (keys.h merges 12 commits, 2023-09 to 2026-08):
+  // train_mm_proj_only (finetuning_args.py@585c475f, trains the projector alone: warned, every
+  // weight priced), visual_inputs (model_args.py@b1b7d735), ray_run_name (training_args.py@585c475f).
+  ImportResult old = import_ok(&import_llama_factory,
+                               read_data(rel) + "train_mm_proj_only: true\nvisual_inputs: true\nray_run_name: x\n",
+                               world(1, 8), data_path(rel));
+  CHECK_FALSE(has_finding(old, "unknown-key", ""));
+  CHECK(has_finding(old, "setting-unmodelled", "train_mm_proj_only true"));
 }
 
 // hparams/parser.py:73-80, 397-398: with USE_MCA=1 the keys are mcore_adapter's and the run is

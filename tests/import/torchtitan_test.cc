@@ -63,6 +63,14 @@ TEST_CASE("import_torchtitan_legacy_2024_keys_under_training_and_issue_711_hsdp"
   CHECK(groups(h, {"dp_replicate"}).front() == std::vector<std::int64_t>{0, 8});
   core::Diagnostics d = verify(h);
   CHECK_MESSAGE(!d.has_errors(), error_rules(d));
+  // [training] disable_loss_parallel (torchtitan/config_manager.py@38e7ee705, 2024-12 to 2025-03):
+  // a key of that generation, known; under tp 2 it gives each rank the whole vocabulary's logits,
+  // which the plan cannot state: warned at its line.
+  std::string no_lp = replace(text, "tensor_parallel_degree = 1", "tensor_parallel_degree = 2");
+  no_lp = replace(no_lp, "[training]\n", "[training]\ndisable_loss_parallel = true\n");
+  ImportResult lp = import_ok(&import_torchtitan, no_lp, world(2, 8));
+  CHECK(lp.findings.size() == 1);
+  CHECK(any_contains(lp.warnings, "[training] disable_loss_parallel = true is not modelled by planck"));
 }
 
 TEST_CASE("import_torchtitan_minus_one_sweep_over_awkward_tp") {
