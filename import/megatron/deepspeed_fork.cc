@@ -8,6 +8,7 @@
 #include <iterator>
 #include <set>
 
+#include "import/megatron/bigscience_flags.h"
 #include "import/megatron/deepspeed_flags.h"
 #include "import/megatron/flags.h"
 
@@ -77,24 +78,29 @@ std::string dashed(std::string s) {
 
 }  // namespace
 
-const std::vector<std::string>& deepspeed_fork_flags() {
-  static const std::vector<std::string> flags = [] {
+const std::vector<std::string>& deepspeed_fork_flags(const DeepSpeedFork& fork) {
+  // Both forks' parse_args add DeepSpeed's core arguments (bigscience's arguments.py:53 too).
+  auto sorted = [](const auto& generated) {
     std::set<std::string> s;
-    for (const char* n : kMegatronDeepSpeedFlags) s.insert(dashed(n));
+    for (const char* n : generated) s.insert(dashed(n));
     for (const char* n : kDeepSpeedCoreFlags) s.insert(n);
     return std::vector<std::string>(s.begin(), s.end());
-  }();
-  return flags;
+  };
+  static const std::vector<std::string> microsoft = sorted(kMegatronDeepSpeedFlags);
+  static const std::vector<std::string> bigscience = sorted(kBigScienceFlags);
+  return fork.bigscience ? bigscience : microsoft;
 }
 
-bool deepspeed_fork_knows(const std::string& name) {
-  const auto& v = deepspeed_fork_flags();
+bool deepspeed_fork_knows(const DeepSpeedFork& fork, const std::string& name) {
+  const auto& v = deepspeed_fork_flags(fork);
   return std::binary_search(v.begin(), v.end(), name);
 }
 
 bool deepspeed_fork_reads(const DeepSpeedFork& fork, const std::string& name) {
   for (const auto& [from, to] : fork.renamed)
     if (name == to) return true;
+  // A flag of the other fork is that fork's: this one's argparse rejects it (unknown-key).
+  if (!deepspeed_fork_knows(fork, name)) return false;
   for (const char* n : kRead)
     if (name == n) return true;
   for (const auto& [n, why] : kUnpriced)
@@ -104,12 +110,17 @@ bool deepspeed_fork_reads(const DeepSpeedFork& fork, const std::string& name) {
 
 DeepSpeedFork detect_deepspeed_fork(MegatronLaunch& launch, PlanBuilder& b) {
   DeepSpeedFork fork;
-  if (!launch.flags.count("deepspeed")) {
+  fork.bigscience = runs_bigscience_fork(launch);
+  if (fork.bigscience) {
+    fork.flags = true;
+    rename_bigscience_flags(fork, launch, b);
+  }
+  if (!launch.flags.count("deepspeed") && !fork.bigscience) {
     // The fork run without its engine (examples_deepspeed/rebase/*.sh): Megatron's own DDP, the
     // fork's argparse. A flag only the fork defines says so.
     static const std::set<std::string> upstream(std::begin(kMegatronFlags), std::end(kMegatronFlags));
     for (const auto& [name, flag] : launch.flags) {
-      if (deepspeed_fork_knows(name) && !upstream.count(name) && deepspeed_fork_reads(fork, name)) {
+      if (deepspeed_fork_knows(fork, name) && !upstream.count(name) && deepspeed_fork_reads(fork, name)) {
         fork.flags = true;
         b.note("--" + name +
                " is a microsoft/Megatron-DeepSpeed flag: flags checked against the fork's "
@@ -119,11 +130,14 @@ DeepSpeedFork detect_deepspeed_fork(MegatronLaunch& launch, PlanBuilder& b) {
     }
     return fork;
   }
+  if (!launch.flags.count("deepspeed")) return fork;
   fork.on = fork.flags = true;
-  b.note(
-      "--deepspeed: a microsoft/Megatron-DeepSpeed launch (the fork of Megatron-LM trained by the DeepSpeed "
-      "engine); flags checked against the fork's megatron/arguments.py @f4157be, ZeRO and precision from its "
-      "ds_config (megatron/training.py:606-625 passes config=args.deepspeed_config_dict)");
+  if (!fork.bigscience) {  // bigscience's is said by rename_bigscience_flags
+    b.note(
+        "--deepspeed: a microsoft/Megatron-DeepSpeed launch (the fork of Megatron-LM trained by the DeepSpeed "
+        "engine); flags checked against the fork's megatron/arguments.py @f4157be, ZeRO and precision from its "
+        "ds_config (megatron/training.py:606-625 passes config=args.deepspeed_config_dict)");
+  }
   // --num-experts is nargs='+' with experts every --expert-interval (default 2) layers, and
   // --checkpoint-activations is the fork's live recompute switch: both differ from upstream.
   for (const char* name : {"num-experts", "checkpoint-activations"}) {
@@ -177,12 +191,13 @@ void read_recompute(const DeepSpeedFork& fork, const MegatronFlags& f, PlanBuild
 core::Status apply_deepspeed_fork(const DeepSpeedFork& fork, const MegatronFlags& f, PlanBuilder& b,
                                   const MegatronDegrees& d, const MegatronLaunch& launch, const ShellScript& script,
                                   std::string_view text) {
-  if (!fork.on) return core::Status::ok();
+  if (!fork.on) return fork.bigscience ? apply_bigscience(f, b, d, launch) : core::Status::ok();
   if (f.has("no-pipeline-parallel") && d.pp > 1) {
     return b.error(f.line("no-pipeline-parallel"), "--no-pipeline-parallel with --pipeline-model-parallel-size " +
                                                        str(d.pp) + ": the fork asserts pp == 1 (arguments.py:94-96)");
   }
   for (const auto& [r, to] : fork.renamed) {
+    if (r != "ds-sequence-parallel-size") continue;  // bigscience's renames are said by bigscience.cc
     b.note("--" + r + " " + f.string(r).value_or("") +
            " (DeepSpeed-Ulysses): the sequence split over that many ranks taken from dp, read as the cp dim");
     b.unmodelled("--" + r, f.line(r),
@@ -191,6 +206,9 @@ core::Status apply_deepspeed_fork(const DeepSpeedFork& fork, const MegatronFlags
   }
   if (auto st = read_deepspeed_zero(f, b, d, launch, script, text); !st) return st;
   if (auto st = read_deepspeed_moe(fork, f, b, d); !st) return st;
+  if (fork.bigscience) {
+    if (auto st = apply_bigscience(f, b, d, launch); !st) return st;
+  }
   read_recompute(fork, f, b);
   for (const auto& [name, assumed] : kUnpriced) {
     if (!f.has(name)) continue;

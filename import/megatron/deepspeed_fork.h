@@ -18,6 +18,9 @@ namespace planck::import {
 struct DeepSpeedFork {
   bool on = false;     // --deepspeed: the DeepSpeed engine trains it
   bool flags = false;  // the fork's argparse reads the flags (--deepspeed, or a flag only the fork has)
+  // The fork is bigscience-workshop/Megatron-DeepSpeed (BLOOM's, bigscience.cc), not microsoft's:
+  // its entry scripts (finetune_t0.py, ...) or a flag only it defines (--pad-vocab-size-to, ...).
+  bool bigscience = false;
   // Fork flags whose meaning differs from upstream's, taken out of the launch before the upstream
   // readers run (a --num-experts list, --checkpoint-activations); apply_deepspeed_fork reads them.
   std::map<std::string, MegatronFlag> taken;
@@ -29,6 +32,22 @@ struct DeepSpeedFork {
 // `launch` is a Megatron-DeepSpeed run when --deepspeed is among its flags; says so.
 DeepSpeedFork detect_deepspeed_fork(MegatronLaunch& launch, PlanBuilder& b);
 
+// bigscience.cc: whether the launch runs bigscience-workshop/Megatron-DeepSpeed, and its flags
+// read as the upstream flags that mean the same (--pad-vocab-size-to is the vocabulary as given,
+// --position-embedding-type absolute is upstream's learned_absolute), recorded in fork.renamed.
+bool runs_bigscience_fork(const MegatronLaunch& launch);
+void rename_bigscience_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilder& b);
+// The bigscience fork's settings over the plan: --pad-vocab-size-to's checks, the pipeline split
+// of --pp-partition-method, what --position-embedding-type leaves unpriced.
+core::Status apply_bigscience(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d,
+                              const MegatronLaunch& launch);
+
+// The launch's entry script builds GPTModelPipe, a DeepSpeed PipelineModule trained by the
+// PipelineEngine, under --deepspeed (unless --no-pipeline-parallel): the forks' pretrain_gpt.py,
+// microsoft's finetune_llama.py, bigscience's pretrain_prefix_lm.py, finetune_t0.py and
+// finetune_t0_non_causal_decoder.py.
+bool builds_gpt_model_pipe(const MegatronLaunch& launch);
+
 // The DeepSpeed engine's settings over the upstream plan: ZeRO stage, offload and precision from
 // the ds_config (written by the script or beside it) and --zero-stage; DeepSpeed-MoE (experts per
 // layer, ep, top-k, capacity); activation checkpointing as the fork applies it; the fork's
@@ -37,9 +56,10 @@ core::Status apply_deepspeed_fork(const DeepSpeedFork& fork, const MegatronFlags
                                   const MegatronDegrees& d, const MegatronLaunch& launch, const ShellScript& script,
                                   std::string_view text);
 
-// The fork's flags (its argparse and deepspeed.add_config_arguments), dashes for underscores.
-const std::vector<std::string>& deepspeed_fork_flags();
-bool deepspeed_fork_knows(const std::string& name);
+// The fork's flags (its argparse and deepspeed.add_config_arguments), dashes for underscores:
+// microsoft's (deepspeed_flags.h) or, for fork.bigscience, bigscience's (bigscience_flags.h).
+const std::vector<std::string>& deepspeed_fork_flags(const DeepSpeedFork& fork);
+bool deepspeed_fork_knows(const DeepSpeedFork& fork, const std::string& name);
 // A fork flag apply_deepspeed_fork reads or says (the generic checks leave it alone).
 bool deepspeed_fork_reads(const DeepSpeedFork& fork, const std::string& name);
 

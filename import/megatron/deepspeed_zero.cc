@@ -109,16 +109,18 @@ core::Status read_deepspeed_zero(const MegatronFlags& f, PlanBuilder& b, const M
                  "priced as stage 0 (ddp: full optimizer state on every rank), DeepSpeed's default without "
                  "zero_optimization; pass the config beside the script to read it");
   }
-  // GPTModelPipe under DeepSpeed's PipelineEngine unless --no-pipeline-parallel (pretrain_gpt.py:51).
-  const bool pipe_engine = !f.has("no-pipeline-parallel") && launch.script.find("pretrain_gpt") != std::string::npos;
+  // GPTModelPipe under DeepSpeed's PipelineEngine: what the entry script builds (deepspeed_fork.h).
+  const bool pipe_engine = builds_gpt_model_pipe(launch);
+  const std::string entry = launch.script.substr(launch.script.rfind('/') + 1);
   // A bf16 model under the PipelineEngine without ZeRO runs BF16_Optimizer (deepspeed/runtime/
   // engine.py _do_optimizer_sanity_check -> BFLOAT16 @edaa722), which keeps the fp32 master
   // weights and the optimizer's states as a 1/dp partition (bf16_optimizer.py:161-171): ZeRO-1's
   // memory (BLOOM's "bf16 must use z0! it implements its own zero stage 1 equivalent").
   if (pipe_engine && dp == "ddp" && b.plan()["training"].value("param_dtype", std::string()) == "bf16") {
     dp = "zero1";
-    b.note("bf16 with ZeRO stage 0 under DeepSpeed's PipelineEngine: BF16_Optimizer partitions the fp32 master "
-           "weights and optimizer states over the data-parallel group (ZeRO-1)");
+    b.note("bf16 with ZeRO stage 0 under DeepSpeed's PipelineEngine (" + entry +
+           " builds GPTModelPipe): BF16_Optimizer partitions the fp32 master weights and optimizer states over the "
+           "data-parallel group (ZeRO-1)");
   }
   par["data_parallel"] = dp;
   par.erase("dp_bucket_params");
@@ -130,8 +132,8 @@ core::Status read_deepspeed_zero(const MegatronFlags& f, PlanBuilder& b, const M
   if (pipe_engine && (dp == "zero2" || dp == "zero3")) {
     return b.error(f.line(cfg_flag),
                    "ZeRO " + dp.substr(4) +
-                       " without --no-pipeline-parallel: pretrain_gpt.py builds "
-                       "GPTModelPipe and DeepSpeed's PipelineEngine asserts \"ZeRO-2 and ZeRO-3 are "
+                       " without --no-pipeline-parallel: " + entry +
+                       " builds GPTModelPipe and DeepSpeed's PipelineEngine asserts \"ZeRO-2 and ZeRO-3 are "
                        "incompatible with pipeline parallelism\" (deepspeed/runtime/pipe/engine.py:76)");
   }
   if (f.has("cpu-optimizer") && !b.plan()["training"].contains("offload_optimizer")) {

@@ -503,10 +503,11 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
       continue;
     }
     const bool read = contains(kInterpreted, name) || contains(kBenignParallel, name);
-    if (read && (!fork.flags || deepspeed_fork_knows(name))) continue;  // an upstream-only flag the fork rejects
+    // an upstream-only flag the fork rejects
+    if (read && (!fork.flags || deepspeed_fork_knows(fork, name))) continue;
     if (fork.flags && deepspeed_fork_reads(fork, name)) continue;
-    if (fork.flags ? !deepspeed_fork_knows(name) : !known_set.count(name)) {
-      b.unknown_key("--" + name, flag.line, fork.flags ? deepspeed_fork_flags() : known);
+    if (fork.flags ? !deepspeed_fork_knows(fork, name) : !known_set.count(name)) {
+      b.unknown_key("--" + name, flag.line, fork.flags ? deepspeed_fork_flags(fork) : known);
       continue;
     }
     // Checkpoint save / load (--ckpt-fully-parallel-load, ...): no step, memory or layout effect.

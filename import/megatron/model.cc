@@ -84,10 +84,14 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
   m.tied_embeddings = !f.has("untie-embeddings-and-output-weights");
   // --swiglu and --quick-geglu (GPT-OSS) are both gated linear units: three matrices per MLP
   // (arguments.py sets gated_linear_unit for either); otherwise a GELU MLP with two.
-  m.gated_mlp = f.has("swiglu") || f.has("quick-geglu");
+  // The bigscience fork's --glu-activation geglu|liglu|reglu|swiglu is one too: dense_h_to_4h is
+  // 2 x ffn wide, with its bias (bigscience-workshop/Megatron-DeepSpeed transformer.py:73-79@8387ae17).
+  const auto glu = f.string("glu-activation");
+  m.gated_mlp = f.has("swiglu") || f.has("quick-geglu") || glu;
   if (!m.gated_mlp) b.note("no --swiglu / --quick-geglu: a GELU MLP with 2 matrices (gated_mlp false)");
   if (f.has("quick-geglu")) b.note("--quick-geglu: a gated MLP (3 matrices), as --swiglu");
-  if (!f.has("disable-bias-linear") && !m.gated_mlp) m.biases = true;
+  if (glu) b.note("--glu-activation " + *glu + ": a gated MLP (3 matrices of hidden x ffn), with biases");
+  if (!f.has("disable-bias-linear") && (!m.gated_mlp || glu)) m.biases = true;
   if (experts) {
     if (*experts % d.ep != 0) {
       return b.error(f.line("num-experts"), "--num-experts " + str(*experts) +

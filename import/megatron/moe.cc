@@ -47,7 +47,7 @@ core::Status megatron_layers_divide(const MegatronFlags& f, PlanBuilder& b, cons
   // non-pipe ParallelTransformer asserts divisibility (microsoft/Megatron-DeepSpeed gpt_model.py,
   // bigscience-workshop/Megatron-DeepSpeed model/gpt_model.py --pp-partition-method).
   if (f.has("deepspeed") && !f.has("no-pipeline-parallel")) {
-    if (*layers % d.pp != 0) {
+    if (*layers % d.pp != 0 && !f.has("pp-partition-method")) {  // bigscience.cc reads that split
       b.note("--num-layers " + str(*layers) + " over --pipeline-model-parallel-size " + str(d.pp) +
              ": DeepSpeed's PipelineModule partitions them itself (partition_method), uneven counts allowed; the "
              "largest stage sets the pace (layers-indivisible)");

@@ -34,6 +34,13 @@ inline ImportOptions world(std::int64_t nodes, std::int64_t gpus_per_node) {
   return o;
 }
 
+// A config of tests/data/import/ imported with `framework`'s importer; the refusal's message fails.
+inline ImportResult import_data_ok(const std::string& framework, const std::string& rel, const ImportOptions& opts) {
+  auto r = import_file(framework, data_path(rel), opts);
+  REQUIRE_MESSAGE(r.is_ok(), (r.is_ok() ? std::string() : r.message()));
+  return std::move(*r);
+}
+
 inline ImportResult import_ok(ImportFn fn, const std::string& text, const ImportOptions& opts,
                               const std::string& path = "config") {
   auto r = fn(text, path, opts);
@@ -84,6 +91,13 @@ inline std::vector<std::vector<std::int64_t>> groups(const ImportResult& r, cons
   std::vector<std::vector<std::int64_t>> out;
   for (std::int64_t g = 0; g < gs.num_groups(); ++g) out.push_back(gs.members(g));
   return out;
+}
+
+// Findings of `rule` whose message contains `text`.
+inline int findings(const ImportResult& r, const std::string& rule, const std::string& text = "") {
+  int n = 0;
+  for (const ImportFinding& f : r.findings) n += f.rule == rule && f.message.find(text) != std::string::npos;
+  return n;
 }
 
 inline bool any_contains(const std::vector<std::string>& lines, const std::string& needle) {

@@ -11,16 +11,8 @@
 namespace planck::import::test {
 namespace {
 
-ImportResult import_script(const std::string& name, ImportOptions opts) {
-  auto r = import_file("megatron", data_path("megatron-deepspeed/" + name), opts);
-  REQUIRE_MESSAGE(r.is_ok(), (r.is_ok() ? std::string() : r.message()));
-  return std::move(*r);
-}
-
-int count(const ImportResult& r, const std::string& rule, const std::string& text = "") {
-  int n = 0;
-  for (const ImportFinding& f : r.findings) n += f.rule == rule && f.message.find(text) != std::string::npos;
-  return n;
+ImportResult import_script(const std::string& name, const ImportOptions& opts) {
+  return import_data_ok("megatron", "megatron-deepspeed/" + name, opts);
 }
 
 const std::string kGpt =
@@ -44,7 +36,7 @@ TEST_CASE("megatron_deepspeed_run_1t_reads_the_here_document_zero3_offload") {
   // The fork's transformer.py:2082: --checkpoint-activations recomputes every layer.
   CHECK(r.plan["training"]["activation_checkpointing"] == "full");
   // Every fork flag is the fork's: none is "check the spelling".
-  CHECK_MESSAGE(count(r, "unknown-key") == 0, r.plan["notes"].dump(1));
+  CHECK_MESSAGE(findings(r, "unknown-key") == 0, r.plan["notes"].dump(1));
   // The offload_optimizer line of the here-document is where the plan's offload comes from.
   CHECK(r.positions.at("/training/offload_optimizer") == 83);
 }
@@ -72,8 +64,8 @@ TEST_CASE("megatron_deepspeed_moe64_reads_deepspeed_moe") {
     if (dims[i] == "dp") CHECK(shape[i] == 1);
   }
   // The ds_config is made by sed over a template: not read, and said, with the stage assumed.
-  CHECK(count(r, "setting-unmodelled", "ds_config") >= 1);
-  CHECK(count(r, "unknown-key") == 0);
+  CHECK(findings(r, "setting-unmodelled", "ds_config") >= 1);
+  CHECK(findings(r, "unknown-key") == 0);
   CHECK(r.plan["training"]["activation_checkpointing"] == "full");
 }
 
@@ -91,7 +83,7 @@ TEST_CASE("megatron_deepspeed_pr_moe_list_is_refused_when_ep_does_not_divide") {
   ImportResult ok = import_script("ds_pretrain_gpt_350M_PR-MoE32or64.sh", o);
   CHECK(ok.plan["model"]["experts"] == 64);
   CHECK(ok.plan["model"]["shared_experts"] == 1);
-  CHECK(count(ok, "setting-unmodelled", "--num-experts 32 32") == 1);
+  CHECK(findings(ok, "setting-unmodelled", "--num-experts 32 32") == 1);
 }
 
 TEST_CASE("megatron_deepspeed_zero_stage_without_config_and_conflicts") {
@@ -99,7 +91,7 @@ TEST_CASE("megatron_deepspeed_zero_stage_without_config_and_conflicts") {
   ImportResult r = import_ok(&import_megatron,
                              kGpt + "--no-pipeline-parallel --deepspeed_config ds.json --zero-stage 2", world(1, 8));
   CHECK(r.plan["parallelism"]["data_parallel"] == "zero2");
-  CHECK(count(r, "setting-unmodelled", "--zero-stage 2") == 1);
+  CHECK(findings(r, "setting-unmodelled", "--zero-stage 2") == 1);
   // ZeRO-2 under DeepSpeed's PipelineEngine (no --no-pipeline-parallel): engine.py:76 asserts.
   const std::string e = import_error(&import_megatron, kGpt + "--deepspeed_config ds.json --zero-stage 2", world(1, 8));
   CHECK(e.find("incompatible with pipeline parallelism") != std::string::npos);
@@ -117,10 +109,10 @@ TEST_CASE("megatron_deepspeed_flags_are_the_forks") {
                                  "--no-pipeline-parallel --topk 2 --moe-router-topk 2 "
                                  "--lr-decay-tokens 300000000000 --partition-activations",
                              world(1, 8));
-  CHECK(count(r, "unknown-key", "--moe-router-topk") == 1);
-  CHECK(count(r, "unknown-key", "--topk") == 0);
-  CHECK(count(r, "unknown-key", "--lr-decay-tokens") == 0);
-  CHECK(count(r, "setting-unmodelled", "--partition-activations") == 1);
+  CHECK(findings(r, "unknown-key", "--moe-router-topk") == 1);
+  CHECK(findings(r, "unknown-key", "--topk") == 0);
+  CHECK(findings(r, "unknown-key", "--lr-decay-tokens") == 0);
+  CHECK(findings(r, "setting-unmodelled", "--partition-activations") == 1);
   // --deepspeed-activation-checkpointing alone recomputes nothing (transformer.py:2082-2090).
   ImportResult d =
       import_ok(&import_megatron, kGpt + "--no-pipeline-parallel --deepspeed-activation-checkpointing", world(1, 8));

@@ -14,40 +14,11 @@
 
 #include <string>
 
-#include "core/check/checks.h"
-#include "core/mesh/plan_mesh.h"
-#include "core/plan/plan_load.h"
-#include "core/schedule/schedule.h"
-#include "sim/memory.h"
-#include "sim/sim_checks.h"
 #include "tests/import/import_test_util.h"
+#include "tests/import/priced.h"
 
 namespace planck::import::test {
 namespace {
-
-struct Priced {
-  core::Plan plan;
-  sim::Memory memory;
-  core::Diagnostics diags;
-};
-
-// The imported plan loaded and checked as `planck verify CONFIG` does (core + simulator rules).
-Priced price(const nlohmann::ordered_json& plan_json) {
-  core::LoadedPlan lp = core::load_plan_text(plan_json.dump(2), "imported.json");
-  REQUIRE_MESSAGE(lp.plan.has_value(), (lp.diagnostics.items().empty() ? plan_json.dump(2)
-                                                                       : lp.diagnostics.items()[0].message));
-  auto mesh = core::plan_mesh(*lp.plan, nullptr);
-  REQUIRE(mesh.has_value());
-  auto schedule = core::lower(*lp.plan, *mesh);
-  REQUIRE(schedule.is_ok());
-  Priced p{*lp.plan, sim::memory(*lp.plan, *mesh, *schedule), {}};
-  core::CheckRegistry registry;
-  core::add_core_checks(registry);
-  sim::add_sim_checks(registry);
-  core::CheckContext ctx{*lp.plan, &*mesh, nullptr};
-  p.diags = core::run_checks(registry, ctx);
-  return p;
-}
 
 bool has_rule(const core::Diagnostics& d, const std::string& rule) { return d.has_rule(rule); }
 
