@@ -351,16 +351,18 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   // are no Megatron-LM or DeepSpeed-fork flag and none of the model's sizes is given, so reading
   // them as Megatron's would say what Megatron never sees.
   static const std::set<std::string> megatron_flags(std::begin(kMegatronFlags), std::end(kMegatronFlags));
-  const auto megatron_count = std::count_if(launch.flags.begin(), launch.flags.end(), [](const auto& flag) {
-    return megatron_flags.count(flag.first) || deepspeed_fork_knows(flag.first);
-  });
+  const auto known_flag = [&fork](const std::string& name) {
+    return megatron_flags.count(name) || (fork.flags && deepspeed_fork_knows(fork, name));
+  };
+  const auto megatron_count = std::count_if(launch.flags.begin(), launch.flags.end(),
+                                            [&](const auto& flag) { return known_flag(flag.first); });
   const bool sizes = launch.flags.count("num-layers") || launch.flags.count("hidden-size") ||
                      launch.flags.count("micro-batch-size");
   if (refused.empty() && !launch.script.empty() && !sizes &&
       2 * static_cast<std::size_t>(megatron_count) < launch.flags.size()) {
     std::string some;
     for (auto it = launch.flags.begin(); it != launch.flags.end() && some.size() < 60; ++it) {
-      if (megatron_flags.count(it->first) || deepspeed_fork_knows(it->first)) continue;
+      if (known_flag(it->first)) continue;
       some += (some.empty() ? "--" : ", --") + it->second.written;
     }
     refused.push_back({path, launch.line, launch.script + " ...",
