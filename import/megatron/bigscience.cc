@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <string>
 
 #include "import/megatron/deepspeed_fork.h"
@@ -92,19 +91,32 @@ core::Status read_partition_method(const MegatronFlags& f, PlanBuilder& b, const
     return b.error(line, "--pp-partition-method " + method + ": DeepSpeed's PipelineModule knows uniform, parameters "
                          "and type:REGEX and raises NotImplementedError (deepspeed/runtime/pipe/module.py:419-421)");
   }
+  // The patterns BLOOM's scripts write are words joined by '|' (re.search of any of them, ignoring
+  // case); only those are evaluated, as substring searches: no regex engine runs on a config's text.
   const std::string pattern = lower.substr(5);
-  bool emb = false, layer = false, other = false;
-  try {
-    const std::regex re(pattern, std::regex::icase);
-    emb = std::regex_search("EmbeddingPipe", re);
-    layer = std::regex_search("ParallelTransformerLayerPipe", re);
-    for (const char* n : {"_to_float16", "<lambda>", "undo", "LayerNorm", "float16_to_fp32"})
-      other = other || std::regex_search(n, re);
-  } catch (const std::regex_error&) {
+  const bool words_only = !pattern.empty() && pattern.front() != '|' && pattern.back() != '|' &&
+                          pattern.find("||") == std::string::npos &&
+                          std::all_of(pattern.begin(), pattern.end(), [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '|';
+                          });
+  if (!words_only) {
     b.unmodelled("--pp-partition-method " + method, line,
-                 "a regex planck cannot read; priced as the even split of the transformer layers");
+                 "a regex beyond words joined by '|', which planck does not evaluate; priced as the even split of "
+                 "the transformer layers");
     return core::Status::ok();
   }
+  const auto search = [&pattern](std::string name) {
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (std::size_t at = 0; at <= pattern.size();) {
+      const std::size_t end = std::min(pattern.find('|', at), pattern.size());
+      if (name.find(pattern.substr(at, end - at)) != std::string::npos) return true;
+      at = end + 1;
+    }
+    return false;
+  };
+  const bool emb = search("EmbeddingPipe"), layer = search("ParallelTransformerLayerPipe");
+  bool other = false;
+  for (const char* n : {"_to_float16", "<lambda>", "undo", "LayerNorm", "float16_to_fp32"}) other = other || search(n);
   if (!emb && !layer && !other) {
     return b.error(line, "--pp-partition-method " + method + " matches none of GPTModelPipe's layers: DeepSpeed "
                          "raises \"found no valid layers to partition\" (deepspeed/runtime/pipe/module.py:340)");

@@ -127,6 +127,9 @@ TEST_CASE("bigscience_partition_methods_other_than_an_even_type_split") {
   // when type: matches no spec (:340).
   CHECK(import_error(&import_megatron, base + "8 --pp-partition-method profile", world(1, 8))
             .find("NotImplementedError") != std::string::npos);
+  // A pattern beyond words joined by '|' is not evaluated (no regex engine runs on a config's text).
+  ImportResult re = import_ok(&import_megatron, base + "8 --pp-partition-method 'type:(a*)*b'", world(1, 8));
+  CHECK(findings(re, "setting-unmodelled", "which planck does not evaluate") == 1);
   CHECK(import_error(&import_megatron, base + "8 --pp-partition-method type:attention", world(1, 8))
             .find("no valid layers") != std::string::npos);
   // tokenizer.py:79-80: --pad-vocab-size-to must be a multiple of --make-vocab-size-divisible-by.
