@@ -103,7 +103,28 @@ core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, con
     }
   }
   if (launch.flags.empty()) {
-    return b.error(0, "no Megatron launch command (a line running pretrain_*.py) and no --flags found");
+    // Flags the script only collects (llm-jp's ALL_PARAMS+=( ... ) in a params file another script
+    // sources), or a launcher that is not a .py (ms-swift's `megatron sft --tensor_model_parallel_size
+    // 8`): said, so "no flags" is not claimed of a file full of them.
+    std::string held, launcher;
+    const auto count_flags = [](const std::vector<ShellField>& words) {
+      return std::count_if(words.begin(), words.end(), [](const ShellField& w) { return is_flag(w.text); });
+    };
+    for (const auto& [name, fields] : script.vars) {
+      const auto flags = count_flags(fields);
+      if (flags >= 3 && held.empty()) held = name + " (" + std::to_string(flags) + " flags)";
+    }
+    for (const ShellCommand& c : script.commands) {
+      if (c.words.empty() || c.words.front().text == "echo" || c.words.front().text == "printf") continue;
+      const auto flags = count_flags(c.words);
+      if (flags >= 3 && launcher.empty()) launcher = c.words.front().text + " at line " + std::to_string(c.line);
+    }
+    std::string why = "no Megatron launch command (a line running pretrain_*.py) and no --flags found";
+    if (!held.empty()) why += "; the script collects flags in " + held + " and runs no launch with them: verify the "
+                              "script that does (it sources this one)";
+    if (!launcher.empty()) why += "; " + launcher + " runs a launcher that is not a .py script, which planck does "
+                                  "not follow";
+    return b.error(0, why);
   }
   return launch;
 }

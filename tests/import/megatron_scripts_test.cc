@@ -160,6 +160,20 @@ TEST_CASE("import_megatron_wrapper_that_builds_its_own_launch_is_not_read_as_meg
   CHECK(r.unfollowed[0].why.find("a wrapper that builds its own launch") != std::string::npos);
 }
 
+TEST_CASE("import_megatron_flags_held_in_an_array_or_a_non_python_launcher_are_said") {
+  // llm-jp/scripts v4 params.sh collects its flags in ALL_PARAMS+=( ... ) for the script that sources
+  // it; ms-swift runs `megatron sft --tensor_model_parallel_size 8 ...`. Neither is "no flags".
+  const std::string params =
+      "ALL_PARAMS=()\nALL_PARAMS+=(\n  --num-layers 32\n  --hidden-size 4096\n  --seq-length 4096\n)\n";
+  const std::string held = import_error(&import_megatron, params, world(1, 8), "params.sh");
+  CHECK(held.find("collects flags in ALL_PARAMS (3 flags)") != std::string::npos);
+  const std::string swift = import_error(
+      &import_megatron,
+      "megatron sft --model Qwen/Qwen3-8B --tensor_model_parallel_size 8 --sequence_parallel true\n",
+      world(1, 8), "swift.sh");
+  CHECK(swift.find("megatron at line 1 runs a launcher that is not a .py script") != std::string::npos);
+}
+
 TEST_CASE("import_megatron_deepspeed_launcher_states_the_world") {
   // deepspeed/launcher/runner.py@edaa722: -i / --include HOST:SLOTS (bigscience-workshop/
   // Megatron-DeepSpeed run.sh launches `deepspeed -i worker-0:0,1`), --num_nodes, --num_gpus.
