@@ -10,8 +10,6 @@
 // megatron/core/pipeline_parallel/schedules.py (no_sync until the last micro-batch).
 
 #include <cstdlib>
-#include <iterator>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -21,7 +19,7 @@
 #include "import/importer.h"
 #include "import/megatron/args.h"
 #include "import/megatron/deepspeed_fork.h"
-#include "import/megatron/flags.h"
+#include "import/megatron/flag_check.h"
 #include "import/plan_builder.h"
 #include "import/formats/shell_script.h"
 
@@ -29,121 +27,6 @@ namespace planck::import {
 
 namespace {
 
-const std::vector<std::string> kInterpreted = {"tensor-model-parallel-size",
-                                               "pipeline-model-parallel-size",
-                                               "context-parallel-size",
-                                               "expert-model-parallel-size",
-                                               "expert-tensor-parallel-size",
-                                               "num-layers-per-virtual-pipeline-stage",
-                                               "num-virtual-stages-per-pipeline-rank",
-                                               "sequence-parallel",
-                                               "use-distributed-optimizer",
-                                               "num-distributed-optimizer-instances",
-                                               "use-megatron-fsdp",
-                                               "use-torch-fsdp2",
-                                               "data-parallel-sharding-strategy",
-                                               "outer-dp-sharding-strategy",
-                                               "use-tp-pp-dp-mapping",
-                                               "use-custom-fsdp",
-                                               "ddp-bucket-size",
-                                               "num-layers",
-                                               "hidden-size",
-                                               "ffn-hidden-size",
-                                               "num-attention-heads",
-                                               "group-query-attention",
-                                               "num-query-groups",
-                                               "kv-channels",
-                                               "vocab-size",
-                                               "padded-vocab-size",
-                                               "use-flash-attn",
-                                               "make-vocab-size-divisible-by",
-                                               "untie-embeddings-and-output-weights",
-                                               "swiglu",
-                                               "num-experts",
-                                               "moe-router-topk",
-                                               "moe-ffn-hidden-size",
-                                               "moe-shared-expert-intermediate-size",
-                                               "moe-layer-freq",
-                                               "moe-expert-capacity-factor",
-                                               "moe-pad-expert-input-to-capacity",
-                                               "overlap-moe-expert-parallel-comm",
-                                               "account-for-embedding-in-pipeline-split",
-                                               "account-for-loss-in-pipeline-split",
-                                               "decoder-first-pipeline-num-layers",
-                                               "decoder-last-pipeline-num-layers",
-                                               "pipeline-model-parallel-layout",
-                                               "moe-token-dispatcher-type",
-                                               "moe-enable-deepep",
-                                               "moe-flex-dispatcher-backend",
-                                               "micro-batch-size",
-                                               "batch-size",
-                                               "global-batch-size",
-                                               "seq-length",
-                                               "rampup-batch-size",
-                                               "step-batch-size-schedule",
-                                               "bf16",
-                                               "fp16",
-                                               "grad-reduce-in-bf16",
-                                               "megatron-fsdp-grad-comm-dtype",
-                                               "megatron-fsdp-main-grads-dtype",
-                                               "accumulate-allreduce-grads-in-fp32",
-                                               "fp8-format",
-                                               "fp8-recipe",
-                                               "fp8-param-gather",
-                                               "cuda-graph-impl",
-                                               "cuda-graph-modules",
-                                               "cuda-graph-scope",
-                                               "enable-cuda-graph",
-                                               "external-cuda-graph",
-                                               "mtp-num-layers",
-                                               "recompute-granularity",
-                                               "recompute-method",
-                                               "recompute-num-layers",
-                                               "recompute-activations",
-                                               "recompute-modules",
-                                               "checkpoint-activations",
-                                               "activations-checkpoint-method",
-                                               "activations-checkpoint-num-layers",
-                                               "decoder-seq-length",
-                                               "freeze-LM",
-                                               "freeze-ViT",
-                                               "freeze-all-layers",
-                                               "optimizer-cpu-offload",
-                                               "use-precision-aware-optimizer",
-                                               "main-grads-dtype",
-                                               "main-params-dtype",
-                                               "exp-avg-dtype",
-                                               "exp-avg-sq-dtype",
-                                               "optimizer"};
-// Flags whose names look parallel but change no group, size or strategy planck models.
-const std::vector<std::string> kBenignParallel = {"overlap-grad-reduce",
-                                                  "overlap-param-gather",
-                                                  "fsdp-double-buffer",
-                                                  "fsdp-manual-registration",
-                                                  "overlap-p2p-communication",
-                                                  "align-param-gather",
-                                                  "align-grad-reduce",
-                                                  "tp-comm-overlap",
-                                                  "defer-embedding-wgrad-compute",
-                                                  "distributed-backend",
-                                                  "distributed-timeout-minutes",
-                                                  "init-model-with-meta-device",
-                                                  "use-precision-aware-optimizer",
-                                                  "overlap-param-gather-with-optimizer-step",
-                                                  "sequence-parallel-inference",
-                                                  "expert-model-parallel-overlap",
-                                                  "moe-router-enable-expert-bias",  // a routing bias, no layout
-                                                  "moe-shared-expert-overlap",      // said by megatron/layers.cc
-                                                  // The async all-reduce of TP input gradients (gone from
-                                                  // Megatron-LM since 2024): planck prices that all-reduce
-                                                  // unoverlapped unless --tp-comm-overlap, as this asks.
-                                                  "no-async-tensor-model-parallel-allreduce"};
-const std::vector<std::string> kParallelWords = {
-    "parallel", "fsdp", "distributed-optimizer", "expert", "virtual", "pipeline", "context-", "sharding"};
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
 
 
 core::Result<MegatronDegrees> read_degrees(const MegatronFlags& f, PlanBuilder& b, const World& world) {
@@ -346,32 +229,9 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
                        "in Megatron-LM flags; read it with --framework megatron-bridge (detected when not given)",
                        "the whole config"});
   }
-  // A Python wrapper that builds its own launch (krafton-ai/Megatron-Dion's speedrun script takes
-  // --fs-size / --rp-size / --tp-size and runs torchrun pretrain_gpt.py itself): most of its flags
-  // are no Megatron-LM or DeepSpeed-fork flag and none of the model's sizes is given, so reading
-  // them as Megatron's would say what Megatron never sees.
-  static const std::set<std::string> megatron_flags(std::begin(kMegatronFlags), std::end(kMegatronFlags));
-  const auto known_flag = [&fork](const std::string& name) {
-    return megatron_flags.count(name) || (fork.flags && deepspeed_fork_knows(fork, name));
-  };
-  const auto megatron_count = std::count_if(launch.flags.begin(), launch.flags.end(),
-                                            [&](const auto& flag) { return known_flag(flag.first); });
-  const bool sizes = launch.flags.count("num-layers") || launch.flags.count("hidden-size") ||
-                     launch.flags.count("micro-batch-size");
-  if (refused.empty() && !launch.script.empty() && !sizes &&
-      2 * static_cast<std::size_t>(megatron_count) < launch.flags.size()) {
-    std::string some;
-    for (auto it = launch.flags.begin(); it != launch.flags.end() && some.size() < 60; ++it) {
-      if (known_flag(it->first)) continue;
-      some += (some.empty() ? "--" : ", --") + it->second.written;
-    }
-    refused.push_back({path, launch.line, launch.script + " ...",
-                       "most of its flags (" + some + ") are no Megatron-LM flag and it gives no model size: a "
-                       "wrapper that builds its own launch, which planck does not follow; verify the command it runs "
-                       "(its pretrain_*.py line)",
-                       "the whole config"});
+  if (auto wrapper = wrapper_launch(launch, fork, path); refused.empty() && wrapper) {
     ImportResult result = b.finish();
-    result.unfollowed = std::move(refused);
+    result.unfollowed.push_back(std::move(*wrapper));
     return result;
   }
   MegatronFlags f(launch, b);
@@ -476,7 +336,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
     const std::size_t sep = c.text.find_first_of(" \t=");
     const std::string name = c.text.substr(2, sep == std::string::npos ? std::string::npos : sep - 2);
     const std::string value = sep == std::string::npos ? std::string() : c.text.substr(sep + 1);
-    if (!contains(kInterpreted, name)) continue;
+    if (!megatron_interprets(name)) continue;
     std::string h = "line " + str(c.line) + ": commented out, not applied: " + c.text;
     if (name == "num-distributed-optimizer-instances" && d.dp > 0) {
       const std::int64_t k = std::strtoll(value.c_str(), nullptr, 10);  // 0 for a bare flag
@@ -488,41 +348,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
     }
     b.hint(h);
   }
-  // Flags Megatron-LM never defined (import/megatron/flags.h, the union of its generations) are
-  // unknown-key; known flags that look parallel and that planck does not interpret are warned.
-  static const std::vector<std::string> known(std::begin(kMegatronFlags), std::end(kMegatronFlags));
-  static const std::set<std::string> known_set(known.begin(), known.end());
-  for (const auto& [name, flag] : f.all()) {
-    // Megatron-LM's parser (arguments.py parse_args: argparse, allow_abbrev=False) has no underscore
-    // aliases: `--tensor_model_parallel_size` stops it at start-up. planck reads it as the dashed flag
-    // a fork spelling it so defines (epfLLM/Megatron-LLM), and says so.
-    if (!fork.flags && flag.written.find('_') != std::string::npos && known_set.count(name) &&
-        !known_set.count(flag.written)) {
-      b.finding("unknown-key", flag.line,
-                "--" + flag.written + " is not a flag Megatron-LM defines: it spells it --" + name +
-                    " and its argparse refuses the underscore spelling at start-up; read as --" + name +
-                    ", as a fork that defines it (epfLLM/Megatron-LLM) would");
-      continue;
-    }
-    const bool read = contains(kInterpreted, name) || contains(kBenignParallel, name);
-    // an upstream-only flag the fork rejects
-    if (read && (!fork.flags || deepspeed_fork_knows(fork, name))) continue;
-    if (fork.flags && deepspeed_fork_reads(fork, name)) continue;
-    if (fork.flags ? !deepspeed_fork_knows(fork, name) : !known_set.count(name)) {
-      b.unknown_key("--" + name, flag.line, fork.flags ? deepspeed_fork_flags(fork) : known);
-      continue;
-    }
-    // Checkpoint save / load (--ckpt-fully-parallel-load, ...): no step, memory or layout effect.
-    if (name.rfind("ckpt-", 0) == 0) continue;
-    for (const std::string& w : kParallelWords) {
-      if (name.find(w) != std::string::npos) {
-        b.unmodelled("--" + name, flag.line,
-                     "it looks parallelism-related but planck does not interpret it; the layout is what the other "
-                     "flags say");
-        break;
-      }
-    }
-  }
+  check_flags(f, fork, b);
   ImportResult result = b.finish();
   result.unfollowed = std::move(refused);
   return result;
