@@ -253,7 +253,8 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   r.step.compute_time_s = work + ps.bubble_s + c.optimizer_s;
   r.step.step_time_s = ps.makespan_s + c.optimizer_s + c.host_s + ex.step_s;
   r.step.exposed_comm_time_s = std::max(0.0, r.step.step_time_s - r.step.compute_time_s);
-  const StepInterval band = step_interval(plan.training.value_or(core::Training{}), r.step.step_time_s);
+  const StepInterval band = step_interval(plan.training.value_or(core::Training{}), r.step.step_time_s,
+                                          plan.model && plan.model->is_moe());
   r.step.step_time_low_s = band.low_s;
   r.step.step_time_high_s = band.high_s;
   r.step.interval_basis = band.basis;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -177,6 +178,46 @@ std::vector<Case> loso_predictions(const std::vector<Row>& rows) {
     c.loso_ceiling = fitted[key];
     // A family no other source has (none today) would fall back to the preset's own value.
     c.loso_s = c.loso_ceiling > 0 ? step_at(c, c.loso_ceiling) : predict(c.row, 0);
+  }
+  return cases;
+}
+
+HeldoutRun simulate_heldout(const std::string& id) {
+  std::ifstream file(std::string(PLANCK_TEST_DATA_DIR) + "/published/heldout/plans/" + id + ".json");
+  REQUIRE_MESSAGE(file.good(), "no plan for " << id);
+  std::stringstream text;
+  text << file.rdbuf();
+  core::Plan plan = t::plan_from(text.str());
+  auto sim = planck::sim::simulate(plan, t::mesh_of(plan));
+  REQUIRE_MESSAGE(sim.is_ok(), id);
+  REQUIRE(std::isfinite(sim->step.step_time_s));
+  REQUIRE(sim->step.step_time_s > 0);
+  return {std::move(plan), std::move(*sim)};
+}
+
+std::vector<Case> unfitted_cases() {
+  std::vector<Case> cases;
+  for (const auto& r : t::read_csv("published/heldout/runs.csv")) {
+    const HeldoutRun run = simulate_heldout(r.at("id"));
+    Case c;
+    c.row = r;
+    c.id = r.at("id");
+    c.source = r.at("source");
+    const core::Training tr = run.plan.training.value_or(core::Training{});
+    c.stack = tr.stack_given ? core::to_string(tr.stack) : "";
+    c.published_s = std::stod(r.at("measured_step_s"));
+    c.loso_s = run.sim.step.step_time_s;
+    cases.push_back(std::move(c));
+  }
+  for (const Row& r : read_published("validation_blackwell.csv")) {
+    Case c;
+    c.row = r;
+    c.id = r.at("id");
+    c.source = "mlperf-v5.1-blackwell";
+    c.stack = r.at("stack");
+    c.published_s = std::stod(r.at("step_s"));
+    c.loso_s = shipped_step(r);
+    cases.push_back(std::move(c));
   }
   return cases;
 }
