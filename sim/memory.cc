@@ -211,7 +211,10 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   const core::Training tr = plan.training.value_or(core::Training{});
   const core::Degrees d = core::degrees(mesh);
   const core::DataParallel dp = s.data_parallel;
-  const int bp = core::dtype_bytes(tr.param_dtype), bg = core::dtype_bytes(tr.reduce_dtype);
+  // The gradient buffer: grad_accum_dtype (BF16_Optimizer's fp32 copy) where stated, else the
+  // dtype gradients are reduced in.
+  const int bp = core::dtype_bytes(tr.param_dtype);
+  const int bg = core::dtype_bytes(tr.grad_accum_dtype.value_or(tr.reduce_dtype));
   const SyncGroups g = sync_groups(plan, mesh);
   const core::ExpertDegrees& ed = g.experts;
   const core::RankParams rp = core::rank_params(m, d.pp, d.tp, ed.ep, ed.etp);

@@ -258,6 +258,10 @@ struct Training {
   GradSync grad_sync = GradSync::kLastMicrobatch;
   DType param_dtype = DType::kBf16;
   DType reduce_dtype = DType::kFp32;
+  // The gradient buffer's dtype when it differs from the dtype gradients are reduced in:
+  // DeepSpeed's BF16_Optimizer accumulates into a full fp32 buffer and reduces in bf16
+  // (data_types.grad_accum_dtype). Absent: reduce_dtype (Megatron's main_grad buffer, FSDP).
+  std::optional<DType> grad_accum_dtype;
   std::string optimizer = "adamw";  // one of optimizer_names()
   // Optimizer states in this dtype (fp32; bf16: DeepSpeed bf16_optimizer_states).
   DType optimizer_state_dtype = DType::kFp32;

@@ -17,9 +17,10 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
   r_.check_keys(
       v, "/training",
       {"global_batch", "micro_batch", "seq_len", "grad_accumulation", "grad_sync", "param_dtype", "reduce_dtype",
-       "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8", "stack", "attention_kernel",
-       "cross_entropy", "mfu", "optimizer_state_dtype", "master_dtype", "offload_optimizer", "offload_params", "frozen", "lora_rank",
-       "lora_targets", "cuda_graphs", "mtp_layers", "recompute_modules"});
+       "optimizer", "activation_checkpointing", "recompute_every", "recompute_num_layers", "attention", "fp8", "stack",
+       "attention_kernel", "cross_entropy", "mfu", "optimizer_state_dtype", "master_dtype", "grad_accum_dtype",
+       "offload_optimizer", "offload_params", "frozen", "lora_rank", "lora_targets", "cuda_graphs", "mtp_layers",
+       "recompute_modules"});
   Training t;
   if (v.contains("global_batch")) t.global_batch = r_.integer(v["global_batch"], "/training/global_batch", 1, kMaxCount);
   if (v.contains("micro_batch")) {
@@ -51,6 +52,11 @@ void load_training(SchemaReader& r_, const nlohmann::json& v, Plan& plan) {
   if (v.contains("optimizer_state_dtype")) {
     if (auto s = r_.choice(v["optimizer_state_dtype"], "/training/optimizer_state_dtype", {"fp32", "bf16"})) {
       t.optimizer_state_dtype = *parse_dtype(*s);
+    }
+  }
+  if (v.contains("grad_accum_dtype")) {
+    if (auto s = r_.choice(v["grad_accum_dtype"], "/training/grad_accum_dtype", {"fp32", "bf16", "fp16"})) {
+      t.grad_accum_dtype = *parse_dtype(*s);
     }
   }
   if (v.contains("master_dtype")) {

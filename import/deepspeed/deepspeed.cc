@@ -342,8 +342,9 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   t["reduce_dtype"] = reduce;
   if (auto st = check_zero_optimizer(r, b, stage); !st) return st;
   read_optimizer(r, b, t);
-  read_unpriced(r, b, stage, dtype);
+  read_unpriced(r, b, dtype);
   if (auto st = read_offload(r, b, stage, t); !st) return st;
+  if (auto st = read_grad_accum(r, b, stage, dtype, t); !st) return st;
   b.plan()["training"] = t;
   return b.finish();
 }

@@ -107,7 +107,11 @@ std::string enabled_dtype(DsReader& r, PlanBuilder& b);
 void read_optimizer(DsReader& r, PlanBuilder& b, nlohmann::ordered_json& t);
 core::Status read_offload(DsReader& r, PlanBuilder& b, std::int64_t stage, nlohmann::ordered_json& t);
 // The settings planck reads but does not price: each one that is on is setting-unmodelled.
-void read_unpriced(DsReader& r, PlanBuilder& b, std::int64_t stage, const std::string& dtype);
+void read_unpriced(DsReader& r, PlanBuilder& b, const std::string& dtype);
+// data_types.grad_accum_dtype: BF16_Optimizer's fp32 gradient buffer (training.grad_accum_dtype),
+// the combinations DeepSpeed refuses (an error) or ignores (a warning).
+core::Status read_grad_accum(DsReader& r, PlanBuilder& b, std::int64_t stage, const std::string& dtype,
+                             nlohmann::ordered_json& t);
 // An optimizer DeepSpeed refuses under ZeRO: an error naming its line and the fix.
 core::Status check_zero_optimizer(DsReader& r, PlanBuilder& b, std::int64_t stage);
 

@@ -155,7 +155,7 @@ bool section_on(DsReader& r, const std::string& ptr) {
 
 }  // namespace
 
-void read_unpriced(DsReader& r, PlanBuilder& b, std::int64_t stage, const std::string& dtype) {
+void read_unpriced(DsReader& r, PlanBuilder& b, const std::string& dtype) {
   // DeepCompile (compile/config.py CompileConfig.deepcompile) rewrites ZeRO-3's gather / release
   // schedule and may free or offload activations; the other compile keys take effect when the
   // script calls engine.compile(), which the config cannot say.
@@ -188,19 +188,52 @@ void read_unpriced(DsReader& r, PlanBuilder& b, std::int64_t stage, const std::s
     b.unmodelled("amp", r.line("/amp"), "Apex AMP's fp16 compute not priced: compute and activations priced in " +
                                             dtype);
   }
-  // bf16 with fp32 gradient accumulation at ZeRO-1 without offload selects BF16_Optimizer
-  // (runtime/engine.py:1994-1996), which keeps a full fp32 gradient buffer (bf16_optimizer.py:176).
-  if (const nlohmann::json* g = r.at("/data_types/grad_accum_dtype"); g && g->is_string()) {
-    const std::string acc = g->get<std::string>();
-    if (acc == "fp32" && dtype == "bf16" && stage <= 1) {
-      b.unmodelled("data_types.grad_accum_dtype fp32", r.line("/data_types/grad_accum_dtype"),
-                   "BF16_Optimizer's fp32 gradient buffer (4 bytes a parameter) is not priced; gradients priced in "
-                   "bf16");
-    } else if (acc != dtype) {
-      b.unmodelled("data_types.grad_accum_dtype " + acc, r.line("/data_types/grad_accum_dtype"),
-                   "gradients priced in " + dtype);
-    }
+}
+
+// data_types.grad_accum_dtype (runtime/config.py; engine.py get_data_types @edaa722: absent, the
+// model's dtype; DtypeEnum's spellings, config.py:101-106). Only _do_optimizer_sanity_check reads
+// it (engine.py:1978-2021): bf16 with fp32 accumulation at ZeRO stage 1 without CPU offload picks
+// BF16_Optimizer, whose gradient buffer is a full fp32 copy of the parameters
+// (bf16_optimizer.py:176, zeros_like(..., dtype=grad_acc_dtype)); any other ZeRO stage ignores it;
+// without ZeRO a dtype other than the model's raises (since v0.7.6).
+core::Status read_grad_accum(DsReader& r, PlanBuilder& b, std::int64_t stage, const std::string& dtype,
+                             nlohmann::ordered_json& t) {
+  const nlohmann::json* g = r.at("/data_types/grad_accum_dtype");
+  if (!g || g->is_null()) return core::Status::ok();
+  const int line = r.line("/data_types/grad_accum_dtype");
+  static const std::pair<const char*, const char*> kSpellings[] = {
+      {"fp16", "fp16"}, {"torch.float16", "fp16"}, {"float16", "fp16"},   {"half", "fp16"},
+      {"fp32", "fp32"}, {"torch.float32", "fp32"}, {"float32", "fp32"},   {"float", "fp32"},
+      {"bf16", "bf16"}, {"torch.bfloat16", "bf16"}, {"bfloat16", "bf16"}, {"int8", "int8"}};
+  std::string acc;
+  for (const auto& [spelling, name] : kSpellings) {
+    if (g->is_string() && g->get<std::string>() == spelling) acc = name;
   }
+  if (acc.empty() || acc == "int8") {
+    return b.error(line, "data_types.grad_accum_dtype " + g->dump() +
+                             ": DeepSpeed accepts fp32, fp16 or bf16 (runtime/config.py DtypeEnum; int8 is no "
+                             "gradient dtype) and raises at start-up otherwise");
+  }
+  if (acc == dtype) return core::Status::ok();
+  if (stage == 0) {
+    return b.error(line, "data_types.grad_accum_dtype " + acc + " with " + dtype +
+                             " training and ZeRO off: DeepSpeed raises NotImplementedError \"unsupported mix of "
+                             "model_dtype and grad_accum_dtype\" at start-up (engine.py _do_optimizer_sanity_check); "
+                             "use ZeRO stage 1 for bf16 with fp32 accumulation, or drop grad_accum_dtype");
+  }
+  const bool cpu_offload = t.value("offload_optimizer", std::string("none")) == "cpu";
+  if (stage == 1 && dtype == "bf16" && acc == "fp32" && !cpu_offload) {
+    t["grad_accum_dtype"] = "fp32";
+    b.locate("/training/grad_accum_dtype", line);
+    b.note("grad_accum_dtype = fp32: bf16 with fp32 accumulation at ZeRO stage 1 runs BF16_Optimizer, a full fp32 "
+           "gradient buffer (4 bytes a parameter, not sharded), reduced in reduce_dtype");
+    return core::Status::ok();
+  }
+  b.warn(std::string("data_types.grad_accum_dtype ") + acc + " is ignored by DeepSpeed at ZeRO stage " + str(stage) +
+         (cpu_offload ? " with CPU offload" : "") +
+         " (engine.py reads it only to pick BF16_Optimizer: bf16, fp32, stage 1, no CPU offload): gradients in " +
+         dtype);
+  return core::Status::ok();
 }
 
 // runtime/engine.py @edaa722: _configure_basic_optimizer asserts 1-bit Adam, 0/1 Adam and 1-bit

@@ -46,8 +46,8 @@ std::string merge_engine(const ImportResult& ds, PlanBuilder& b) {
   }
   auto& t = b.plan()["training"];
   const auto& dt = ds.plan.value("training", nlohmann::ordered_json::object());
-  for (const char* key : {"grad_sync", "param_dtype", "reduce_dtype", "master_dtype", "optimizer_state_dtype",
-                          "offload_optimizer", "offload_params"}) {
+  for (const char* key : {"grad_sync", "param_dtype", "reduce_dtype", "grad_accum_dtype", "master_dtype",
+                          "optimizer_state_dtype", "offload_optimizer", "offload_params"}) {
     if (dt.contains(key)) t[key] = dt[key];
   }
   for (const char* key : {"/training/offload_optimizer", "/training/offload_params"}) {
@@ -121,6 +121,13 @@ core::Status read_deepspeed_zero(const MegatronFlags& f, PlanBuilder& b, const M
     b.note("bf16 with ZeRO stage 0 under DeepSpeed's PipelineEngine (" + entry +
            " builds GPTModelPipe): BF16_Optimizer partitions the fp32 master weights and optimizer states over the "
            "data-parallel group (ZeRO-1)");
+    // BLOOM's DeepSpeed (bigscience-workshop's branch, before v0.12.5 added data_types' bf16
+    // accumulation, deepspeedai/DeepSpeed#4713) always accumulates into a full fp32 buffer.
+    if (runs_bigscience_fork(launch)) {
+      b.plan()["training"]["grad_accum_dtype"] = "fp32";
+      b.note("grad_accum_dtype = fp32: BLOOM's BF16_Optimizer accumulates gradients in a full fp32 buffer (4 bytes "
+             "a parameter, not sharded)");
+    }
   }
   par["data_parallel"] = dp;
   par.erase("dp_bucket_params");

@@ -125,13 +125,35 @@ TEST_CASE("deepspeed_unpriced_settings_are_named") {
       import_error(&import_deepspeed, amp + ",\n \"zero_optimization\": {\"stage\": 1}}", world(1, 8));
   CHECK(amp_zero.find("config:2:") != std::string::npos);
   CHECK(amp_zero.find("Amp and ZeRO are not currently compatible") != std::string::npos);
-  // bf16 + ZeRO-1 + grad_accum_dtype fp32 selects BF16_Optimizer (engine.py:1994-1996), whose fp32
-  // gradient buffer (bf16_optimizer.py:176) is not priced; bf16 accumulation is what is priced.
+  // bf16 + ZeRO-1 + grad_accum_dtype fp32 selects BF16_Optimizer (engine.py:1994-1996@edaa722),
+  // whose gradient buffer is a full fp32 copy of the parameters (bf16_optimizer.py:176): the plan
+  // states it as training.grad_accum_dtype, reduced in bf16 (communication_data_type's default).
   const std::string uc = corpus("mds__examples_deepspeed__universal_checkpointing__ds_config.json");
-  CHECK(has_finding(import_ok(&import_deepspeed, uc, world(1, 1)), "setting-unmodelled", "grad_accum_dtype fp32"));
+  ImportResult bf16_opt = import_ok(&import_deepspeed, uc, world(1, 1));
+  CHECK(bf16_opt.plan["training"]["grad_accum_dtype"] == "fp32");
+  CHECK(bf16_opt.plan["training"]["reduce_dtype"] == "bf16");
+  CHECK(!has_finding(bf16_opt, "setting-unmodelled", "grad_accum_dtype"));
   ImportOptions bf = world(1, 1);
   bf.sets = {{"data_types.grad_accum_dtype", "bf16"}};
-  CHECK(!has_finding(import_ok(&import_deepspeed, uc, bf), "setting-unmodelled", "grad_accum_dtype"));
+  CHECK(!import_ok(&import_deepspeed, uc, bf).plan["training"].contains("grad_accum_dtype"));
+  // Other ZeRO stages never read it (engine.py uses it only to pick BF16_Optimizer); without ZeRO a
+  // dtype other than the model's raises "unsupported mix of model_dtype and grad_accum_dtype".
+  const std::string acc = "{\"train_batch_size\": 8, \"bf16\": {\"enabled\": true},\n"
+                          " \"data_types\": {\"grad_accum_dtype\": \"fp32\"}, \"zero_optimization\": {\"stage\": ";
+  ImportResult z2 = import_ok(&import_deepspeed, acc + "2}}", world(1, 8));
+  CHECK(!z2.plan["training"].contains("grad_accum_dtype"));
+  CHECK(std::any_of(z2.notes.begin(), z2.notes.end(), [](const std::string& n) {
+    return n.find("grad_accum_dtype fp32 is ignored by DeepSpeed at ZeRO stage 2") != std::string::npos;
+  }));
+  const std::string z0 = import_error(&import_deepspeed, acc + "0}}", world(1, 8));
+  CHECK(z0.find("config:2:") != std::string::npos);
+  CHECK(z0.find("unsupported mix of model_dtype and grad_accum_dtype") != std::string::npos);
+  // DtypeEnum's spellings (runtime/config.py:101-106): "float32" is fp32, "fp8" is refused.
+  ImportOptions spelled = world(1, 1);
+  spelled.sets = {{"data_types.grad_accum_dtype", "float32"}};
+  CHECK(import_ok(&import_deepspeed, uc, spelled).plan["training"]["grad_accum_dtype"] == "fp32");
+  spelled.sets = {{"data_types.grad_accum_dtype", "fp8"}};
+  CHECK(import_error(&import_deepspeed, uc, spelled).find("DeepSpeed accepts fp32, fp16 or bf16") != std::string::npos);
 }
 
 std::string lmf(const std::string& name) { return read_data("llama-factory/corpus2/" + name); }

@@ -103,6 +103,11 @@ TEST_CASE("bigscience_tr11_bloom_176b_twelve_stages_of_six_units") {
   CHECK_MESSAGE(findings(r, "unknown-key") == 0, unknown_keys(r));
   CHECK(r.plan["model"]["vocab"] == 250880);
   CHECK(r.plan["parallelism"]["account_for_embedding_in_pipeline_split"] == true);
+  // ZERO_STAGE=0 with --bf16 under the PipelineEngine: BF16_Optimizer, whose gradients BLOOM's
+  // DeepSpeed branch accumulates in a full fp32 buffer (before deepspeedai/DeepSpeed#4713, v0.12.5,
+  // made it follow data_types.grad_accum_dtype).
+  CHECK(r.plan["parallelism"]["data_parallel"] == "zero1");
+  CHECK(r.plan["training"]["grad_accum_dtype"] == "fp32");
   core::Diagnostics d = verify(r);
   CHECK_MESSAGE(!d.has_rule("layers-indivisible"), error_rules(d));
 }

@@ -122,6 +122,22 @@ TEST_CASE("sim_fsdp_last_microbatch_keeps_unsharded_grads") {
   CHECK(static_cast<double>(last.grads - every.grads) == doctest::Approx(4 * psi).epsilon(1e-6));
 }
 
+TEST_CASE("sim_bf16_optimizer_keeps_a_full_fp32_gradient_buffer") {
+  // DeepSpeed's BF16_Optimizer (bf16, data_types.grad_accum_dtype fp32, ZeRO stage 1) accumulates
+  // into zeros_like(the flat bf16 parameters, dtype=fp32) (deepspeedai/DeepSpeed@edaa722
+  // deepspeed/runtime/bf16_optimizer.py:176): 4 bytes a parameter on every rank, not sharded,
+  // while the gradients are all-reduced in bf16 (communication_data_type, engine.py:1405-1416).
+  auto json = [](const char* accum) {
+    return std::string(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8},
+      "mesh": {"dims": ["dp"], "shape": [8]}, "parallelism": {"data_parallel": "zero1"}, "model": "llama3-8b",
+      "training": {"seq_len": 1024, "param_dtype": "bf16", "reduce_dtype": "bf16")") + accum + "}}";
+  };
+  const double psi = planck::core::param_counts(*planck::core::model_preset("llama3-8b")).total;
+  CHECK(static_cast<double>(memory_of(json("")).grads) == doctest::Approx(2 * psi).epsilon(1e-6));
+  CHECK(static_cast<double>(memory_of(json(R"(, "grad_accum_dtype": "fp32")")).grads) ==
+        doctest::Approx(4 * psi).epsilon(1e-6));
+}
+
 TEST_CASE("sim_pipeline_in_flight_microbatches") {
   auto acts = [](const char* sched, std::int64_t k) {
     return memory_of(std::string(R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 4},
