@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,7 +16,97 @@
 
 namespace planck::import::shell {
 
+namespace {
+
+// Three-valued && and || over conditions that may not be decidable (nullopt).
+std::optional<bool> both(std::optional<bool> a, std::optional<bool> b) {
+  if (a == false || b == false) return false;
+  if (a && b) return true;
+  return std::nullopt;
+}
+std::optional<bool> either(std::optional<bool> a, std::optional<bool> b) {
+  if (a == true || b == true) return true;
+  if (a && b) return false;
+  return std::nullopt;
+}
+
+// The expression inside `[[ ]]` as words and the operators bash(1) "[[ expression ]]" allows
+// between them: ( ), !, && (binding tighter) and ||. `op` is empty for a word.
+struct CondItem {
+  std::string op;
+  ShellField word;
+};
+
+class CondParser {
+ public:
+  using Test = std::function<std::optional<bool>(const Fields&)>;
+  CondParser(const std::vector<CondItem>& items, Test test) : items_(items), test_(std::move(test)) {}
+  // nullopt result and ok() false: a shape this parser does not follow (undecided).
+  std::optional<bool> parse() {
+    auto r = any();
+    if (pos_ != items_.size()) ok_ = false;
+    return ok_ ? r : std::nullopt;
+  }
+
+ private:
+  bool is(const char* op) const { return pos_ < items_.size() && items_[pos_].op == op; }
+  std::optional<bool> any() {
+    auto r = all();
+    while (ok_ && is("||")) {
+      ++pos_;
+      r = either(r, all());
+    }
+    return r;
+  }
+  std::optional<bool> all() {
+    auto r = unary();
+    while (ok_ && is("&&")) {
+      ++pos_;
+      r = both(r, unary());
+    }
+    return r;
+  }
+  std::optional<bool> unary() {
+    if (pos_ < items_.size() && items_[pos_].op.empty() && items_[pos_].word.text == "!" && pos_ + 1 < items_.size() &&
+        items_[pos_ + 1].op == "(") {
+      ++pos_;
+      auto r = unary();
+      return r ? std::optional<bool>(!*r) : std::nullopt;
+    }
+    if (is("(")) {
+      ++pos_;
+      auto r = any();
+      if (!is(")")) ok_ = false;
+      ++pos_;
+      return r;
+    }
+    Fields words;  // a primary: the words up to the next operator (test() reads a leading !)
+    while (pos_ < items_.size() && items_[pos_].op.empty()) words.push_back(items_[pos_++].word);
+    if (words.empty()) ok_ = false;
+    return ok_ ? test_(words) : std::nullopt;
+  }
+
+  const std::vector<CondItem>& items_;
+  Test test_;
+  std::size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+}  // namespace
+
 std::optional<bool> Runner::test(const Fields& a) {
+  // `test A -o B` / `[ A -a B ]` (five or more arguments): -o binds loosest, then -a (POSIX test,
+  // the XSI extension bash implements).
+  if (a.size() >= 5) {
+    for (const char* op : {"-o", "-a"}) {
+      for (std::size_t i = 1; i + 1 < a.size(); ++i) {
+        if (a[i].text != op) continue;
+        const auto l = test(Fields(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(i)));
+        const auto r = test(Fields(a.begin() + static_cast<std::ptrdiff_t>(i) + 1, a.end()));
+        return std::string(op) == "-o" ? either(l, r) : both(l, r);
+      }
+    }
+  }
   std::vector<std::string> args;
   for (const auto& f : a) args.push_back(f.text);
   bool negate = false;
@@ -80,15 +171,29 @@ core::Result<std::optional<bool>> Runner::condition(const std::vector<const Shel
     // compares "" with y.
     const bool double_bracket = !cmd.empty() && cmd.front()->kind == ShellToken::kWord &&
                                 cmd.front()->word.literal() == "[[";
+    std::vector<CondItem> items;  // inside [[ ]]: words and operators
     for (const ShellToken* t : cmd) {
+      if (t->kind == ShellToken::kOp) {
+        items.push_back({t->op, {}});
+        continue;
+      }
       if (t->kind != ShellToken::kWord) continue;
       auto f = expand(t->word, !double_bracket);
       if (!f) return f.status();
       if (double_bracket) {
         args.push_back({join_fields(*f), t->line});
+        items.push_back({"", args.back()});
       } else {
         args.insert(args.end(), f->begin(), f->end());
       }
+    }
+    const bool compound = std::any_of(items.begin(), items.end(), [](const CondItem& i) { return !i.op.empty(); });
+    if (double_bracket && args.size() >= 2 && args.back().text == "]]" && compound) {
+      items.erase(items.begin());
+      items.pop_back();
+      r = CondParser(items, [this](const Fields& words) { return test(words); }).parse();
+      for (const auto& i : items) text += (i.op.empty() ? i.word.text : i.op) + " ";
+      args.clear();
     }
     if (!args.empty()) {
       const std::string first = args.front().text;
@@ -106,18 +211,21 @@ core::Result<std::optional<bool>> Runner::condition(const std::vector<const Shel
     if (pending.empty())
       acc = r;
     else if (pending == "&&")
-      acc = (acc == false || r == false) ? std::optional<bool>(false)
-            : (acc && r)                 ? std::optional<bool>(true)
-                                         : std::nullopt;
+      acc = both(acc, r);
     else
-      acc = (acc == true || r == true) ? std::optional<bool>(true)
-            : (acc && r)               ? std::optional<bool>(false)
-                                       : std::nullopt;
+      acc = either(acc, r);
     cmd.clear();
     return core::Status::ok();
   };
+  // Inside `[[ ... ]]` the operators belong to the expression: gathered with its words.
+  auto inside_double_bracket = [&cmd]() {
+    return !cmd.empty() && cmd.front()->kind == ShellToken::kWord && cmd.front()->word.literal() == "[[" &&
+           !(cmd.size() > 1 && cmd.back()->kind == ShellToken::kWord && cmd.back()->word.literal() == "]]");
+  };
   for (const ShellToken* t : toks) {
-    if (t->kind == ShellToken::kOp) {
+    if (t->kind == ShellToken::kOp && inside_double_bracket()) {
+      cmd.push_back(t);
+    } else if (t->kind == ShellToken::kOp) {
       if (auto st = finish(); !st) return st;
       pending = t->op == "&&" || t->op == "||" ? t->op : "?";
       text += t->op + " ";

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <regex>
 #include <set>
 
 #include "core/base/input_file.h"
@@ -273,17 +272,49 @@ std::vector<std::string_view> split_lines(std::string_view text) {
 }
 
 SbatchRequest sbatch_request(const std::vector<std::string_view>& lines) {
-  static const std::regex kSbatch(R"(^#SBATCH\s+(--nodes|-N|--ntasks-per-node|--gpus-per-node)[=\s]\s*([0-9]{1,9})\b)");
+  // Every option of an `#SBATCH` line is read, as sbatch reads the line's words like its command
+  // line (sbatch(1) "#SBATCH"): `#SBATCH --nodes=2 --exclusive --ntasks-per-node=4` states both.
+  // Words that are no option (a template's `<SLURM OPTIONS>`) are passed over. A value is its
+  // leading digits (`--nodes=2-4` asks for at least 2) after an optional GRES type
+  // (`--gpus-per-node=h100:8`).
   SbatchRequest r;
+  auto value = [](std::string_view v) -> std::optional<std::int64_t> {
+    if (const std::size_t colon = v.rfind(':'); colon != std::string_view::npos) v.remove_prefix(colon + 1);
+    std::size_t n = 0;
+    while (n < v.size() && n < 9 && v[n] >= '0' && v[n] <= '9') ++n;
+    if (n == 0 || (n < v.size() && v[n] >= '0' && v[n] <= '9')) return std::nullopt;
+    return std::stoll(std::string(v.substr(0, n)));
+  };
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::smatch m;
-    const std::string line(lines[i]);
-    if (!std::regex_search(line, m, kSbatch)) continue;
-    const std::int64_t v = std::stoll(m[2]);
-    if (m[1] == "--nodes" || m[1] == "-N") r.nodes = v;
-    if (m[1] == "--ntasks-per-node") r.tasks_per_node = v;
-    if (m[1] == "--gpus-per-node") r.gpus_per_node = v;
-    r.from.push_back("#SBATCH " + std::string(m[1]) + " (line " + std::to_string(i + 1) + ")");
+    std::string_view line = lines[i];
+    if (line.substr(0, 7) != "#SBATCH" || (line.size() > 7 && line[7] != ' ' && line[7] != '\t')) continue;
+    std::vector<std::string_view> words;
+    for (std::size_t p = 7; p < line.size();) {
+      while (p < line.size() && (line[p] == ' ' || line[p] == '\t' || line[p] == '\r')) ++p;
+      const std::size_t e = std::min(line.find_first_of(" \t\r", p), line.size());
+      if (e > p) words.push_back(line.substr(p, e - p));
+      p = e;
+    }
+    for (std::size_t k = 0; k < words.size(); ++k) {
+      std::string_view w = words[k], opt = w, arg;
+      if (const std::size_t eq = w.find('='); eq != std::string_view::npos && w.substr(0, 2) == "--") {
+        opt = w.substr(0, eq);
+        arg = w.substr(eq + 1);
+      } else if (w.size() > 2 && w.substr(0, 2) == "-N") {
+        opt = "-N";
+        arg = w.substr(2);
+      } else if (k + 1 < words.size()) {
+        arg = words[k + 1];
+      }
+      std::optional<std::int64_t>* field = opt == "--nodes" || opt == "-N" ? &r.nodes
+                                           : opt == "--ntasks-per-node"  ? &r.tasks_per_node
+                                           : opt == "--gpus-per-node"    ? &r.gpus_per_node
+                                                                         : nullptr;
+      const auto v = field ? value(arg) : std::nullopt;
+      if (!v) continue;
+      *field = *v;
+      r.from.push_back("#SBATCH " + std::string(opt) + " (line " + std::to_string(i + 1) + ")");
+    }
   }
   return r;
 }

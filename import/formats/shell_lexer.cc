@@ -289,8 +289,27 @@ void Lexer::skip_redirect_target() {
   (void)read_word(ignored);
 }
 
+// Whether the tokens so far end inside a `[[ ... ]]` of the current command. `state` carries
+// how far `out` was scanned, so the lexer reads each token once.
+struct BracketScan {
+  std::size_t scanned = 0;
+  bool inside = false;
+};
+bool in_double_bracket(const std::vector<ShellToken>& out, BracketScan& state) {
+  for (; state.scanned < out.size(); ++state.scanned) {
+    const ShellToken& t = out[state.scanned];
+    if (t.kind == ShellToken::kSep) state.inside = false;
+    if (t.kind != ShellToken::kWord) continue;
+    const auto lit = t.word.literal();
+    if (lit && *lit == "]]") state.inside = false;
+    if (lit && *lit == "[[") state.inside = true;
+  }
+  return state.inside;
+}
+
 core::Status Lexer::run(std::vector<ShellToken>& out, std::vector<ShellComment>* comments) {
   comments_ = comments;
+  BracketScan brackets;
   while (!at_end()) {
     const char c = peek();
     ShellToken tok;
@@ -313,12 +332,18 @@ core::Status Lexer::run(std::vector<ShellToken>& out, std::vector<ShellComment>*
       tok.word.line = tok.line;
       tok.word.segs.push_back({ShellSegment::kArith, expr, false});
       out.push_back(std::move(tok));
+    } else if (c == '(' && in_double_bracket(out, brackets)) {
+      // Grouping inside `[[ ]]` (bash(1) "( expression )"): an operator the condition reads.
+      tok.kind = ShellToken::kOp;
+      tok.op = std::string(1, c);  // not a literal: GCC 12's -Wrestrict misfires on `= "("` here
+      out.push_back(std::move(tok));
+      advance();
     } else if (c == ' ' || c == '\t' || c == '\r' || c == '(') {
       advance();
     } else if (c == ')') {
       // Closes a case pattern (`on) ...`) or a subshell; kept so `case` can find its patterns.
       tok.kind = ShellToken::kOp;
-      tok.op = ")";
+      tok.op = std::string(1, c);
       out.push_back(std::move(tok));
       advance();
     } else if (c == ';' && peek(1) == ';') {

@@ -300,6 +300,56 @@ TEST_CASE("import_shell_double_brackets_do_not_split_or_drop_words") {
 // `eval` as ROCm's train_llama3.sh and HYGON's DeepSeek-V3 scripts launch: bash joins the words
 // and parses them anew, so the appended `|& tee LOG` / `>& LOG` end the command (a pipe and a
 // redirection, not flag values) and quotes balance across words.
+TEST_CASE("import_shell_compound_conditions_are_decided_as_bash_decides_them") {
+  // bash(1) "[[ expression ]]": ( ), !, && binding tighter than ||, on the usual primaries; test(1)
+  // with five or more arguments: -a binding tighter than -o. Each branch below is the one bash takes.
+  ShellScript s = run_ok(
+      "E=\"\"\nCAP=none\n"
+      "if [[ -n \"$E\" && \"a\" != \"a\" ]]; then A=taken; else A=skipped; fi\n"
+      "if [[ -n \"$CAP\" && \"$CAP\" != \"none\" ]]; then B=taken; else B=skipped; fi\n"
+      "if [[ -z \"$E\" || $CAP == x ]]; then C=taken; else C=skipped; fi\n"
+      "if [[ ( -n \"$E\" || -n \"$CAP\" ) && ! ( $CAP == none ) ]]; then D=taken; else D=skipped; fi\n"
+      "if [[ $CAP == none && ( -z \"$E\" ) ]]; then F=taken; else F=skipped; fi\n"
+      "if [ \"$CAP\" = none -a -n \"$E\" ]; then G=taken; else G=skipped; fi\n"
+      "if [ \"$CAP\" = none -o -n \"$E\" ]; then H=taken; else H=skipped; fi\n");
+  CHECK(var(s, "A") == "skipped");
+  CHECK(var(s, "B") == "skipped");
+  CHECK(var(s, "C") == "taken");
+  CHECK(var(s, "D") == "skipped");
+  CHECK(var(s, "F") == "taken");
+  CHECK(var(s, "G") == "skipped");
+  CHECK(var(s, "H") == "taken");
+  CHECK(s.assumptions.empty());
+  // An operand that cannot be known (a file test) decides nothing alone: false && it is false, it ||
+  // true is true.
+  ShellScript u = run_ok("if [[ -f /nonexistent/x && -n \"$HOME_UNSET\" ]]; then Z=1; fi\n");
+  CHECK(var(u, "Z") == "<unset>");
+  ShellScript v = run_ok("if [[ -f /some/file || -z \"\" ]]; then Z=1; fi\n");
+  CHECK(var(v, "Z") == "1");
+}
+
+TEST_CASE("import_shell_sbatch_lines_read_every_option") {
+  // sbatch(1): an #SBATCH line holds options as the command line does, several to a line; words that
+  // are no option (a template's placeholder) are passed over.
+  const std::string text =
+      "#!/bin/bash\n#SBATCH <SLURM OPTIONS> --nodes=128 --exclusive --ntasks-per-node=8 --job-name=x\n"
+      "#SBATCH -t 0:30:00 --gpus-per-node=h100:8\n";
+  SbatchRequest r = sbatch_request(split_lines(text));
+  CHECK(r.nodes == 128);
+  CHECK(r.tasks_per_node == 8);
+  CHECK(r.gpus_per_node == 8);
+  SbatchRequest n = sbatch_request(split_lines("#SBATCH -N 2 --ntasks-per-node 4\n#SBATCHX --nodes=9\n"));
+  CHECK(n.nodes == 2);
+  CHECK(n.tasks_per_node == 4);
+}
+
+TEST_CASE("import_shell_arrays_are_told_apart_from_scalars") {
+  ShellScript s = run_ok("HIP_PROF_ARGS=( --profile --use-hip-profiler )\nX=(a b)\nX=c\nexport HSA_X=1\n");
+  CHECK(s.arrays.count("HIP_PROF_ARGS") == 1);
+  CHECK(s.arrays.count("X") == 0);
+  CHECK(s.arrays.count("HSA_X") == 0);
+}
+
 TEST_CASE("import_shell_eval_parses_its_words_as_a_command_line") {
   ShellScript s = run_ok(
       "run_cmd=\"torchrun pretrain_gpt.py --global-batch-size 64\"\n"
