@@ -242,27 +242,11 @@ void PlanBuilder::set_data_rank_program(const std::vector<std::string>& data_dim
 
 namespace {
 
-bool same_shape(const core::ModelSpec& a, const core::ModelSpec& b) {
-  return a.layers == b.layers && a.hidden == b.hidden && a.ffn_hidden == b.ffn_hidden && a.heads == b.heads &&
-         a.kv_heads == b.kv_heads && a.vocab == b.vocab && a.experts == b.experts &&
-         a.effective_head_dim() == b.effective_head_dim() && a.tied_embeddings == b.tied_embeddings &&
-         a.gated_mlp == b.gated_mlp;
-}
-
-}  // namespace
-
-void PlanBuilder::set_model(const core::ModelSpec& m, const std::string& described_as) {
-  for (const std::string& name : core::model_preset_names()) {
-    auto preset = core::model_preset(name);
-    if (preset && same_shape(*preset, m)) {
-      plan_["model"] = name;
-      note("model: " + described_as + " has the shape of preset " + name);
-      return;
-    }
-  }
+// The docs/plan-format.md model object of `m`: every field a reader can state.
+nlohmann::ordered_json model_object(const core::ModelSpec& m) {
   nlohmann::ordered_json obj = {{"layers", m.layers}, {"hidden", m.hidden},     {"ffn_hidden", m.ffn_hidden},
                                 {"heads", m.heads},   {"kv_heads", m.kv_heads}, {"vocab", m.vocab}};
-  if (m.head_dim > 0) obj["head_dim"] = m.head_dim;
+  if (m.head_dim > 0 && (m.heads < 1 || m.head_dim != m.hidden / m.heads)) obj["head_dim"] = m.head_dim;
   if (m.tied_embeddings) obj["tied_embeddings"] = true;
   if (!m.gated_mlp) obj["gated_mlp"] = false;
   if (m.biases) obj["biases"] = true;
@@ -286,6 +270,24 @@ void PlanBuilder::set_model(const core::ModelSpec& m, const std::string& describ
     obj["qk_nope_head_dim"] = m.qk_nope_head_dim;
     obj["qk_rope_head_dim"] = m.qk_rope_head_dim;
     obj["v_head_dim"] = m.v_head_dim;
+  }
+  return obj;
+}
+
+}  // namespace
+
+// A preset is named only when its object is the model's, field for field: a preset that shares
+// the dense shape but not the routing (top-k, expert width, shared experts, ...) would drop what
+// the config states.
+void PlanBuilder::set_model(const core::ModelSpec& m, const std::string& described_as) {
+  const nlohmann::ordered_json obj = model_object(m);
+  for (const std::string& name : core::model_preset_names()) {
+    auto preset = core::model_preset(name);
+    if (preset && model_object(*preset) == obj) {
+      plan_["model"] = name;
+      note("model: " + described_as + " has the shape of preset " + name);
+      return;
+    }
   }
   plan_["model"] = obj;
   note("model: " + described_as + " (" + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) +

@@ -256,6 +256,7 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
       Fields& dst = script.vars[t.name];
       if (!t.append) dst.clear();
       dst.insert(dst.end(), elems.begin(), elems.end());
+      script.arrays.insert(t.name);
       if (dst.size() > kMaxFields) return error(t.line, "array " + t.name + " grows past 65536 elements");
       continue;
     }
@@ -290,10 +291,12 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
       saved[name] = it == script.vars.end() ? std::nullopt : std::optional<Fields>(it->second);
     }
     Fields& dst = script.vars[name];
-    if (append && !dst.empty())
+    if (append && !dst.empty()) {
       dst.front().text += v;
-    else
+    } else {
       dst = Fields{{v, w.line}};
+      script.arrays.erase(name);
+    }
   }
   if (i >= toks.size()) return core::Status::ok();
   ShellCommand cmd;

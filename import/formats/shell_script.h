@@ -45,6 +45,9 @@ struct ShellScript {
   // Every variable an expansion or arithmetic on a taken branch looked up, set or not ($NAME,
   // ${NAME...}, a bare NAME in $(( ))): a --set the script never reads changes nothing.
   std::set<std::string> read;
+  // Variables whose last assignment was an array (NAME=( ... )): no process's environment holds
+  // one (bash exports no arrays).
+  std::set<std::string> arrays;
   // A launcher that runs the command given to it on every node and says the world itself (NGC
   // Base Command's `bcprun -n NODES -p PER_NODE -c TEXT`): its figures, and the launcher's name.
   std::optional<std::int64_t> launcher_nodes, launcher_per_node;

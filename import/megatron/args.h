@@ -64,6 +64,9 @@ class MegatronFlags {
   // As integer(), and >= 1 (a parallel size or a batch).
   core::Result<std::int64_t> positive(const std::string& name, std::int64_t dflt) const;
   const std::map<std::string, MegatronFlag>& all() const { return launch_.flags; }
+  // The launched entry script as written ("pretrain_gpt.py", "examples/multimodal/train.py"; ""
+  // for an args file).
+  const std::string& script() const { return launch_.script; }
 
  private:
   const MegatronLaunch& launch_;

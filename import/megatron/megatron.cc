@@ -229,6 +229,22 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
                        "in Megatron-LM flags; read it with --framework megatron-bridge (detected when not given)",
                        "the whole config"});
   }
+  // A NeMo 1.x launch (examples/nlp/language_modeling/megatron_gpt_pretraining.py and the
+  // MLPerf GPT-3 megatron_gpt_pretraining_custom.py): a Hydra application whose layout is in its
+  // YAML config and `model.micro_batch_size=2`-style overrides (NVIDIA/NeMo @v1.23.0
+  // megatron_gpt_pretraining.py: @hydra_runner(config_path="conf", ...)), not in Megatron-LM flags.
+  const bool megatron_flags = launch.flags.count("num-layers") || launch.flags.count("micro-batch-size") ||
+                              launch.flags.count("tensor-model-parallel-size");
+  const bool hydra = launch.flags.count("config-path") || launch.flags.count("config-name") ||
+                     (entry.rfind("megatron_", 0) == 0 && entry.size() > 3 && entry.substr(entry.size() - 3) == ".py");
+  if (refused.empty() && hydra && !megatron_flags) {
+    ImportResult result = b.finish();
+    result.unfollowed.push_back({path, launch.line, launch.script + " ...",
+                                 "a NeMo (Hydra) launch: the layout is in NeMo's YAML config and its a.b=c overrides, "
+                                 "which planck does not read; pass the Megatron-LM flags, or write a planck plan",
+                                 "the whole config"});
+    return result;
+  }
   if (auto wrapper = wrapper_launch(launch, fork, path); refused.empty() && wrapper) {
     ImportResult result = b.finish();
     result.unfollowed.push_back(std::move(*wrapper));

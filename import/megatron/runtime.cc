@@ -159,8 +159,20 @@ void megatron_frozen_flags(const MegatronFlags& f, PlanBuilder& b, nlohmann::ord
     b.note("--" + flag + ": the language model's weights take no gradient, optimizer state or gradient reduction" +
            (f.has("freeze-LM") ? std::string(" (the vision projection, which trains, is not in the model)") : ""));
   }
-  if (auto vision = f.string("vision-model-type")) {
-    b.unmodelled("--vision-model-type " + *vision, f.line("vision-model-type"),
+  // The entry scripts that always build a vision encoder: pretrain_vlm.py (LLaVAModel with a
+  // vision transformer the size of the language model, NVIDIA/Megatron-LM@d144db4
+  // pretrain_vlm.py:44-51) and examples/multimodal/train.py (--vision-model-type defaults to
+  // "clip", @63be779 examples/multimodal/multimodal_args.py:12).
+  const std::string& entry = f.script();
+  const std::string base = entry.substr(entry.rfind('/') == std::string::npos ? 0 : entry.rfind('/') + 1);
+  const bool vlm_entry =
+      base == "pretrain_vlm.py" || (base == "train.py" && entry.find("multimodal") != std::string::npos);
+  if (auto vision = f.string("vision-model-type"); vision || vlm_entry) {
+    const std::string setting = vision ? "--vision-model-type " + *vision
+                                       : base == "pretrain_vlm.py" ? std::string("pretrain_vlm.py's vision encoder")
+                                                                   : "--vision-model-type clip (the default of " +
+                                                                         entry + ")";
+    b.unmodelled(setting, vision ? f.line("vision-model-type") : f.launch_line(),
                  std::string("the vision encoder's weights") +
                      (f.has("freeze-ViT") ? "" : ", gradients, optimizer state") +
                      " and activations are not in the model (only the language model is priced)");

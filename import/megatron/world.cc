@@ -6,6 +6,7 @@
 #include <exception>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "core/base/format.h"
@@ -122,11 +123,18 @@ std::optional<ShellField> rocm_variable(const ShellScript& script) {
   // attention); PyTorch's TORCH_BLAS_PREFER_HIPBLASLT. None of them means anything to CUDA.
   static const char* const kPrefixes[] = {"HSA_",     "HIP_",     "ROCR_",      "RCCL_", "MIOPEN_",
                                           "ROCBLAS_", "NVTE_CK_", "HIPBLASLT_", "ROCM_", "TORCH_BLAS_PREFER_HIPBLASLT"};
+  // The HIP runtime's (ROCm/clr rocclr/utils/flags.hpp) settings without a ROCm prefix.
+  static const std::set<std::string> kNames = {"GPU_MAX_HW_QUEUES",        "GPU_MAX_HEAP_SIZE",
+                                               "GPU_MAX_ALLOC_PERCENT",    "GPU_SINGLE_ALLOC_PERCENT",
+                                               "GPU_DEVICE_ORDINAL",       "AMD_LOG_LEVEL",
+                                               "AMD_SERIALIZE_KERNEL",     "AMD_SERIALIZE_COPY"};
   std::optional<ShellField> first;  // the name, and where it is set
   for (const auto& entry : script.vars) {  // not a structured binding: clang 14 cannot capture one
     const std::string& name = entry.first;
+    // A shell array is the script's own (an argument list named HIP_PROF_ARGS): no runtime reads it.
+    if (script.arrays.count(name)) continue;
     const auto is_prefix = [&](const char* p) { return name.rfind(p, 0) == 0; };
-    if (std::none_of(std::begin(kPrefixes), std::end(kPrefixes), is_prefix)) continue;
+    if (std::none_of(std::begin(kPrefixes), std::end(kPrefixes), is_prefix) && !kNames.count(name)) continue;
     const int line = entry.second.empty() ? 0 : entry.second.front().line;
     if (!first || (line > 0 && (first->line == 0 || line < first->line))) first = ShellField{name, line};
   }

@@ -25,4 +25,75 @@ TEST_CASE("megatron_generation_launches_are_not_read_as_training") {
   CHECK(r.plan["parallelism"].contains("sequence_parallel"));
 }
 
+namespace {
+
+// A Mixtral-8x7B-shaped launch (HF config.json: 32 layers, hidden 4096, ffn 14336, 32 heads, 8
+// kv heads, vocab 32000, 8 experts).
+const std::string kMixtral =
+    "pretrain_gpt.py --num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 "
+    "--group-query-attention --num-query-groups 8 --vocab-size 32000 --make-vocab-size-divisible-by 1 "
+    "--swiglu --untie-embeddings-and-output-weights --disable-bias-linear --normalization RMSNorm "
+    "--position-embedding-type rope --num-experts 8 --seq-length 4096 --max-position-embeddings 4096 "
+    "--micro-batch-size 1 --global-batch-size 64 --bf16 --expert-model-parallel-size 8 ";
+
+}  // namespace
+
+TEST_CASE("megatron_moe_routing_the_flags_state_is_kept_over_a_preset_of_the_same_shape") {
+  // --moe-router-topk and --moe-ffn-hidden-size set TransformerConfig.moe_router_topk and
+  // moe_ffn_hidden_size (NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py _add_moe_args):
+  // the run routes as the script says, whatever preset shares the dense shape.
+  ImportResult preset = import_ok(&import_megatron, kMixtral + "--moe-router-topk 2", world(1, 8));
+  CHECK(preset.plan["model"] == "mixtral-8x7b");
+  ImportResult top1 = import_ok(&import_megatron, kMixtral + "--moe-router-topk 1 --moe-ffn-hidden-size 7168",
+                                world(1, 8));
+  REQUIRE(top1.plan["model"].is_object());
+  CHECK(top1.plan["model"]["experts_per_token"] == 1);
+  CHECK(top1.plan["model"]["moe_ffn_hidden"] == 7168);
+  CHECK(top1.plan["model"]["experts"] == 8);
+}
+
+TEST_CASE("megatron_vision_language_entry_scripts_say_their_encoder_is_not_priced") {
+  // pretrain_vlm.py builds LLaVAModel with a vision transformer (NVIDIA/Megatron-LM@d144db4
+  // pretrain_vlm.py:44-51); examples/multimodal/train.py builds --vision-model-type, "clip" by
+  // default (@63be779 examples/multimodal/multimodal_args.py:12): neither is in planck's model.
+  const std::string flags =
+      "--num-layers 24 --hidden-size 1024 --num-attention-heads 16 --seq-length 576 "
+      "--max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 8 --vocab-size 32000";
+  for (const char* entry : {"pretrain_vlm.py ", "examples/multimodal/train.py "}) {
+    CAPTURE(entry);
+    ImportResult r = import_ok(&import_megatron, std::string(entry) + flags, world(1, 8));
+    CHECK(findings(r, "setting-unmodelled", "vision encoder") == 1);
+  }
+  CHECK(findings(import_ok(&import_megatron, "pretrain_gpt.py " + flags, world(1, 8)), "setting-unmodelled",
+                 "vision encoder") == 0);
+}
+
+TEST_CASE("megatron_nemo_hydra_launches_are_not_read_as_megatron_flags") {
+  // NeMo 1.x's megatron_gpt_pretraining.py is a Hydra application (@hydra_runner(config_path="conf",
+  // config_name="megatron_gpt_config"), NVIDIA/NeMo@v1.23.0 examples/nlp/language_modeling/
+  // megatron_gpt_pretraining.py): its micro batch is model.micro_batch_size in the YAML, so
+  // Megatron-LM's "no --micro-batch-size" refusal would be false. MLPerf v4.0's GPT-3 launch runs
+  // megatron_gpt_pretraining_custom.py with overrides built elsewhere.
+  for (const char* launch : {"python -u /workspace/llm/megatron_gpt_pretraining_custom.py $EXTRA_ARGS",
+                             "python megatron_gpt_pretraining.py --config-path conf model.micro_batch_size=2"}) {
+    CAPTURE(launch);
+    ImportResult r = import_ok(&import_megatron, launch, world(1, 8));
+    REQUIRE(r.unfollowed.size() == 1);
+    CHECK(r.unfollowed[0].why.find("NeMo (Hydra) launch") != std::string::npos);
+  }
+}
+
+TEST_CASE("megatron_rocm_detection_reads_runtime_variables_not_script_arrays") {
+  // A shell array never reaches a process's environment (bash exports no arrays): HIP_PROF_ARGS as
+  // an argument list says nothing about the GPU. GPU_MAX_HW_QUEUES is the HIP runtime's own
+  // (ROCm/clr rocclr/utils/flags.hpp).
+  const std::string launch = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+                             "--num-attention-heads 4 --seq-length 128 --max-position-embeddings 128 "
+                             "--micro-batch-size 1 --global-batch-size 8 --vocab-size 512\n";
+  ImportResult array = import_ok(&import_megatron, "HIP_PROF_ARGS=( --profile )\n" + launch, ImportOptions{}, "t.sh");
+  CHECK_FALSE(array.plan["cluster"].contains("gpu"));
+  ImportResult queues = import_ok(&import_megatron, "export GPU_MAX_HW_QUEUES=2\n" + launch, ImportOptions{}, "t.sh");
+  CHECK(queues.plan["cluster"]["gpu"] == "mi300x");
+}
+
 }  // namespace planck::import::test
