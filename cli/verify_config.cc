@@ -87,8 +87,28 @@ std::vector<core::RuleInfo> import_rules() {
           {"unknown-key", core::Severity::kWarning, "a key the framework itself does not know; the message says whether the framework ignores it or "
            "refuses to start (Megatron-LM's argparse, torchtitan's TOML check since 2025-08-28)"},
           {"model-unmodelled-layers", core::Severity::kWarning,
-           "layers of the model (linear attention, state-space) priced as ordinary attention"}};
+           "layers of the model (linear attention, state-space) priced as ordinary attention"},
+          {"import-warning", core::Severity::kWarning,
+           "what the importer noticed that no other rule states (a value it could not use as written, a setting "
+           "the framework ignores in this combination, a sourced file that is not there), in its words"}};
 }
+
+namespace {
+
+// An importer warning another diagnostic already states: its rule's finding, the checks-skipped
+// note of a model left out, or a value written so that a rule reports it.
+bool said_by_a_rule(const import::ImportResult& r, const std::string& w) {
+  for (const import::ImportFinding& f : r.findings) {
+    if (w.find(f.message) != std::string::npos) return true;
+  }
+  for (const char* covered : {"model left out", "has no planck preset", "do not describe the model",
+                              "`planck verify` reports it", "so `planck verify` reports"}) {
+    if (w.find(covered) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 core::Diagnostic config_unreadable(const std::string& spec, const std::string& message) {
   core::Diagnostic d;
@@ -145,6 +165,19 @@ core::Result<core::Diagnostics> verify_config(const std::string& spec, const std
       d.message = prefix + f.message;
       d.hint = f.rule == "unknown-key" ? "check the spelling against the framework's config reference"
                                        : "docs/import.md lists what planck reads, prices and warns about";
+      out.add(std::move(d));
+    }
+    // Nothing the importer warned about stays in --explain alone (docs/verify.md "Nothing passes
+    // silently"): a warning no rule states is import-warning.
+    for (const std::string& w : r.warnings) {
+      if (said_by_a_rule(r, w)) continue;
+      core::Diagnostic d;
+      d.rule = "import-warning";
+      d.severity = core::Severity::kWarning;
+      d.file = r.source_path;
+      d.message = prefix + w;
+      d.hint = "docs/import.md lists what planck reads, prices and warns about; `planck import --explain` shows "
+               "what was read";
       out.add(std::move(d));
     }
     if (!r.unfollowed.empty()) {  // not checked: the plan would rest on defaults planck assumed
