@@ -92,6 +92,12 @@ class CondParser {
   bool ok_ = true;
 };
 
+// Whether `cmd` is a `[[` whose `]]` has not come yet.
+bool open_double_bracket(const std::vector<const ShellToken*>& cmd) {
+  return !cmd.empty() && cmd.front()->kind == ShellToken::kWord && cmd.front()->word.literal() == "[[" &&
+         !(cmd.size() > 1 && cmd.back()->kind == ShellToken::kWord && cmd.back()->word.literal() == "]]");
+}
+
 }  // namespace
 
 std::optional<bool> Runner::test(const Fields& a) {
@@ -218,12 +224,8 @@ core::Result<std::optional<bool>> Runner::condition(const std::vector<const Shel
     return core::Status::ok();
   };
   // Inside `[[ ... ]]` the operators belong to the expression: gathered with its words.
-  auto inside_double_bracket = [&cmd]() {
-    return !cmd.empty() && cmd.front()->kind == ShellToken::kWord && cmd.front()->word.literal() == "[[" &&
-           !(cmd.size() > 1 && cmd.back()->kind == ShellToken::kWord && cmd.back()->word.literal() == "]]");
-  };
   for (const ShellToken* t : toks) {
-    if (t->kind == ShellToken::kOp && inside_double_bracket()) {
+    if (t->kind == ShellToken::kOp && open_double_bracket(cmd)) {
       cmd.push_back(t);
     } else if (t->kind == ShellToken::kOp) {
       if (auto st = finish(); !st) return st;
@@ -239,6 +241,49 @@ core::Result<std::optional<bool>> Runner::condition(const std::vector<const Shel
     script.assumptions.push_back("line " + std::to_string(line) + ": condition `" + text +
                                  "` cannot be decided without running it; assumed true");
   return acc;
+}
+
+core::Status Runner::and_or_list(const std::vector<const ShellToken*>& toks) {
+  std::vector<const ShellToken*> cmd;
+  std::optional<bool> status;  // of the list so far (nullopt: not known)
+  std::string pending;         // the operator before `cmd`
+  auto run = [&]() -> core::Status {
+    const bool skip = (pending == "&&" && status == false) || (pending == "||" && status == true);
+    if (!skip && !cmd.empty()) {
+      const auto head = cmd.front()->kind == ShellToken::kWord ? cmd.front()->word.literal() : std::nullopt;
+      const bool is_test = cmd.front()->kind == ShellToken::kArith ||
+                           (head && (*head == "[" || *head == "[[" || *head == "test" || *head == "true" ||
+                                     *head == "false"));
+      const bool assignment = std::all_of(cmd.begin(), cmd.end(), [](const ShellToken* t) {
+        if (t->kind == ShellToken::kArray) return true;
+        if (t->kind != ShellToken::kWord || t->word.segs.empty()) return false;
+        const auto& seg = t->word.segs[0];
+        return seg.kind == ShellSegment::kLit && !seg.quoted && seg.text.find('=') != std::string::npos &&
+               seg.text.find('=') > 0;
+      });
+      if (is_test) {
+        auto c = condition(cmd, cmd.front()->line);
+        if (!c) return c.status();
+        status = *c;
+      } else {
+        if (auto st = command(cmd); !st) return st;
+        status = assignment ? std::optional<bool>(true) : std::nullopt;
+      }
+    }
+    cmd.clear();
+    return core::Status::ok();
+  };
+  // Inside `[[ ... ]]` && and || belong to the test: gathered with its words.
+  for (const ShellToken* t : toks) {
+    if (t->kind == ShellToken::kOp && !open_double_bracket(cmd)) {
+      if (auto st = run(); !st) return st;
+      pending = t->op == "&&" || t->op == "||" ? t->op : "";
+      if (pending.empty()) status.reset();
+    } else {
+      cmd.push_back(t);
+    }
+  }
+  return run();
 }
 
 core::Result<std::optional<std::int64_t>> Runner::arith_command(const ShellToken& t) {

@@ -102,6 +102,10 @@ class Runner {
   // `(( EXPR ))`: its value, assignments made; nullopt (and said) when planck cannot evaluate it.
   core::Result<std::optional<std::int64_t>> arith_command(const ShellToken& t);
   core::Result<std::optional<bool>> condition(const std::vector<const ShellToken*>& toks, int line);
+  // A statement's commands joined by && / || (and | / &): a command after && runs unless the list
+  // so far is known false, after || unless known true (bash(1) "Lists"). A test command's status
+  // is what condition() decides; an assignment's is true; any other command's is unknown.
+  core::Status and_or_list(const std::vector<const ShellToken*>& toks);
   std::optional<bool> test(const Fields& args);
   core::Result<Fields> expand(const ShellWord& w, bool split);
   core::Result<Fields> param(const std::string& expr, int line, bool* multi);

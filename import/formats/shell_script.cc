@@ -373,16 +373,7 @@ core::Status Runner::statement(std::vector<const ShellToken*> toks) {
     break;
   }
   if (toks.empty() || !active()) return core::Status::ok();
-  std::vector<const ShellToken*> cmd;
-  for (const ShellToken* t : toks) {
-    if (t->kind == ShellToken::kOp) {
-      if (auto st = command(cmd); !st) return st;
-      cmd.clear();
-    } else {
-      cmd.push_back(t);
-    }
-  }
-  return command(cmd);
+  return and_or_list(toks);
 }
 
 core::Status Runner::run(const std::vector<ShellToken>& tokens) {

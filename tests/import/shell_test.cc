@@ -328,6 +328,22 @@ TEST_CASE("import_shell_compound_conditions_are_decided_as_bash_decides_them") {
   CHECK(var(v, "Z") == "1");
 }
 
+TEST_CASE("import_shell_and_or_lists_run_what_bash_runs") {
+  // bash(1) "Lists": after && the command runs when the list so far succeeded, after || when it
+  // failed; `[ TEST ] && VAR=...` is the scripts' one-line if.
+  ShellScript s = run_ok(
+      "TP=1\nE=\"\"\n[ -n \"$E\" ] && TP=4\n[[ -z \"$E\" && 1 == 2 ]] && TP=8\n"
+      "[ -z \"$E\" ] && A=yes || A=no\n[ -n \"$E\" ] && B=yes || B=no\nC=1 || C=2\n");
+  CHECK(var(s, "TP") == "1");
+  CHECK(var(s, "A") == "yes");
+  CHECK(var(s, "B") == "no");
+  CHECK(var(s, "C") == "1");
+  // An undecidable test runs what follows it, as an undecidable `if` takes its branch, and is said.
+  ShellScript u = run_ok("[ -f /some/file ] && X=1\n");
+  CHECK(var(u, "X") == "1");
+  CHECK_FALSE(u.assumptions.empty());
+}
+
 TEST_CASE("import_shell_sbatch_lines_read_every_option") {
   // sbatch(1): an #SBATCH line holds options as the command line does, several to a line; words that
   // are no option (a template's placeholder) are passed over.
