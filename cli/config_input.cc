@@ -4,6 +4,7 @@
 
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/launcher_flags.h"
@@ -90,10 +91,21 @@ void add_config_options(CLI::App& app, ConfigOptions& o) {
 }
 
 std::string config_flags_on_plan(const std::string& path, const ConfigOptions& o) {
-  if (o.model.empty() && o.facts.empty() && !o.nodes && !o.gpus_per_node && !o.nvlink_domain) return "";
-  return path + ": --model applies to framework configs, as do --nodes, --gpus-per-node, --nvlink-domain, --seq-len, "
-                "--micro-batch, --global-batch, --gpu, --set and --script-args; a planck plan states its own (edit "
-                "it there)";
+  // Name only the options given, so the message never names one the user did not pass.
+  std::vector<std::string> given;
+  if (!o.model.empty()) given.push_back("--model");
+  if (o.nodes) given.push_back("--nodes");
+  if (o.gpus_per_node) given.push_back("--gpus-per-node");
+  if (o.nvlink_domain) given.push_back("--nvlink-domain");
+  if (!o.facts.empty()) given.push_back("the run options (--seq-len, --micro-batch, --global-batch, --gpu, --set)");
+  if (given.empty()) return "";
+  std::string names;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    names += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
+  }
+  return path + ": read as a planck plan, and " + names + (given.size() == 1 ? " applies" : " apply") +
+         " to framework configs only (torchtitan, Lingua, Megatron, Megatron-Bridge, DeepSpeed, LLaMA-Factory); a "
+         "planck plan states its own (edit it there), or pass --framework if FILE is one of those";
 }
 
 core::Result<import::ImportOptions> import_options(const ConfigOptions& o) {

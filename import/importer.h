@@ -39,6 +39,13 @@ struct ImportOptions {
   // pipeline_parallel_degree`, the names torchtitan's CLI takes) or a DeepSpeed JSON
   // (`zero_optimization.stage`), a shell variable or positional parameter (`1`) of a launch script.
   std::vector<std::pair<std::string, std::string>> sets;
+  // What a trainer writes into the config before the framework reads it, noted with where it came
+  // from (not the command line): a LLaMA-Factory YAML's batch and dtype filled into its DeepSpeed
+  // file's "auto" (or absent) keys, as Hugging Face's integrations/deepspeed.py does.
+  struct Fill {
+    std::string key, value, from;
+  };
+  std::vector<Fill> fills;
   // --micro-batch / --global-batch: the batch a config leaves to its trainer (a DeepSpeed JSON
   // without train_batch_size or train_micro_batch_size_per_gpu, filled by the HF Trainer).
   std::optional<std::int64_t> micro_batch, global_batch;

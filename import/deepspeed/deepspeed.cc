@@ -197,6 +197,7 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   }
   if (!doc->root().is_object()) return b.error(1, "a DeepSpeed config is a JSON object");
   DsReader r(*doc, b);
+  for (const ImportOptions::Fill& f : options.fills) r.fill(f.key, f.value, f.from);
   for (const auto& [name, text] : options.sets) r.set(name, text);
   r.warn_unknown("", kTopKeys);
   r.warn_unknown("/zero_optimization", kZeroKeys);
@@ -317,12 +318,13 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
       "DeepSpeed configs do not describe the model; add \"model\" to the plan for the divisibility and memory checks");
 
   nlohmann::ordered_json t;
+  if (auto st = check_elasticity(r, b, options.micro_batch || options.global_batch); !st) return st;
   const std::int64_t batch_dp = use_mics ? world.size : dp;
   if (auto st = read_batch(r, b, batch_dp, options, t); !st) return st;
   t["grad_sync"] = stage >= 2 ? "every_microbatch" : "last_microbatch";
   t["stack"] = "deepspeed";  // eager PyTorch ops under the DeepSpeed engine (docs/simulator.md "Software stack")
   if (stage >= 2) b.note("grad_sync = every_microbatch: ZeRO-2/3 reduce gradients in every backward (engine.py)");
-  const std::string dtype = enabled_dtype(r, b);
+  PLANCK_IMPORT_TRY(dtype, enabled_dtype(r, b));
   t["param_dtype"] = dtype;
   std::string reduce = dtype;
   // With Ulysses the engine reduces gradients in seq_parallel_communication_data_type, fp32 unless
@@ -343,6 +345,7 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
   if (auto st = check_zero_optimizer(r, b, stage); !st) return st;
   read_optimizer(r, b, t);
   read_unpriced(r, b, dtype);
+  read_torch_autocast(r, b, dtype);
   if (auto st = read_offload(r, b, stage, t); !st) return st;
   if (auto st = read_grad_accum(r, b, stage, dtype, t); !st) return st;
   b.plan()["training"] = t;

@@ -68,7 +68,6 @@ inline const std::vector<std::string> kTopKeys = {"train_batch_size",
                                            "progressive_layer_drop",
                                            "quantize_training",
                                            "sparse_attention",
-                                           "monitor_config",
                                            "managed_gradient_accumulation",
                                            "gradient_allreduce_op",
                                            "log_level"};

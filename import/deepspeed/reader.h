@@ -37,6 +37,13 @@ class DsReader {
     overrides_["/" + ptr] = set_value(text);
     b_.note("--set " + dotted + "=" + text + " from the command line" + (had ? " (replaces the file's value)" : ""));
   }
+  // A trainer's fill (ImportOptions::fills): the value at /a/b, noted with its source.
+  void fill(const std::string& dotted, const std::string& text, const std::string& from) {
+    std::string ptr;
+    for (char c : dotted) ptr += c == '.' ? '/' : c;
+    overrides_["/" + ptr] = set_value(text);
+    b_.note(dotted + " = " + text + ": filled from " + from);
+  }
   const nlohmann::json* at(const std::string& ptr) const {
     if (auto it = overrides_.find(ptr); it != overrides_.end()) return &it->second;
     const nlohmann::json::json_pointer p(ptr);
@@ -103,7 +110,12 @@ class DsReader {
   std::map<std::string, nlohmann::json> overrides_;
 };
 
-std::string enabled_dtype(DsReader& r, PlanBuilder& b);
+// bf16 / fp16 / fp32; both 16-bit modes enabled is DeepSpeed's start-up assertion (an error).
+core::Result<std::string> enabled_dtype(DsReader& r, PlanBuilder& b);
+// torch_autocast on: setting-unmodelled unless it casts to the training dtype.
+void read_torch_autocast(DsReader& r, PlanBuilder& b, const std::string& dtype);
+// elasticity on: the start-up refusal, else setting-unmodelled naming the batch priced.
+core::Status check_elasticity(DsReader& r, PlanBuilder& b, bool command_line_batch);
 void read_optimizer(DsReader& r, PlanBuilder& b, nlohmann::ordered_json& t);
 core::Status read_offload(DsReader& r, PlanBuilder& b, std::int64_t stage, nlohmann::ordered_json& t);
 // The settings planck reads but does not price: each one that is on is setting-unmodelled.

@@ -2,14 +2,26 @@
 // features planck does not price, each read or warned (docs/import.md "DeepSpeed").
 // deepspeedai/DeepSpeed @edaa722.
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 
+#include "core/plan/plan.h"
 #include "import/deepspeed/reader.h"
 
 namespace planck::import::ds {
 
-std::string enabled_dtype(DsReader& r, PlanBuilder& b) {
+core::Result<std::string> enabled_dtype(DsReader& r, PlanBuilder& b) {
+  // runtime/config.py:825-828 @edaa722: fp16 and bf16 (or its older name bfloat16) both enabled is
+  // asserted against at start-up.
+  const std::string bf16 = r.at("/bf16") ? "/bf16" : "/bfloat16";
+  if (r.flag("/fp16/enabled") && r.flag(bf16 + "/enabled")) {
+    const int fp16_line = r.line("/fp16/enabled"), bf16_line = r.line(bf16 + "/enabled");
+    return b.error(std::max(fp16_line, bf16_line),
+                   "fp16.enabled and " + bf16.substr(1) + ".enabled are both true: DeepSpeed asserts \"bfloat16 "
+                   "and fp16 modes cannot be simultaneously enabled\" at start-up (runtime/config.py "
+                   "DeepSpeedConfig._initialize_params); enable one of them");
+  }
   for (const char* key : {"bf16", "bfloat16", "fp16"}) {
     const nlohmann::json* e = r.at(std::string("/") + key + "/enabled");
     if (!e) continue;
@@ -21,7 +33,62 @@ std::string enabled_dtype(DsReader& r, PlanBuilder& b) {
       return name;
     }
   }
-  return "fp32";
+  return std::string("fp32");
+}
+
+// torch_autocast {enabled (default false), dtype, lower_precision_safe_modules} (runtime/config.py
+// get_torch_autocast_*, constants.py:244-249; engine.py:399-405 init_autocast_params @edaa722): the
+// weights stay in the engine's dtype while the safe modules' matmuls run, save their activations
+// and communicate their gradients in the autocast dtype, which no plan field states.
+void read_torch_autocast(DsReader& r, PlanBuilder& b, const std::string& dtype) {
+  if (!r.flag("/torch_autocast/enabled")) return;
+  std::string cast = "the default autocast dtype";
+  if (const nlohmann::json* d = r.at("/torch_autocast/dtype"); d && d->is_string()) {
+    // DtypeEnum's spellings (runtime/config.py:101-106): torch.bfloat16, bf16, bfloat16, half, ...
+    std::string name = d->get<std::string>();
+    if (name.rfind("torch.", 0) == 0) name = name.substr(6);
+    if (name == "half") name = "fp16";
+    auto dt = core::parse_dtype(name);
+    cast = dt ? core::to_string(*dt) : d->get<std::string>();
+  }
+  if (cast == dtype) {
+    b.note("torch_autocast " + cast + ": the training dtype already, priced as " + dtype);
+    return;
+  }
+  b.unmodelled("torch_autocast (" + cast + ")", r.line("/torch_autocast"),
+               "priced in " + dtype + " throughout: autocast's " + cast + " matmuls, activations and gradient "
+               "communication of the lower-precision-safe modules are not (compute and activation memory "
+               "overstated)");
+}
+
+// elasticity {enabled, max_train_batch_size, micro_batch_sizes, ...} (runtime/config.py:729-780,
+// elasticity/elasticity.py compute_elastic_config @edaa722): the batch is computed from the
+// elastic settings and written over train_batch_size / micro / accumulation. With any of those
+// keys in the file and ignore_non_elastic_batch_info false (the default) DeepSpeed raises.
+core::Status check_elasticity(DsReader& r, PlanBuilder& b, bool command_line_batch) {
+  const nlohmann::json* e = r.at("/elasticity/enabled");
+  if (!e || !e->is_boolean() || !e->get<bool>()) return core::Status::ok();
+  const int line = r.line("/elasticity");
+  std::string given;
+  for (const char* k : {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}) {
+    if (r.at(std::string("/") + k)) given += (given.empty() ? "" : ", ") + std::string(k);
+  }
+  if (!given.empty() && !r.flag("/elasticity/ignore_non_elastic_batch_info")) {
+    return b.error(line, "elasticity is enabled and the config also sets " + given + ": DeepSpeed raises "
+                         "ElasticityConfigError \"One or more batch related parameters were found in your "
+                         "ds_config ...\" at start-up (runtime/config.py DeepSpeedConfig.__init__); drop them or "
+                         "set elasticity.ignore_non_elastic_batch_info true");
+  }
+  if (given.empty() && !command_line_batch) {
+    return b.error(line, "elasticity computes the batch from max_train_batch_size and micro_batch_sizes "
+                         "(elasticity.py compute_elastic_config), which planck does not follow: give the batch "
+                         "DeepSpeed reports at start-up with --micro-batch N --global-batch N");
+  }
+  b.unmodelled("elasticity", line,
+               "DeepSpeed's elastic batch (elasticity.py compute_elastic_config) is not computed: priced with " +
+                   std::string(given.empty() ? "the command line's batch" : "the batch the file states (" + given +
+                   "), which DeepSpeed replaces"));
+  return core::Status::ok();
 }
 
 // optimizer.type (runtime/config.py: adam, adamw, lamb, onebitadam, zerooneadam, onebitlamb,

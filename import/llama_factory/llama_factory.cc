@@ -18,12 +18,17 @@
 #include "import/llama_factory/hf_training_args.h"
 #include "import/importer.h"
 #include "import/llama_factory/keys.h"
+#include "import/llama_factory/startup.h"
 #include "import/plan_builder.h"
 #include "import/formats/yaml_reader.h"
 
 namespace planck::import {
 
 namespace {
+
+using llama_factory::DsFile;
+using llama_factory::Launch;
+using llama_factory::Run;
 
 // The keys HfArgumentParser(_TRAIN_ARGS) accepts.
 std::vector<std::string> known_keys() {
@@ -34,24 +39,6 @@ std::vector<std::string> known_keys() {
   }
   return out;
 }
-
-// `deepspeed: examples/deepspeed/ds_z3_config.json` is relative to where llamafactory-cli runs,
-// the repository root: found beside the YAML or in the first parent directory that holds it.
-std::string find_deepspeed(const std::string& given, const std::string& yaml_path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::path(given).is_absolute() || fs::is_regular_file(given, ec)) return given;
-  for (fs::path dir = fs::absolute(yaml_path, ec).parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (fs::is_regular_file(dir / given, ec)) return (dir / given).lexically_normal().string();
-    if (dir == dir.parent_path()) break;
-  }
-  return "";
-}
-
-struct Run {
-  std::int64_t micro = 8, accumulation = 1;  // TrainingArguments defaults
-  bool bf16 = false, fp16 = false;
-};
 
 // The finetuning method: LoRA adapters, or a warning where planck prices every weight as trained.
 core::Status read_finetuning(YamlReader& y, const YAML::Node& root, PlanBuilder& b, nlohmann::ordered_json& t) {
@@ -139,7 +126,9 @@ core::Status refuse_other_paths(YamlReader& y, const YAML::Node& root, PlanBuild
 }
 
 // What the trainer runs besides the layout: model, sequence, checkpointing, optimizer, methods.
-core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b, nlohmann::ordered_json& t) {
+// `ds_optimizer`: the DeepSpeed file has an optimizer section, which is what runs.
+core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b, nlohmann::ordered_json& t,
+                           bool ds_optimizer) {
   PLANCK_IMPORT_TRY(cutoff, y.integer(root, "cutoff_len", ""));
   t["seq_len"] = cutoff.value_or(2048);
   if (!cutoff) b.note("seq_len 2048: LLaMA-Factory's cutoff_len default (data_args.py)");
@@ -147,7 +136,15 @@ core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b
   t["activation_checkpointing"] = no_gc ? "none" : "full";
   if (!no_gc) b.note("gradient checkpointing of every layer: LLaMA-Factory's default (disable_gradient_checkpointing)");
   PLANCK_IMPORT_TRY(optim, y.string(root, "optim", ""));
-  if (optim) {
+  if (ds_optimizer) {
+    // transformers@02348331 integrations/deepspeed.py deepspeed_optim_sched: with "optimizer" in the
+    // DeepSpeed config the engine builds that one (DummyOptim); trainer.create_optimizer(), which
+    // reads optim, runs only without it.
+    b.note("the DeepSpeed file's optimizer runs (Hugging Face deepspeed_optim_sched)" +
+           (optim ? "; the YAML's optim " + *optim + " (line " + std::to_string(y.line_of(root, "optim")) +
+                        ") is not used"
+                  : std::string()));
+  } else if (optim) {
     const std::string o = *optim;
     if (o.rfind("adamw", 0) == 0 && o.find("8bit") == std::string::npos) t["optimizer"] = "adamw";
     else if (o.find("8bit") != std::string::npos && o.find("adam") != std::string::npos) t["optimizer"] = "adam8bit";
@@ -157,7 +154,7 @@ core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b
     else b.unmodelled("optim " + o, y.line_of(root, "optim"), "AdamW's two fp32 states assumed");
   }
   PLANCK_IMPORT_TRY(muon, y.boolean(root, "use_muon", "", false));
-  if (muon) t["optimizer"] = "muon";
+  if (muon && !ds_optimizer) t["optimizer"] = "muon";
   for (const char* key : {"use_galore", "use_apollo", "use_badam", "use_adam_mini", "use_unsloth",
                           "enable_liger_kernel", "use_unsloth_gc", "use_liger_kernel",
                           "torch_compile", "use_hyper_parallel", "train_mm_proj_only", "freeze_language_model"}) {
@@ -220,38 +217,37 @@ core::Result<ImportResult> import_llama_factory(std::string_view text, const std
   PLANCK_IMPORT_TRY(fp16, y.boolean(root, "fp16", "", false));
   run.micro = micro.value_or(8);
   run.accumulation = acc.value_or(1);
-  run.bf16 = bf16 || pure;
+  run.bf16 = bf16;
+  run.pure_bf16 = pure;
   run.fp16 = fp16;
-  if (pure) {
-    b.unmodelled("pure_bf16 true", y.line_of(root, "pure_bf16"), "an fp32 master copy of the trained weights priced");
+  DsFile ds;
+  if (root["deepspeed"]) {
+    PLANCK_IMPORT_TRY(found, llama_factory::load_deepspeed(y, root, b, path));
+    ds = std::move(found);
   }
-  PLANCK_IMPORT_TRY(ds, y.string(root, "deepspeed", ""));
+  // torchrun runs every DeepSpeed launch (parser.py:471-472) and any over more than one GPU
+  // (planck's default world is 1 node x 8 GPUs).
+  Launch launch;
+  launch.deepspeed = !ds.path.empty();
+  launch.zero3 = ds.zero3();
+  launch.distributed = launch.deepspeed || options.nodes.value_or(1) * options.gpus_per_node.value_or(8) > 1;
+  if (auto st = llama_factory::check_startup(y, root, b, launch); !st) return st;
   ImportResult r;
-  if (ds) {
+  if (launch.deepspeed) {
     // The DeepSpeed config is the run; what the trainer fills ("auto") comes from the YAML.
-    const std::string ds_path = find_deepspeed(*ds, path);
-    if (ds_path.empty()) {
-      return b.error(y.line_of(root, "deepspeed"), "deepspeed " + *ds +
-                     ": no such file here or beside " + path + " or in a parent directory of it (LLaMA-Factory "
-                     "resolves it from where llamafactory-cli runs)");
-    }
-    auto ds_text = core::read_input(ds_path, core::kMaxConfigBytes, core::kConfigLimitName);
-    if (!ds_text) return ds_text.status();
+    PLANCK_IMPORT_TRY(fills, llama_factory::trainer_fills(y, root, b, ds, run, options));
     ImportOptions o = options;
-    o.sets.insert(o.sets.begin(), {{"train_micro_batch_size_per_gpu", std::to_string(run.micro)},
-                                   {"gradient_accumulation_steps", std::to_string(run.accumulation)},
-                                   {"bf16.enabled", run.bf16 ? "true" : "false"},
-                                   {"fp16.enabled", run.fp16 ? "true" : "false"}});
-    if (options.nodes && options.gpus_per_node) {
-      o.sets.insert(o.sets.begin(), {"train_batch_size", std::to_string(run.micro * run.accumulation *
-                                                                        *options.nodes * *options.gpus_per_node)});
-    }
-    auto imported = import_deepspeed(*ds_text, ds_path, o);
+    o.fills = std::move(fills);
+    auto imported = import_deepspeed(ds.text, ds.path, o);
     if (!imported) return imported.status();
     r = std::move(*imported);
-    for (const auto& [pointer, line] : r.positions) r.position_files.emplace(pointer, ds_path);
-    b.note("deepspeed " + ds_path + ": the run's layout, its \"auto\" batch and dtype filled from this YAML "
+    for (const auto& [pointer, line] : r.positions) r.position_files.emplace(pointer, ds.path);
+    b.note("deepspeed " + ds.path + ": the run's layout, its \"auto\" batch and dtype filled from this YAML "
            "(Hugging Face integrations/deepspeed.py)");
+    if (pure) {
+      b.unmodelled("pure_bf16 true", y.line_of(root, "pure_bf16"),
+                   "the bf16 model under DeepSpeed priced with DeepSpeed's fp32 master partition");
+    }
   } else {
     PLANCK_IMPORT_TRY(world, b.resolve_world(options, {}));
     b.set_cluster(world);
@@ -264,15 +260,25 @@ core::Result<ImportResult> import_llama_factory(std::string_view text, const std
     t["grad_accumulation"] = run.accumulation;
     t["global_batch"] = run.micro * run.accumulation * world.size;
     t["grad_sync"] = "last_microbatch";
-    t["param_dtype"] = run.fp16 ? "fp16" : (run.bf16 ? "bf16" : "fp32");
+    t["param_dtype"] = run.fp16 ? "fp16" : (run.bf16 || pure ? "bf16" : "fp32");
     t["stack"] = "fsdp2";
+    if (pure) {
+      // model/adapter.py:336-349 @ff6d4d12: with pure_bf16 the trainable weights stay in bf16 (no fp32
+      // upcast, no master copy); torch's optimizers keep their states in the parameters' dtype.
+      t["master_dtype"] = "none";
+      t["optimizer_state_dtype"] = "bf16";
+      t["reduce_dtype"] = "bf16";
+      b.locate("/training/master_dtype", y.line_of(root, "pure_bf16"));
+      b.note("pure_bf16: weights, gradients and optimizer states in bf16, no fp32 master copy (LLaMA-Factory "
+             "model/adapter.py init_adapter keeps the trainable weights in half precision)");
+    }
     PLANCK_IMPORT_TRY(fsdp, y.string(root, "fsdp", ""));
     if (fsdp) b.unmodelled("fsdp " + *fsdp, y.line_of(root, "fsdp"), "priced as DDP");
     r = b.finish();
     b = PlanBuilder("llama-factory", path);
   }
   nlohmann::ordered_json& t = r.plan["training"];
-  if (auto st = read_training(y, root, b, t); !st) return st;
+  if (auto st = read_training(y, root, b, t, ds.at("/optimizer") != nullptr); !st) return st;
   if (auto st = read_finetuning(y, root, b, t); !st) return st;
   PLANCK_IMPORT_TRY(model, y.string(root, "model_name_or_path", ""));
   const std::string preset = model ? preset_of_hf_id(*model) : "";

@@ -1,0 +1,57 @@
+#pragma once
+// The LLaMA-Factory importer's parts (import/llama_factory/): the start-up checks LLaMA-Factory
+// raises on (startup_checks.cc) and the DeepSpeed file a YAML names (deepspeed_file.cc).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/plan/json_doc.h"
+#include "import/formats/yaml_reader.h"
+#include "import/importer.h"
+#include "import/plan_builder.h"
+
+namespace planck::import::llama_factory {
+
+// What get_train_args decides the run with: the DeepSpeed file (if any) and its ZeRO stage, and
+// whether torchrun launches it (ParallelMode.DISTRIBUTED: more than one GPU, or any DeepSpeed run,
+// which parser.py:471-472 requires under torchrun).
+struct Launch {
+  bool deepspeed = false;
+  bool zero3 = false;  // HfDeepSpeedConfig.is_zero3(): zero_optimization.stage == 3
+  bool distributed = false;
+};
+
+// The combinations and values LLaMA-Factory @ff6d4d12 raises on before training (hparams/parser.py
+// get_train_args and _verify_model_args, finetuning_args.py __post_init__, train/tuner.py
+// _training_function): an error at the setting's line, naming the check and the fix.
+core::Status check_startup(YamlReader& y, const YAML::Node& root, PlanBuilder& b, const Launch& launch);
+
+// The YAML's batch and dtype as TrainingArguments holds them.
+struct Run {
+  std::int64_t micro = 8, accumulation = 1;  // TrainingArguments defaults
+  bool bf16 = false, fp16 = false, pure_bf16 = false;
+};
+
+// The DeepSpeed file `deepspeed:` names, found and parsed (root is null when it is not JSON; the
+// DeepSpeed importer then reports why).
+struct DsFile {
+  std::string path, text;
+  std::optional<core::JsonDoc> doc;
+  int line = 0;  // the YAML's deepspeed: line
+  bool zero3() const;
+  // The value at a JSON pointer; null when absent or the file is not JSON.
+  const nlohmann::json* at(const std::string& pointer) const;
+};
+core::Result<DsFile> load_deepspeed(YamlReader& y, const YAML::Node& root, PlanBuilder& b,
+                                    const std::string& yaml_path);
+
+// Hugging Face's trainer_config_process (transformers integrations/deepspeed.py): the DeepSpeed
+// keys the trainer fills from TrainingArguments where they are "auto"; a fixed value that differs
+// is a mismatch the trainer raises on (an error at the YAML's line naming each pair).
+core::Result<std::vector<ImportOptions::Fill>> trainer_fills(YamlReader& y, const YAML::Node& root, PlanBuilder& b,
+                                                             const DsFile& ds, const Run& run,
+                                                             const ImportOptions& options);
+
+}  // namespace planck::import::llama_factory
