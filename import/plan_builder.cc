@@ -144,6 +144,12 @@ void PlanBuilder::unknown_key(const std::string& key, int line, const std::vecto
   else if (framework_ == "llama-factory")
     fate = "LLaMA-Factory's HfArgumentParser refuses a key no argument class defines at start-up unless "
            "ALLOW_EXTRA_ARGS is set (hparams/parser.py)";
+  else if (framework_ == "lingua")
+    // apps/*/train.py merges the file into OmegaConf.structured(TrainArgs()) (facebookresearch/
+    // lingua@437d680 apps/main/train.py:649-650), a struct-mode config; BLT's pydantic TrainArgs
+    // forbids extra keys (facebookresearch/blt@9774ed4 bytelatent/args.py:297-298).
+    fate = "Lingua refuses it at start-up: apps/*/train.py merges the file into OmegaConf.structured(TrainArgs()), "
+           "which raises ConfigKeyError for a key its dataclass lacks (BLT's pydantic TrainArgs forbids it too)";
   else if (framework_ == "torchtitan" && key.rfind('[', 0) == 0)
     fate = "torchtitan refuses a TOML key its config does not define at start-up since #1644, 2025-08-28; an "
            "earlier torchtitan ignored it";

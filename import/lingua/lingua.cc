@@ -7,10 +7,12 @@
 // defaults, FeedForward hidden size), lingua/tokenizer.py (ByteTokenizer n_words = 258).
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "import/importer.h"
+#include "import/lingua/blt_keys.h"
 #include "import/lingua/keys.h"
 #include "import/plan_builder.h"
 #include "import/formats/yaml_reader.h"
@@ -20,39 +22,73 @@ namespace planck::import {
 
 namespace {
 
-// planck prices apps/main's LMTransformer. A `model` key it does not define belongs to another
-// app's model (memory layers, byte-latent patching, ...), and sliding_window narrows attention:
-// neither is in the price, so each is said (TrainArgs types `model` per app, so unknown-key, which
-// follows the classes, cannot).
-void warn_unpriced_model_keys(YamlReader& y, const YAML::Node& m, PlanBuilder& b) {
-  if (!m.IsMap()) return;
-  const auto known = config_fields(lingua_classes(), "LMTransformerArgs");
+// The model keys its class (apps/main's LMTransformerArgs; BLT's for an entropy model) does not
+// define, besides sliding_window: another app's or a fork's model (memory layers, byte-latent
+// patching, jgcb00/lingua's model.attention / model.mlp, ...). TrainArgs types `model` per app, so
+// unknown-key, which follows the classes, cannot judge them; the caller names them.
+std::vector<std::string> other_model_keys(const YAML::Node& m, const std::map<std::string, std::string>& known) {
   std::vector<std::string> other;
-  int first_line = 0;
+  if (!m.IsMap()) return other;
   for (const auto& kv : m) {
     const std::string key = kv.first.Scalar();
-    if (key == "sliding_window" && !kv.second.IsNull()) {
-      b.unmodelled("model.sliding_window", y.line_of(m, key), "attention priced over the whole sequence");
-    } else if (!known.count(key)) {
-      if (other.empty()) first_line = y.line_of(m, key);
-      other.push_back(key);
-    }
+    if (key != "sliding_window" && !known.count(key)) other.push_back(key);
+  }
+  return other;
+}
+
+// "model.a" or "model.{a, b}".
+std::string key_names(const std::string& section, const std::vector<std::string>& keys) {
+  std::string names;
+  for (const std::string& k : keys) names += (names.empty() ? "" : ", ") + k;
+  return section + "." + (keys.size() > 1 ? "{" + names + "}" : names);
+}
+
+// A priced model's keys that are not in the price: setting-unmodelled at the first one's line.
+void warn_unpriced_model_keys(YamlReader& y, const YAML::Node& m, const std::string& section,
+                              const std::vector<std::string>& other, PlanBuilder& b) {
+  if (m.IsMap() && m["sliding_window"].IsDefined() && !m["sliding_window"].IsNull()) {
+    b.unmodelled(section + ".sliding_window", y.line_of(m, "sliding_window"),
+                 "attention priced over the whole sequence");
   }
   if (other.empty()) return;
-  if (other.size() == 1) other[0] = "model." + other[0];
-  std::string names;
-  for (const std::string& k : other) names += (names.empty() ? "" : ", ") + k;
-  if (other.size() > 1) names = "model.{" + names + "}";
-  b.unmodelled(names, first_line,
+  b.unmodelled(key_names(section, other), y.line_of(m, other.front()),
                "priced as apps/main's LMTransformer, which has no such setting" +
                    std::string(other.size() > 1 ? "s" : "") + " (another app's model: its layers are not priced)");
 }
 
+// Keys of Lingua's non-attention token mixers (facebookresearch/lingua@437d680
+// apps/mamba/core_mamba.py:36-60 BaseMambaArgs: state_dim, n_groups, conv_size, dt_bias, ...;
+// apps/fastRNN/hawk/core_hawk.py:18-30 BaseHawkArgs: lru_dim_multiplier, conv_size;
+// apps/fastRNN/minGRU/core_gru.py:18, minLSTM/core_lstm.py:18: conv_size). apps/main's
+// LMTransformerArgs has none of them.
+bool mixer_key(const std::string& key) {
+  for (const char* k : {"state_dim", "n_groups", "conv_size", "dt_bias", "D_has_head_dim", "ssm_chunk_size",
+                        "learnable_init_states", "lru_dim_multiplier"}) {
+    if (key == k) return true;
+  }
+  return false;
+}
+
 // LMTransformerArgs -> ModelSpec. FeedForward: hidden = 4 dim -> int(2 hidden / 3) -> x
 // ffn_dim_multiplier -> rounded up to multiple_of (Llama's recipe, lingua/transformer.py).
-core::Status read_model(YamlReader& y, PlanBuilder& b) {
-  YAML::Node m = y.section("model");
-  const std::string w = "model.";
+// `section`: "model", or BLT's "entropy_model" (bytelatent/train.py:261-264 builds it when
+// train_entropy_model), whose class `known` gives the keys.
+core::Status read_model(YamlReader& y, PlanBuilder& b, const std::string& section,
+                        const std::map<std::string, std::string>& known) {
+  YAML::Node m = y.section(section);
+  const std::string w = section + ".";
+  const std::vector<std::string> other = other_model_keys(m, known);
+  std::vector<std::string> mixer;
+  for (const std::string& k : other) {
+    if (mixer_key(k)) mixer.push_back(k);
+  }
+  if (!mixer.empty()) {
+    b.finding("model-unmodelled-layers", y.line_of(m, mixer.front()),
+              key_names(section, mixer) + " make a state-space / recurrent token mixer (Lingua's apps/mamba or "
+              "apps/fastRNN model), not attention: planck prices attention transformers only, so the model is left "
+              "out rather than priced as apps/main's LMTransformer (model left out)");
+    return core::Status::ok();
+  }
   PLANCK_IMPORT_TRY(dim, y.integer(m, "dim", w));
   PLANCK_IMPORT_TRY(layers, y.integer(m, "n_layers", w));
   PLANCK_IMPORT_TRY(head_dim, y.integer(m, "head_dim", w));
@@ -83,7 +119,11 @@ core::Status read_model(YamlReader& y, PlanBuilder& b) {
     return b.error(y.line_of(m, "ffn_dim_multiplier"), "model.ffn_dim_multiplier must be a positive number");
   }
   if (!heads && !head_dim) {
-    b.warn("model: neither n_heads nor head_dim is set (Lingua needs one); model left out");
+    b.warn(section + ": neither n_heads nor head_dim is set (Lingua needs one)" +
+           (other.empty() ? std::string()
+                          : "; " + key_names(section, other) + (other.size() > 1 ? " are" : " is") +
+                                " not apps/main's LMTransformerArgs (another app's or a fork's model, not read)") +
+           "; model left out");
     return core::Status::ok();
   }
   // Attention: head_dim = head_dim or dim // n_heads; n_heads = n_heads or dim // head_dim.
@@ -129,8 +169,8 @@ core::Status read_model(YamlReader& y, PlanBuilder& b) {
       b.note("vocab " + std::to_string(spec.vocab) + " from the '" + name + "' tokenizer (lingua/tokenizer.py n_words)");
     }
   }
-  b.set_model(spec, "Lingua LMTransformer");
-  warn_unpriced_model_keys(y, m, b);
+  b.set_model(spec, section == "model" ? "Lingua LMTransformer" : "BLT's entropy model (LMTransformer)");
+  warn_unpriced_model_keys(y, m, section, other, b);
   return core::Status::ok();
 }
 
@@ -220,8 +260,17 @@ core::Result<ImportResult> import_lingua(std::string_view text, const std::strin
   PLANCK_IMPORT_TRY(root, parse_yaml(std::string(text), b));
   if (!root.IsMap()) return b.error(0, "a Lingua config is a YAML mapping (name, data, model, distributed, ...)");
   YamlReader y(root, b);
-  // Keys of Lingua's own TrainArgs (every app's, import/lingua/keys.h): another is unknown-key.
-  y.check_keys(root, lingua_classes(), "TrainArgs", "");
+  // Keys of Lingua's own TrainArgs (every app's, import/lingua/keys.h): another is unknown-key. A BLT
+  // config is judged by BLT's TrainArgs (import/lingua/blt_keys.h).
+  const bool blt = is_blt_config(root);
+  if (blt) {
+    y.check_keys(root, blt_classes(), "TrainArgs", "");
+    b.note("a BLT config (facebookresearch/blt bytelatent/args.py TrainArgs): its keys are judged by BLT's classes; "
+           "a BLT key planck does not read (max_steps, eval_on_gpus, data.patcher_args, data.tokenizer_args, ...) "
+           "is BLT's own, not unknown");
+  } else {
+    y.check_keys(root, lingua_classes(), "TrainArgs", "");
+  }
   if (!y.section("distributed").IsMap())
     b.note("no distributed section: Lingua's defaults (dp_shard 1, tp_size 1, no_shard)");
 
@@ -257,7 +306,14 @@ core::Result<ImportResult> import_lingua(std::string_view text, const std::strin
   if (d.tp > 1) b.note("sequence_parallel = true: Lingua's tp_parallelize applies SequenceParallel to the norms");
   b.plan()["parallelism"] = par;
 
-  if (auto st = read_model(y, b); !st) return st;
+  PLANCK_IMPORT_TRY(entropy, y.boolean(root, "train_entropy_model", "", false));
+  if (blt && entropy) {
+    b.locate("/model", y.line_of(root, "entropy_model"));
+    b.note("train_entropy_model: BLT trains entropy_model, an LMTransformer (bytelatent/train.py:261-264)");
+    if (auto st = read_model(y, b, "entropy_model", config_fields(blt_classes(), "LMTransformerArgs")); !st) return st;
+  } else if (auto st = read_model(y, b, "model", config_fields(lingua_classes(), "LMTransformerArgs")); !st) {
+    return st;
+  }
 
   // Batch: data.batch_size per GPU per micro-step, grad_acc_steps micro-steps per optimizer step.
   YAML::Node data = y.section("data");

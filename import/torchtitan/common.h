@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/base/status.h"
 #include "import/importer.h"
@@ -43,6 +45,21 @@ inline std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
+
+// pipeline_parallel_split_points as written: the module names where stages 1.. begin ("layers.N").
+struct SplitPoints {
+  std::vector<std::string> names;
+  int line = 0;
+  std::string setting;  // "[section] pipeline_parallel_split_points"
+};
+core::Result<std::optional<SplitPoints>> read_split_points(TomlReader& r);
+// Stages a rank for those split points under `schedule` (planck's name); an error where torchtitan
+// asserts (stages not a multiple of pp; V-shaped schedules other than 2 a rank).
+core::Result<std::int64_t> split_stages_per_rank(const SplitPoints& sp, std::int64_t pp, const std::string& schedule,
+                                                 PlanBuilder& b);
+// A note when the split is torchtitan's even split of `layers` (0: unknown) into `stages`, else
+// setting-unmodelled at its line: the stage count is followed, the stages' sizes are not.
+void check_split_layers(const SplitPoints& sp, std::int64_t layers, std::int64_t stages, PlanBuilder& b);
 
 // The plan's "training" object: batch, micro-batches, accumulation, dtypes, checkpointing.
 core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, const Degrees& d, std::int64_t dps_known);

@@ -77,7 +77,13 @@ std::optional<std::string> preset_for(const std::string& name, const std::string
   // torchtitan/models/gpt_oss/__init__.py _20b / _120b (24 / 36 layers, dim 2880, 32 / 128
   // experts top-4, vocab 201088) are OpenAI's gpt-oss-20b / -120b; kimi_k2_7's _kimi_k2_5 text
   // tower (61 layers, dim 7168, 384 experts top-8, 1 shared, vocab 163840) is Kimi K2's shape.
-  if (name == "gpt_oss" && (flavor == "20b" || flavor == "120b")) candidate = "gpt-oss-" + flavor;
+  // The gpt_oss experiment of PR #1754 (pytorch/torchtitan@4d3a84f
+  // torchtitan/experiments/gpt_oss/__init__.py:34,38) spelt them "20B" / "120B" (24 / 36 layers,
+  // 32 / 128 experts over model/args.py's defaults: the same models); flavour keys are
+  // case-sensitive there, and each era used one spelling.
+  if (name == "gpt_oss" && (flavor == "20b" || flavor == "120b" || flavor == "20B" || flavor == "120B")) {
+    candidate = "gpt-oss-" + flavor;
+  }
   if (name.rfind("kimi_k2", 0) == 0 && flavor.rfind("Kimi-K2", 0) == 0) candidate = "kimi-k2";
   candidate = lower(candidate);
   if (!candidate.empty() && core::model_preset(candidate)) return candidate;
@@ -99,6 +105,34 @@ std::optional<ScheduleInfo> map_schedule(std::string name) {
   if (name == "zbvzerobubble") return ScheduleInfo{"zbv", true};
   if (name == "dualpipev") return ScheduleInfo{"dualpipev", true};
   return std::nullopt;
+}
+
+// Async TP is an Inductor pass over the compiled model (torch._inductor.config._micro_pipeline_tp), and
+// torchtitan refuses it on an eager one at start-up with RuntimeError("Async TP requires
+// --training.compile"): pytorch/torchtitan@15a832d torchtitan/models/llama/parallelize_llama.py:53-58
+// ([training] compile, since 8849580, 2024-08-03; for two weeks before it, 0ee573c turned compile on
+// itself), @d240be0 torchtitan/distributed/tensor_parallel.py:15-20 maybe_enable_async_tp (needs
+// [compile] enable and "model" in components). Both inside `if parallel_dims.tp_enabled`.
+core::Status refuse_eager_async_tp(TomlReader& r, const std::string& section, std::int64_t tp) {
+  // [compile] enable / components since #1608 (08b8b24, 2025-08-20); [training] compile before.
+  const bool compile_section = r.line_in("compile", "enable") > 0 || r.line_in("compile", "components") > 0;
+  const bool training_key = r.line_in("training", "compile") > 0;
+  std::string why = "neither [compile] enable nor [training] compile is set", fix =
+      "set [compile] enable = true (torchtitan since 2025-08-20; [training] compile = true before)";
+  if (compile_section) {
+    why = "[compile] enable is false or \"model\" is not in its components";
+    fix = "set [compile] enable = true with \"model\" in components";
+  } else if (training_key) {
+    why = "[training] compile is false";
+    fix = "set [training] compile = true";
+  }
+  return r.builder().error(
+      r.line_in(section, "enable_async_tensor_parallel"),
+      "[" + section + "] enable_async_tensor_parallel = true with tensor_parallel_degree " + std::to_string(tp) +
+          " on an uncompiled model (" + why + "): torchtitan raises RuntimeError(\"Async TP requires "
+          "--training.compile\") at start-up (pytorch/torchtitan@15a832d torchtitan/models/llama/"
+          "parallelize_llama.py:53-58; @d240be0 torchtitan/distributed/tensor_parallel.py:15-20). Fix: " + fix +
+          ", or enable_async_tensor_parallel = false");
 }
 
 // Mesh dims and the settings they came from; mesh-wide findings point at the first degree written.
@@ -309,10 +343,14 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
     if (d.pp > 1)
       b.note("reshard_after_forward = false: torchtitan's 'default' policy keeps parameters unsharded under PP");
   }
+  std::string async_section;  // where async TP is turned on with tp > 1 ("" when it is not)
   for (const char* section : {"parallelism", "experimental"}) {
     auto async = r.bool_in(section, "enable_async_tensor_parallel");
     if (!async) return async.status();
-    if (async->value_or(false) && d.tp > 1) par["async_tp"] = true;
+    if (async->value_or(false) && d.tp > 1) {
+      par["async_tp"] = true;
+      async_section = section;
+    }
   }
   // torchft ([fault_tolerance] enable, torchtitan/components/ft.py): the dp_replicate dim becomes
   // torchft's managed process group across replica groups launched apart, and a semi_sync_method
@@ -348,6 +386,7 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
   if (d.tp > 1) b.note("sequence_parallel = true: torchtitan applies SequenceParallel to the norms whenever tp > 1");
 
   std::int64_t virtual_stages = 1;
+  std::optional<SplitPoints> split_points;
   if (d.pp > 1) {
     std::string sched = "1F1B";
     auto s = r.first_string(kDegreeSections, "pipeline_parallel_schedule");
@@ -357,16 +396,22 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
       b.locate("/parallelism/pipeline_schedule", (*s)->line);
     }
     auto info = map_schedule(sched);
+    PLANCK_IMPORT_TRY(split, read_split_points(r));
     if (!info) {
       b.warn("pipeline schedule '" + sched + "' has no planck equivalent; left out (1f1b assumed by planck)");
     } else {
       par["pipeline_schedule"] = info->planck_name;
-      if (info->multi_stage) {
+      if (info->multi_stage && !split) {
         virtual_stages = 2;
-        b.note("schedule " + sched +
-               " is multi-stage: 2 stages per rank (torchtitan default without "
-               "pipeline_parallel_layers_per_stage)");
+        b.note("schedule " + sched + " is multi-stage: 2 stages per rank (torchtitan's default split, " +
+               (d.pp_before_980 ? std::string("pipeline.py generate_split_points)")
+                                : std::string("without pipeline_parallel_split_points or _layers_per_stage)")));
       }
+    }
+    if (split) {
+      PLANCK_IMPORT_TRY(vs, split_stages_per_rank(*split, d.pp, info ? info->planck_name : sched, b));
+      virtual_stages = vs;
+      split_points = *split;
     }
   }
   par["virtual_stages"] = virtual_stages;
@@ -416,9 +461,19 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
            " has no planck preset; model left out (add a \"model\" object for the divisibility and memory checks)");
   }
 
+  if (split_points) {
+    const auto spec = b.plan().contains("model") && b.plan()["model"].is_string()
+                          ? core::model_preset(b.plan()["model"].get<std::string>())
+                          : std::nullopt;
+    check_split_layers(*split_points, spec ? spec->layers : 0, d.pp * virtual_stages, b);
+  }
+
   auto training = read_torchtitan_training(r, d, dps_written == -1 ? -1 : dps_used);
   if (!training) return training.status();
   b.plan()["training"] = *training;
+  if (!async_section.empty() && (*training)["stack"] == "torchtitan_eager") {
+    return refuse_eager_async_tp(r, async_section, d.tp);
+  }
 
   if (dps_written != -1) {
     // train.py: dp_rank/dp_degree are the flattened "dp" mesh's local rank and size: r x S + s.

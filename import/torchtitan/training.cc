@@ -83,6 +83,34 @@ core::Result<std::string> read_float8(TomlReader& r, PlanBuilder& b) {
   return recipe;
 }
 
+// torchtitan refuses a local batch its pipeline micro-batches do not divide, before the first step:
+// pytorch/torchtitan@15a832d torchtitan/distributed/pipeline.py:123-127 (the count,
+// pipeline_parallel_microbatches or pp x stages per rank; since 95677cb, 2025-01-09; before it
+// torch's schedule raised "Expecting N arg_mbs" once the batch was cut into fewer chunks) and
+// @d240be0 torchtitan/distributed/pipeline_parallel.py:68-71 (pipeline_parallel_microbatch_size, #1073).
+core::Status refuse_microbatches(PlanBuilder& b, const std::optional<TomlInt>& local, std::int64_t local_bs,
+                                 const std::optional<TomlInt>& size, const std::optional<TomlInt>& count,
+                                 std::int64_t n_mb) {
+  const std::string batch = local ? "[" + local->section + "] " + local->key + " " + std::to_string(local_bs)
+                                  : "the local batch " + std::to_string(local_bs) + " (torchtitan's default)";
+  if (size && !count) {
+    return b.error(size->line, batch + " is not divisible by [" + size->section + "] " + size->key + " " +
+                                   std::to_string(size->value) + ": torchtitan raises ValueError(\"Batch size ... " +
+                                   "must be divisible by microbatch_size\") at start-up (pytorch/torchtitan@d240be0 "
+                                   "torchtitan/distributed/pipeline_parallel.py:68-71). Fix: make the local batch a "
+                                   "multiple of the micro-batch size");
+  }
+  const std::string what = count ? "[" + count->section + "] " + count->key + " " + std::to_string(n_mb)
+                                 : std::to_string(n_mb) + " pipeline micro-batches (pipeline_parallel_microbatches "
+                                   "unset: one per stage, torchtitan's default before #1073)";
+  return b.error(count ? count->line : (local ? local->line : 0),
+                 batch + " does not split into " + what + ": torchtitan raises ValueError(\"Batch size " +
+                     std::to_string(local_bs) + " must be divisible by number of microbatches " +
+                     std::to_string(n_mb) + "\") at start-up (pytorch/torchtitan@15a832d torchtitan/distributed/"
+                     "pipeline.py:123-127). Fix: make the local batch a multiple of the micro-batch count, or set "
+                     "pipeline_parallel_microbatches to a divisor of it");
+}
+
 }  // namespace
 
 core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, const Degrees& d, std::int64_t dps_known) {
@@ -164,6 +192,14 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
       // (parallelisms/pipelining_utils.py build_pipeline_schedule since 90567fc, 2025-01-07; pp alone
       // before it, the same for single-stage schedules).
       n_mb = d.pp * d.stages_per_rank;
+      if (local_bs % n_mb != 0 && local_bs % d.pp == 0) {
+        // Only the later default refuses it: a file of 2024 ran with pp micro-batches.
+        b.unmodelled("pipeline_parallel_microbatches (unset)", local ? local->line : 0,
+                     "priced as pp " + std::to_string(d.pp) + " micro-batches (torchtitan before 2025-01-07); from "
+                     "then on the default is pp x stages a rank = " + std::to_string(n_mb) + ", which the local "
+                     "batch " + std::to_string(local_bs) + " does not divide (torchtitan raises ValueError)");
+        n_mb = d.pp;
+      }
       if (local_bs % n_mb == 0) mbs = local_bs / n_mb;
       b.note("pipeline_parallel_microbatches unset in a file of torchtitan's layout before #980: " +
              std::to_string(n_mb) + " micro-batches, one per pipeline stage (torchtitan's default until #1073, " +
@@ -176,9 +212,10 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
       if (local_bs % mbs == 0) n_mb = local_bs / mbs;
     }
     if (n_mb == 0 || local_bs % n_mb != 0) {
+      if (!npm_r->has_value()) return refuse_microbatches(b, local, local_bs, *mbs_r, *nmb_r, n_mb);
       accum_known = false;
-      b.warn("local batch " + std::to_string(local_bs) + " does not split into pipeline micro-batches of " +
-             std::to_string(mbs));
+      b.warn("local batch " + std::to_string(local_bs) + " does not split into " + std::to_string(n_mb) +
+             " pipeline micro-batches (num_pp_microbatches)");
     }
     t["micro_batch"] = mbs;
     if (accum_known) {

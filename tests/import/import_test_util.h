@@ -27,6 +27,13 @@ inline std::string read_data(const std::string& rel) {
   return os.str();
 }
 
+// `s` with the first `from` replaced by `to`; a test whose text lacks `from` fails.
+inline std::string replace(std::string s, const std::string& from, const std::string& to) {
+  auto p = s.find(from);
+  REQUIRE_MESSAGE(p != std::string::npos, "test setup: '" << from << "' not found");
+  return s.replace(p, from.size(), to);
+}
+
 inline ImportOptions world(std::int64_t nodes, std::int64_t gpus_per_node) {
   ImportOptions o;
   o.nodes = nodes;

@@ -10,12 +10,6 @@
 namespace planck::import::test {
 namespace {
 
-std::string replace(std::string s, const std::string& from, const std::string& to) {
-  auto p = s.find(from);
-  REQUIRE_MESSAGE(p != std::string::npos, "test setup: '" << from << "' not found");
-  return s.replace(p, from.size(), to);
-}
-
 // A minimal modern config; degrees appended by the tests.
 std::string config(const std::string& parallelism,
                    const std::string& training = "local_batch_size = 1\nseq_len = 8192\n") {
