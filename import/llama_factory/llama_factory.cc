@@ -225,12 +225,15 @@ core::Result<ImportResult> import_llama_factory(std::string_view text, const std
     PLANCK_IMPORT_TRY(found, llama_factory::load_deepspeed(y, root, b, path));
     ds = std::move(found);
   }
-  // torchrun runs every DeepSpeed launch (parser.py:471-472) and any over more than one GPU
-  // (planck's default world is 1 node x 8 GPUs).
+  // torchrun runs every DeepSpeed launch (parser.py:471-472) and any over more than one GPU. A
+  // YAML states no world: without --nodes / --gpus-per-node nothing is refused for being
+  // distributed (verify then asks for the cluster size rather than refuse on an assumed one).
   Launch launch;
   launch.deepspeed = !ds.path.empty();
   launch.zero3 = ds.zero3();
-  launch.distributed = launch.deepspeed || options.nodes.value_or(1) * options.gpus_per_node.value_or(8) > 1;
+  const bool world_given = options.nodes || options.gpus_per_node;
+  launch.distributed =
+      launch.deepspeed || (world_given && options.nodes.value_or(1) * options.gpus_per_node.value_or(8) > 1);
   if (auto st = llama_factory::check_startup(y, root, b, launch); !st) return st;
   ImportResult r;
   if (launch.deepspeed) {
