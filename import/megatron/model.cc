@@ -252,8 +252,14 @@ void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_js
     method = "uniform";
     num_flag = "checkpoint-num-layers";
     b.locate("/training/activation_checkpointing", f.line("checkpoint-activations"));
-    b.note("--checkpoint-activations (Megatron-LM before 2022-05): full recompute of every layer; today's "
-           "Megatron exits on this flag (use --recompute-granularity full)");
+    // Until 2023-04-26 Megatron mapped the flag to full, uniform recompute (with a deprecation
+    // message from 2022-04, cfd2e21); since 3e71ad9 (2023-04-26, megatron/arguments.py) it prints
+    // "--checkpoint-activations is no longer valid" and exit()s. Read as the script's era meant it,
+    // said as a warning: on a Megatron-LM of the last two years the run never starts.
+    b.finding("import-warning", f.line("checkpoint-activations"),
+              "--checkpoint-activations read as full recompute of every layer (Megatron-LM until 2023-04); "
+              "Megatron-LM since 2023-04-26 (3e71ad9) exits on this flag: use --recompute-granularity full "
+              "--recompute-method uniform");
   } else if (granularity) {
     b.locate("/training/activation_checkpointing", f.line("recompute-granularity"));
   }

@@ -132,6 +132,9 @@ TEST_CASE("settings_megatron_checkpoint_activations_of_2020_is_full_recompute") 
                             "--num-attention-heads 24 --seq-length 2048 --micro-batch-size 16 --checkpoint-activations";
   ImportResult r = import_ok(import_megatron, flags, world(1, 8));
   CHECK(r.plan["training"]["activation_checkpointing"] == "full");
+  // Since 3e71ad9 (2023-04-26) megatron/arguments.py prints "--checkpoint-activations is no longer
+  // valid" and exit()s: said at the flag, not in --explain alone.
+  CHECK(has_finding(r, "import-warning", "3e71ad9) exits on this flag"));
   // block with a count: the first N layers of each chunk.
   ImportResult b = import_ok(import_megatron,
                              flags + " --activations-checkpoint-method block --activations-checkpoint-num-layers 4",
