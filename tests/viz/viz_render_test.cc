@@ -93,7 +93,9 @@ TEST_CASE("viz_large_mesh_collapses_with_counts") {
   auto start = std::chrono::steady_clock::now();
   std::string svg = render(in, Format::kSvg);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  CHECK(seconds < 5.0);  // the bench targets < 1 s; this only guards against an O(world) layout
+  // Time is bench/'s to measure (docs/performance.md), not a unit test's: reported only. The
+  // counts below are what guard against an O(world) layout.
+  MESSAGE("4,096-rank mesh rendered in " << seconds << " s");
   // 47 node boxes, "... 464 more nodes", the last node, the legend.
   CHECK(svg_count(svg, "node") == 47 + 1 + 1 + 1);
   CHECK(svg.find("464 more nodes") != std::string::npos);
