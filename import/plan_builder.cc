@@ -301,6 +301,15 @@ void PlanBuilder::set_model(const core::ModelSpec& m, const std::string& describ
        std::to_string(m.kv_heads) + " kv heads, vocab " + std::to_string(m.vocab) + ")");
 }
 
+void take_said(ImportResult& into, ImportResult own, const std::string& source_path) {
+  for (const std::string& n : own.notes) into.plan["notes"].push_back(n);
+  for (std::string& n : own.notes) into.notes.push_back(std::move(n));
+  for (std::string& w : own.warnings) into.warnings.push_back(std::move(w));
+  for (ImportFinding& f : own.findings) into.findings.push_back(std::move(f));
+  for (const auto& [pointer, line] : own.positions) into.positions.emplace(pointer, line);
+  into.source_path = source_path;
+}
+
 ImportResult PlanBuilder::finish() {
   plan_["notes"] = result_.notes;
   if (result_.source_path.empty()) result_.source_path = path_;

@@ -87,6 +87,9 @@ class PlanBuilder {
   // A preset name when the dims match one (core/plan/presets.h), else the docs/plan-format.md model object.
   void set_model(const core::ModelSpec& model, const std::string& described_as);
 
+  // resolve_world found the cluster size in neither the options nor the config.
+  bool world_assumed() const { return result_.world_assumed; }
+
   ImportResult finish();
 
  private:
@@ -95,6 +98,11 @@ class PlanBuilder {
   nlohmann::ordered_json plan_;
   ImportResult result_;
 };
+
+// A result imported by another importer (the DeepSpeed file a YAML names) taking what the outer
+// importer said: `own`'s notes (into the plan's notes too), warnings, findings and the positions
+// `into` lacks; the source becomes `source_path`.
+void take_said(ImportResult& into, ImportResult own, const std::string& source_path);
 
 }  // namespace planck::import
 

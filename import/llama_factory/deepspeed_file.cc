@@ -75,10 +75,11 @@ const nlohmann::json* DsFile::at(const std::string& pointer) const {
 // it. An absolute path that is not here (a container's /workspace/...) is looked for by its tail
 // the same way, and the file used is named.
 core::Result<DsFile> load_deepspeed(YamlReader& y, const YAML::Node& root, PlanBuilder& b,
-                                    const std::string& yaml_path) {
+                                    const std::string& yaml_path, const std::string& key,
+                                    const std::string& resolved_by) {
   DsFile out;
-  out.line = y.line_of(root, "deepspeed");
-  PLANCK_IMPORT_TRY(given_v, y.string(root, "deepspeed", ""));
+  out.line = y.line_of(root, key);
+  PLANCK_IMPORT_TRY(given_v, y.string(root, key, ""));
   const std::string given = *given_v;
   std::error_code ec;
   const fs::path as_given(given);
@@ -96,20 +97,19 @@ core::Result<DsFile> load_deepspeed(YamlReader& y, const YAML::Node& root, PlanB
       out.path = find_upwards(tail, yaml_path);
     }
     if (!out.path.empty()) {
-      b.unmodelled("deepspeed " + given, out.line,
+      b.unmodelled(key + " " + given, out.line,
                    "that path is not on this machine; read " + out.path + ", the file of that name beside the "
                    "YAML or in a parent directory of it");
     }
   }
   if (out.path.empty()) {
-    return b.error(out.line, "deepspeed " + given + ": no such file here or beside " + yaml_path +
+    return b.error(out.line, key + " " + given + ": no such file here or beside " + yaml_path +
                                  " or in a parent directory of it" +
-                                 (as_given.is_absolute() ? " (nor a file of its name there)" : "") +
-                                 " (LLaMA-Factory resolves it from where llamafactory-cli runs); copy the DeepSpeed "
-                                 "config beside the YAML");
+                                 (as_given.is_absolute() ? " (nor a file of its name there)" : "") + " (" +
+                                 resolved_by + "); copy the DeepSpeed config beside the YAML");
   }
   auto text = core::read_input(out.path, core::kMaxConfigBytes, core::kConfigLimitName);
-  if (!text) return b.error(out.line, "deepspeed " + given + ": " + text.status().message());
+  if (!text) return b.error(out.line, key + " " + given + ": " + text.status().message());
   out.text = std::move(*text);
   const HjsonStripped plain = strip_hjson(out.text);
   core::JsonParseError perr;

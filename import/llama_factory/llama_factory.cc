@@ -294,12 +294,7 @@ core::Result<ImportResult> import_llama_factory(std::string_view text, const std
            " has no planck preset; model left out (give --model, e.g. its config.json)");
   }
   r.plan["name"] = "llama-factory-" + std::filesystem::path(path).stem().string();
-  ImportResult own = b.finish();
-  for (const std::string& n : own.notes) r.plan["notes"].push_back(n);
-  for (std::string& n : own.notes) r.notes.push_back(std::move(n));
-  for (std::string& w : own.warnings) r.warnings.push_back(std::move(w));
-  for (ImportFinding& f : own.findings) r.findings.push_back(std::move(f));
-  r.source_path = path;
+  take_said(r, b.finish(), path);
   return r;
 }
 

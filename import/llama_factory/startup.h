@@ -44,8 +44,13 @@ struct DsFile {
   // The value at a JSON pointer; null when absent or the file is not JSON.
   const nlohmann::json* at(const std::string& pointer) const;
 };
+// `key` of the mapping `root` names the file (LLaMA-Factory's `deepspeed`, accelerate's
+// deepspeed_config.deepspeed_config_file); `resolved_by` says, in the message for a file not found,
+// where the framework looks for it.
 core::Result<DsFile> load_deepspeed(YamlReader& y, const YAML::Node& root, PlanBuilder& b,
-                                    const std::string& yaml_path);
+                                    const std::string& yaml_path, const std::string& key = "deepspeed",
+                                    const std::string& resolved_by =
+                                        "LLaMA-Factory resolves it from where llamafactory-cli runs");
 
 // Hugging Face's trainer_config_process (transformers integrations/deepspeed.py): the DeepSpeed
 // keys the trainer fills from TrainingArguments where they are "auto"; a fixed value that differs
