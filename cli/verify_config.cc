@@ -32,21 +32,6 @@ int line_for(const import::ImportResult& r, std::string pointer, std::string& fi
   }
 }
 
-// accelerate's config file (accelerate/commands/config/cluster.py ClusterConfig, written by
-// `accelerate config`): top-level compute_environment and distributed_type keys.
-bool is_accelerate_config(const std::string& text) {
-  bool env = false, type = false;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    const std::string_view line(text.data() + start, end - start);
-    if (line.rfind("compute_environment:", 0) == 0) env = true;
-    if (line.rfind("distributed_type:", 0) == 0) type = true;
-    start = end + 1;
-  }
-  return env && type;
-}
-
 }  // namespace
 
 core::Result<std::string> config_framework(const std::string& spec, const ConfigOptions& options) {
@@ -60,18 +45,12 @@ core::Result<std::string> config_framework(const std::string& spec, const Config
   if (!text) return std::string(python ? "torchtitan" : "plan");
   std::string fw = import::detect_framework(spec, *text);
   if (fw.empty()) {
-    if (is_accelerate_config(*text)) {
-      return core::Status::error(
-          file + ": a Hugging Face accelerate config (`accelerate launch --config_file`: compute_environment, "
-                 "distributed_type, deepspeed_config / fsdp_config), which planck does not read; verify the "
-                 "DeepSpeed JSON its deepspeed_config_file names (with --micro-batch N), or the training config "
-                 "the launched script reads");
-    }
     return core::Status::error(file +
                                ": neither a planck plan nor a config planck recognises (torchtitan TOML or "
                                "config_registry.py, Lingua YAML, Megatron-LM launch script, Megatron-Bridge recipe, "
-                               "DeepSpeed JSON, LLaMA-Factory YAML); pass "
-                               "--framework torchtitan|lingua|megatron|megatron-bridge|deepspeed|llama-factory");
+                               "DeepSpeed JSON, LLaMA-Factory YAML, accelerate config); pass "
+                               "--framework torchtitan|lingua|megatron|megatron-bridge|deepspeed|llama-factory|"
+                               "accelerate");
   }
   return fw;
 }

@@ -37,6 +37,7 @@ constexpr Entry kImporters[] = {
     {"megatron-bridge", &bridge_one},
     {"deepspeed", &import_deepspeed},
     {"llama-factory", &import_llama_factory},
+    {"accelerate", &import_accelerate},
 };
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -195,6 +196,7 @@ std::string detect_framework(const std::string& path, std::string_view text) {
   }
   // hjson: a DeepSpeed config may open with a comment.
   if ((text[first] == '/' || text[first] == '#') && is_deepspeed_config(text)) return "deepspeed";
+  if (is_accelerate_config(text)) return "accelerate";
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
@@ -225,6 +227,24 @@ std::string detect_framework(const std::string& path, std::string_view text) {
   // format planck reads is Megatron's.
   if (text.substr(first, 2) == "#!" && text.find("sh", first) < text.find('\n', first)) return "megatron";
   return "";
+}
+
+bool is_accelerate_config(std::string_view text) {
+  // distributed_type is the one key accelerate requires (config_args.py process_config); with it
+  // at the top level, one of the keys `accelerate config` always writes.
+  bool type = false, other = false;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view line = text.substr(start, end - start);
+    if (line.rfind("distributed_type:", 0) == 0) type = true;
+    for (const char* key : {"compute_environment:", "num_processes:", "num_machines:", "mixed_precision:",
+                            "machine_rank:", "fsdp_config:", "deepspeed_config:"}) {
+      if (line.rfind(key, 0) == 0) other = true;
+    }
+    start = end + 1;
+  }
+  return type && other;
 }
 
 }  // namespace planck::import

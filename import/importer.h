@@ -151,6 +151,12 @@ core::Result<std::vector<NamedImport>> import_torchtitan_registry(const std::str
                                                                   const ImportOptions& options);
 core::Result<ImportResult> import_megatron(std::string_view text, const std::string& path,
                                            const ImportOptions& options);
+// A Hugging Face accelerate config (`accelerate launch --config_file`; accelerate/accelerate.cc).
+core::Result<ImportResult> import_accelerate(std::string_view text, const std::string& path,
+                                             const ImportOptions& options);
+// accelerate's config file (commands/config/config_args.py ClusterConfig, written by `accelerate
+// config`): top-level compute_environment and distributed_type keys.
+bool is_accelerate_config(std::string_view text);
 // Megatron-Bridge / NeMo 2 recipe functions (bridge/bridge.cc): every function, or `function` alone.
 core::Result<std::vector<NamedImport>> import_bridge_recipes(const std::string& path, const std::string& function,
                                                              const ImportOptions& options);

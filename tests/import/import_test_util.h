@@ -62,6 +62,14 @@ inline std::string import_error(ImportFn fn, const std::string& text, const Impo
   return r.message();
 }
 
+// A finding of `rule` whose message contains `text`.
+inline bool finding_says(const ImportResult& r, const std::string& rule, const std::string& text) {
+  for (const ImportFinding& f : r.findings) {
+    if (f.rule == rule && f.message.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // The plan through core: load (schema), mesh, core and rank-program checks.
 inline core::Diagnostics verify(const ImportResult& r) {
   core::LoadedPlan lp = core::load_plan_text(r.plan.dump(2), "imported.json");
