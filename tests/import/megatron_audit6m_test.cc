@@ -27,4 +27,23 @@ TEST_CASE("megatron_slime_rl_launch_is_unfollowed") {
   CHECK(plain.unfollowed.empty());
 }
 
+TEST_CASE("megatron_spec_of_the_scripts_own_module_is_model_unmodelled_layers") {
+  // gpt_builders.py:32-33@d98e8a6: with --spec the layers come from import_module(args.spec), not
+  // from the flags; slime's get_qwen3_next_spec builds gated delta-net layers. The launch sources
+  // slime's model file, whose MODEL_ARGS begin with --spec.
+  ImportResult r = import_data_ok("megatron", "megatron-lm/spec_qwen3_next_excerpt.sh", world(1, 8));
+  CHECK(findings(r, "model-unmodelled-layers", "--spec slime_plugins.models.qwen3_next get_qwen3_next_spec") ==
+        1);
+  CHECK(r.plan["model"]["layers"] == 48);
+  // Megatron's own spec (megatron.*, as examples/mamba/train.sh names) is the layers the flags
+  // describe: nothing is said.
+  const std::string own = replace(read_data("megatron-lm/spec_qwen3_next_excerpt.sh"),
+                                  "source ../slime/models/qwen3-next-80B-A3B.sh",
+                                  "MODEL_ARGS=( --spec megatron.core.models.gpt.gpt_layer_specs "
+                                  "get_gpt_layer_local_spec --num-layers 4 --hidden-size 256 "
+                                  "--num-attention-heads 8 --vocab-size 1024 )");
+  ImportResult m = import_ok(&import_megatron, own, world(1, 8), "t.sh");
+  CHECK(findings(m, "model-unmodelled-layers") == 0);
+}
+
 }  // namespace planck::import::test
