@@ -46,4 +46,20 @@ TEST_CASE("megatron_spec_of_the_scripts_own_module_is_model_unmodelled_layers") 
   CHECK(findings(m, "model-unmodelled-layers") == 0);
 }
 
+TEST_CASE("megatron_deepspeed_num_key_value_heads_is_gqa") {
+  // examples_deepspeed/pretrain_llama2_distributed.sh passes --num-key-value-heads $NUM_KV_HEADS
+  // (NUM_KV_HEADS=4, 16 heads): the fork's GQA (arguments.py:442-448, 623@f4157be;
+  // transformer.py:566-572: K and V projections of kv_channels x 4). The script names no vocabulary
+  // (its tokenizer's); one is added so that the model is built.
+  const std::string text = replace(read_data("megatron-deepspeed/pretrain_llama2_distributed.sh"),
+                                   "--num-key-value-heads $NUM_KV_HEADS \\",
+                                   "--num-key-value-heads $NUM_KV_HEADS --vocab-size 32000 \\");
+  ImportResult r = import_ok(&import_megatron, text, world(1, 8), "pretrain_llama2_distributed.sh");
+  REQUIRE(r.plan["model"].is_object());
+  CHECK(r.plan["model"]["heads"] == 16);
+  CHECK(r.plan["model"]["kv_heads"] == 4);
+  // The fork defines --num-key-value-heads and not upstream's GQA flags: none is unknown-key.
+  CHECK(findings(r, "unknown-key") == 0);
+}
+
 }  // namespace planck::import::test
