@@ -76,6 +76,22 @@ std::string dashed(std::string s) {
   return s;
 }
 
+// microsoft's fork spells grouped-query attention --num-key-value-heads N (arguments.py:442-448
+// @f4157be: default the attention heads, which N must divide; transformer.py:566-572: K and V
+// projections of kv_channels x N, N split over tp): upstream's --group-query-attention
+// --num-query-groups N, read as those.
+void rename_gqa(MegatronLaunch& launch, DeepSpeedFork& fork) {
+  auto it = launch.flags.find("num-key-value-heads");
+  if (fork.bigscience || it == launch.flags.end() || launch.flags.count("num-query-groups")) return;
+  MegatronFlag on = it->second;
+  launch.flags["num-query-groups"] = it->second;
+  on.value.clear();
+  on.has_value = false;
+  launch.flags["group-query-attention"] = on;
+  fork.renamed.emplace_back("num-key-value-heads", "num-query-groups");
+  fork.renamed.emplace_back("num-key-value-heads", "group-query-attention");
+}
+
 }  // namespace
 
 const std::vector<std::string>& deepspeed_fork_flags(const DeepSpeedFork& fork) {
@@ -128,6 +144,7 @@ DeepSpeedFork detect_deepspeed_fork(MegatronLaunch& launch, PlanBuilder& b) {
         break;
       }
     }
+    if (fork.flags) rename_gqa(launch, fork);
     return fork;
   }
   if (!launch.flags.count("deepspeed")) return fork;
@@ -155,6 +172,7 @@ DeepSpeedFork detect_deepspeed_fork(MegatronLaunch& launch, PlanBuilder& b) {
     launch.flags["context-parallel-size"] = cp;
     fork.renamed.emplace_back("ds-sequence-parallel-size", "context-parallel-size");
   }
+  rename_gqa(launch, fork);
   return fork;
 }
 

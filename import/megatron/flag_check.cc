@@ -168,6 +168,31 @@ std::optional<Unfollowed> wrapper_launch(const MegatronLaunch& launch, const Dee
                     "the whole config"};
 }
 
+std::optional<Unfollowed> rl_trainer_launch(const MegatronLaunch& launch, const std::string& path) {
+  // THUDM/slime's train.py parses Megatron-LM's flags with its own added (slime/utils/arguments.py
+  // @624b824: --actor-num-nodes, --rollout-batch-size, --hf-checkpoint, ...) and its own defaults:
+  // --micro-batch-size 1 (:717), --global-batch-size from the rollout (:1971-1979), the distributed
+  // optimizer and bf16 always, seq_length 4096 as a placeholder (backends/megatron_utils/
+  // arguments.py:153-165), world = actor nodes x GPUs (:206); --use-dynamic-batch-size packs
+  // micro-batches by --max-tokens-per-gpu and --colocate shares the GPUs with SGLang's engines.
+  // Read as Megatron-LM's own launch, all of these would be other defaults.
+  static const char* const kSlime[] = {"actor-num-nodes", "actor-num-gpus-per-node", "rollout-batch-size",
+                                       "hf-checkpoint", "rollout-num-gpus-per-engine", "n-samples-per-prompt"};
+  const std::string entry = launch.script.substr(launch.script.rfind('/') + 1);
+  if (entry != "train.py" && entry != "train_async.py") return std::nullopt;
+  std::string some;
+  for (const char* name : kSlime) {
+    if (launch.flags.count(name) && some.size() < 40) some += (some.empty() ? "--" : ", --") + std::string(name);
+  }
+  if (some.empty()) return std::nullopt;
+  return Unfollowed{path, launch.line, launch.script + " ...",
+                    "a slime RL launch (" + some + "): slime's train.py adds its own flags and defaults to "
+                    "Megatron-LM's (micro batch 1, the distributed optimizer and bf16 always, micro-batches packed "
+                    "by --max-tokens-per-gpu, the GPUs shared with SGLang under --colocate), which planck does not "
+                    "read; write a planck plan for its training layout",
+                    "the whole config"};
+}
+
 void check_flags(const MegatronFlags& f, const DeepSpeedFork& fork, PlanBuilder& b) {
   // Flags Megatron-LM never defined (import/megatron/flags.h, the union of its generations) are
   // unknown-key; known flags that look parallel and that planck does not interpret are warned.

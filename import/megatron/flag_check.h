@@ -22,6 +22,10 @@ bool megatron_interprets(const std::string& name);
 std::optional<Unfollowed> wrapper_launch(const MegatronLaunch& launch, const DeepSpeedFork& fork,
                                          const std::string& path);
 
+// The launch is an RL trainer's entry script that extends Megatron-LM's argparse with its own
+// flags and defaults (THUDM/slime's train.py / train_async.py). Unfollowed, or nullopt.
+std::optional<Unfollowed> rl_trainer_launch(const MegatronLaunch& launch, const std::string& path);
+
 // unknown-key and setting-unmodelled for the launch's flags (docs/import.md "Megatron-LM").
 void check_flags(const MegatronFlags& f, const DeepSpeedFork& fork, PlanBuilder& b);
 

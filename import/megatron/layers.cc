@@ -168,6 +168,17 @@ core::Status say_unpriced_layers(const MegatronFlags& f, PlanBuilder& b) {
     b.unmodelled("--moe-shared-expert-overlap", f.line("moe-shared-expert-overlap"),
                  "the shared experts' compute is priced after the token dispatch, not overlapped with it");
   }
+  // --spec MODULE FUNCTION: Megatron builds the layers from the spec that function returns
+  // (gpt_builders.py:32-33@d98e8a6 `transformer_layer_spec = import_module(args.spec)`,
+  // spec_utils.py:41-59), not from the flags. Megatron's own (megatron.*: the hybrid stack, the local
+  // spec) are the layers its flags describe; a script's own (slime's `slime_plugins.models.qwen3_next
+  // get_qwen3_next_spec`: gated delta-net layers) is code planck cannot read.
+  if (const auto spec = f.strings("spec"); !spec.empty() && spec[0] != "local" && spec[0].rfind("megatron.", 0) != 0) {
+    b.finding("model-unmodelled-layers", f.line("spec"),
+              "--spec " + f.string("spec").value_or("") +
+                  ": Megatron builds every layer from this module's spec, not from the flags; priced as the "
+                  "standard transformer layer the flags describe");
+  }
   if (auto window = f.string("window-size")) {
     b.finding("model-unmodelled-layers", f.line("window-size"),
               "--window-size " + *window +

@@ -245,6 +245,11 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
                                  "the whole config"});
     return result;
   }
+  if (auto rl = rl_trainer_launch(launch, path); refused.empty() && rl) {
+    ImportResult result = b.finish();
+    result.unfollowed.push_back(std::move(*rl));
+    return result;
+  }
   if (auto wrapper = wrapper_launch(launch, fork, path); refused.empty() && wrapper) {
     ImportResult result = b.finish();
     result.unfollowed.push_back(std::move(*wrapper));
