@@ -33,17 +33,29 @@ int line_for(const import::ImportResult& r, std::string pointer, std::string& fi
 }
 
 // accelerate's config file (accelerate/commands/config/cluster.py ClusterConfig, written by
-// `accelerate config`): top-level compute_environment and distributed_type keys.
-bool is_accelerate_config(const std::string& text) {
-  bool env = false, type = false;
+// `accelerate config`): top-level compute_environment and distributed_type keys. `remedy` is what
+// to verify instead: the DeepSpeed JSON its deepspeed_config_file names, or, when the DeepSpeed
+// settings are written inline (deepspeed_config: zero_stage, offload_*_device, from which
+// accelerate's DeepSpeedPlugin builds the config), those settings written as one.
+bool is_accelerate_config(const std::string& text, std::string* remedy) {
+  bool env = false, type = false, file = false, inline_zero = false;
   std::size_t start = 0;
   while (start < text.size()) {
     const std::size_t end = std::min(text.find('\n', start), text.size());
     const std::string_view line(text.data() + start, end - start);
     if (line.rfind("compute_environment:", 0) == 0) env = true;
     if (line.rfind("distributed_type:", 0) == 0) type = true;
+    if (line.find("deepspeed_config_file:") != std::string_view::npos) file = true;
+    if (line.find("zero_stage:") != std::string_view::npos) inline_zero = true;
     start = end + 1;
   }
+  *remedy = file || !inline_zero
+                ? "verify the DeepSpeed JSON its deepspeed_config_file names (with --micro-batch N), or the training "
+                  "config the launched script reads"
+                : "its DeepSpeed settings are written inline (deepspeed_config: zero_stage, offload_*_device, ...; "
+                  "accelerate's DeepSpeedPlugin builds the DeepSpeed config from them): write them as a DeepSpeed "
+                  "JSON ({\"zero_optimization\": {\"stage\": N}, \"bf16\": {\"enabled\": true}}) and verify that "
+                  "with --micro-batch N, or verify the training config the launched script reads";
   return env && type;
 }
 
@@ -60,12 +72,10 @@ core::Result<std::string> config_framework(const std::string& spec, const Config
   if (!text) return std::string(python ? "torchtitan" : "plan");
   std::string fw = import::detect_framework(spec, *text);
   if (fw.empty()) {
-    if (is_accelerate_config(*text)) {
+    if (std::string remedy; is_accelerate_config(*text, &remedy)) {
       return core::Status::error(
           file + ": a Hugging Face accelerate config (`accelerate launch --config_file`: compute_environment, "
-                 "distributed_type, deepspeed_config / fsdp_config), which planck does not read; verify the "
-                 "DeepSpeed JSON its deepspeed_config_file names (with --micro-batch N), or the training config "
-                 "the launched script reads");
+                 "distributed_type, deepspeed_config / fsdp_config), which planck does not read; " + remedy);
     }
     return core::Status::error(file +
                                ": neither a planck plan nor a config planck recognises (torchtitan TOML or "

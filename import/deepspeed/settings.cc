@@ -315,6 +315,15 @@ core::Status check_zero_optimizer(DsReader& r, PlanBuilder& b, std::int64_t stag
                                               ": DeepSpeed asserts \"Amp and ZeRO are not currently compatible\" "
                                               "(runtime/engine.py _do_optimizer_sanity_check); use fp16 or bf16");
   }
+  // Without ZeRO, amp with a 16-bit mode raises NotImplementedError (engine.py:2006-2007 @edaa722).
+  const bool bf16 = r.flag("/bf16/enabled") || r.flag("/bfloat16/enabled");
+  if (stage == 0 && r.flag("/amp/enabled") && (r.flag("/fp16/enabled") || bf16)) {
+    const std::string mode = r.flag("/fp16/enabled") ? "fp16" : r.flag("/bf16/enabled") ? "bf16" : "bfloat16";
+    return b.error(r.line("/amp/enabled"), "amp (Apex AMP) with " + mode + ".enabled: DeepSpeed raises "
+                                              "NotImplementedError \"Cannot enable both amp with (legacy) fp16 or "
+                                              "bfloat16 mode\" at start-up (runtime/engine.py "
+                                              "_do_optimizer_sanity_check); enable one of them");
+  }
   const nlohmann::json* o = r.at("/optimizer/type");
   if (stage == 0 || !o || !o->is_string()) return core::Status::ok();
   const std::string given = o->get<std::string>();

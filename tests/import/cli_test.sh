@@ -129,4 +129,12 @@ printf 'hello\n' >"$tmp/what.txt"
 expect 2 "verify unrecognised input" -- "$planck" verify "$tmp/what.txt"
 grep -q -- "--framework" "$tmp/err" || { echo "FAIL: unrecognised input does not suggest --framework"; fail=1; }
 
+# allenai/open-instruct's accelerate config writes its DeepSpeed settings inline (zero_stage: 3), with
+# no deepspeed_config_file to verify instead: the refusal says so rather than naming that file.
+expect 2 "verify accelerate config with inline DeepSpeed" -- "$planck" verify "$data/accelerate/open_instruct_deepspeed_zero3.yaml"
+grep -q "written inline" "$tmp/err" || { echo "FAIL: inline accelerate DeepSpeed settings not said"; cat "$tmp/err"; fail=1; }
+# ms-swift's argument file shares gradient_accumulation_steps with DeepSpeed: not read as DeepSpeed.
+expect 2 "verify ms-swift argument file" -- "$planck" verify "$data/deepspeed/ms_swift_sft_args.json"
+grep -q "memory-exceeds" "$tmp/out" && { echo "FAIL: ms-swift argument file priced as a DeepSpeed config"; fail=1; }
+
 exit $fail
