@@ -13,8 +13,9 @@ namespace planck::import::ds {
 
 core::Result<std::string> enabled_dtype(DsReader& r, PlanBuilder& b) {
   // runtime/config.py:825-828 @edaa722: fp16 and bf16 (or its older name bfloat16) both enabled is
-  // asserted against at start-up.
-  const std::string bf16 = r.at("/bf16") ? "/bf16" : "/bfloat16";
+  // asserted against at start-up. The section is looked up by its "enabled" key, so that a --set
+  // bf16.enabled=true on a file without a bf16 section is seen.
+  const std::string bf16 = r.at("/bf16/enabled") ? "/bf16" : "/bfloat16";
   if (r.flag("/fp16/enabled") && r.flag(bf16 + "/enabled")) {
     const int fp16_line = r.line("/fp16/enabled"), bf16_line = r.line(bf16 + "/enabled");
     return b.error(std::max(fp16_line, bf16_line),

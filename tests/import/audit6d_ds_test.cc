@@ -29,6 +29,12 @@ TEST_CASE("deepspeed_amp_with_a_16_bit_mode_and_no_zero_is_refused") {
     CHECK(why.find("Cannot enable both amp") != std::string::npos);
     CHECK(why.find(":11:") != std::string::npos);  // "enabled": true of the amp section
   }
+  // Both 16-bit modes, one of them only from --set: DeepSpeed asserts "bfloat16 and fp16 modes
+  // cannot be simultaneously enabled" (runtime/config.py:827-828 @edaa722).
+  ImportOptions both = world(1, 8);
+  both.sets.push_back({"fp16.enabled", "true"});
+  both.sets.push_back({"bf16.enabled", "true"});
+  CHECK(import_error(&import_deepspeed, text, both).find("cannot be simultaneously enabled") != std::string::npos);
 }
 
 // LLaVA-VL/LLaVA-NeXT@df17966 scripts/zero3pp.json: ZeRO++ with zero_hpz_partition_size 16. Every
