@@ -187,9 +187,12 @@ std::string detect_framework(const std::string& path, std::string_view text) {
   if (first == std::string_view::npos) return "";
   if (text[first] == '{') {
     // DeepSpeed's own keys (deepspeed/runtime/constants.py); any other JSON is read as a plan.
+    // gradient_accumulation_steps is a Hugging Face TrainingArguments field too (ms-swift's
+    // examples/yaml/deepspeed/sft.json): with it, most top-level keys must be DeepSpeed's.
     for (const char* key : {"\"train_batch_size\"", "\"train_micro_batch_size_per_gpu\"", "\"zero_optimization\"",
                             "\"gradient_accumulation_steps\""}) {
-      if (text.find(key) != std::string_view::npos && text.find("\"planck/") == std::string_view::npos)
+      if (text.find(key) != std::string_view::npos && text.find("\"planck/") == std::string_view::npos &&
+          (std::string_view(key) != "\"gradient_accumulation_steps\"" || mostly_deepspeed_keys(text)))
         return "deepspeed";
     }
     return is_deepspeed_config(text) ? "deepspeed" : "plan";

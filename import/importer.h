@@ -170,6 +170,10 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
 // Whether `text` is a DeepSpeed config by its keys: a JSON (or hjson) object with no "format" that
 // holds DeepSpeed top-level keys only (deepspeed/runtime/constants.py), none of a planck plan's.
 bool is_deepspeed_config(std::string_view text);
+// More of the JSON object's top-level keys are DeepSpeed's than not (true when it does not parse,
+// so that the DeepSpeed importer reports the error at its line): a Hugging Face TrainingArguments
+// JSON (ms-swift's, LLaMA-Factory's) shares gradient_accumulation_steps with DeepSpeed, little else.
+bool mostly_deepspeed_keys(std::string_view text);
 // LLaMA-Factory's training YAML (llama_factory.cc): the DeepSpeed config it names, or torchrun DDP,
 // with its batch, sequence, model and LoRA settings.
 core::Result<ImportResult> import_llama_factory(std::string_view text, const std::string& path,

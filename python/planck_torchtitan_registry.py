@@ -78,7 +78,7 @@ def model_args(init_path, flavor):
         for key, value in zip(node.value.keys, node.value.values):
             if isinstance(key, ast.Constant) and key.value == flavor:
                 body = functions.get(value.id) if isinstance(value, ast.Name) else value
-                return key.lineno, literal_sizes(body) if body is not None else {}
+                return key.lineno, literal_sizes(body, functions) if body is not None else {}
     return None, {}
 
 
@@ -87,12 +87,27 @@ SIZE_KEYS = {
     "n_routed_experts", "n_shared_experts", "n_activated_experts", "num_experts", "top_k", "n_dense_layers",
     "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "head_dim",
     "enable_weight_tying", "num_shared_experts", "moe_hidden_dim", "n_expert_groups",
+    # Qwen3.5 (models/qwen3_5/__init__.py @b5bcd76c): Gated DeltaNet heads, the full-attention
+    # interval (a default of _build_qwen35_layers) and the shared expert's width.
+    "n_key_heads", "n_value_heads", "key_head_dim", "value_head_dim", "full_attention_interval",
+    "shared_expert_hidden_dim",
 }
+# A vision tower the flavour builds beside the text model: the keyword and its sizes.
+VISION_KEYS = {"num_layers": "vision_layers", "dim": "vision_dim"}
 
 
-def literal_sizes(body):
-    """Integer model sizes written as literals (`dim = 4096`, `n_layers=32`) in a flavour's builder."""
+def literal_sizes(body, functions=None):
+    """Integer model sizes written as literals (`dim = 4096`, `n_layers=32`) in a flavour's builder,
+    a size a called helper of the same file takes by default (`full_attention_interval: int = 4`)
+    when the call does not pass it, and the sizes of a `vision_encoder=` tower."""
     sizes, names = {}, {}
+    for node in ast.walk(body):
+        if isinstance(node, ast.keyword) and node.arg == "vision_encoder" and isinstance(node.value, ast.Call):
+            sizes["vision_encoder"] = True
+            for kw in node.value.keywords:
+                if kw.arg in VISION_KEYS and isinstance(kw.value, ast.Constant):
+                    sizes[VISION_KEYS[kw.arg]] = kw.value.value
+            break
     for node in ast.walk(body):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             if isinstance(node.value, ast.Constant):
@@ -106,6 +121,18 @@ def literal_sizes(body):
                 sizes[node.arg] = names[v.id]
     for k, v in names.items():
         sizes.setdefault(k, v) if k in SIZE_KEYS else None
+    for node in ast.walk(body):
+        helper = (functions or {}).get(node.func.id) if isinstance(node, ast.Call) and isinstance(
+            node.func, ast.Name) else None
+        if helper is None:
+            continue
+        passed = {kw.arg for kw in node.keywords}
+        kw_args = list(zip(helper.args.kwonlyargs, helper.args.kw_defaults))
+        plain = helper.args.args[len(helper.args.args) - len(helper.args.defaults):]
+        positional = list(zip(plain, helper.args.defaults)) if not node.args else []
+        for arg, default in kw_args + positional:
+            if arg.arg in SIZE_KEYS and arg.arg not in passed and isinstance(default, ast.Constant):
+                sizes.setdefault(arg.arg, default.value)
     return {k: v for k, v in sizes.items() if isinstance(v, (int, bool))}
 
 

@@ -11,6 +11,7 @@
 // accumulation boundary). Hugging Face's integration (transformers integrations/deepspeed.py,
 // trainer_config_process) fills "auto" values from TrainingArguments.
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -302,6 +303,12 @@ core::Result<ImportResult> import_deepspeed(std::string_view text, const std::st
       }
       b.note("hpZ (ZeRO++): a secondary parameter copy sharded over contiguous groups of " + str(hpz) +
              " ranks for the forward all-gather; the primary partition stays over all data ranks -> zero3");
+      // The copy is numel / hpz elements of the parameter's dtype on every rank
+      // (zero/partition_parameters.py:1884-1898 _partition_param_sec @edaa722).
+      b.unmodelled("zero_hpz_partition_size " + str(hpz), r.line("/zero_optimization/zero_hpz_partition_size"),
+                   "priced as plain ZeRO-3: the secondary copy (1/" + str(hpz) + " of the parameters in their dtype "
+                   "on every GPU) is not in the memory, and the backward's all-gathers inside the group are priced "
+                   "over all data ranks");
     } else if (hpz > 1) {
       b.warn("zero_hpz_partition_size " + str(hpz) + " only applies to ZeRO stage 3; ignored");
     }
@@ -362,6 +369,19 @@ bool is_deepspeed_config(std::string_view text) {
     if (std::find(kTopKeys.begin(), kTopKeys.end(), key) == kTopKeys.end()) return false;
   }
   return true;
+}
+
+bool mostly_deepspeed_keys(std::string_view text) {
+  const HjsonStripped plain = strip_hjson(text);
+  if (plain.error.line > 0) return true;
+  core::JsonParseError perr;
+  auto doc = core::JsonDoc::parse(plain.text, &perr);
+  if (!doc || !doc->root().is_object()) return true;
+  std::size_t known = 0, other = 0;
+  for (const auto& [key, value] : doc->root().items()) {
+    (std::find(kTopKeys.begin(), kTopKeys.end(), key) == kTopKeys.end() ? other : known) += 1;
+  }
+  return known > other;
 }
 
 }  // namespace planck::import

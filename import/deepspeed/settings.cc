@@ -13,8 +13,9 @@ namespace planck::import::ds {
 
 core::Result<std::string> enabled_dtype(DsReader& r, PlanBuilder& b) {
   // runtime/config.py:825-828 @edaa722: fp16 and bf16 (or its older name bfloat16) both enabled is
-  // asserted against at start-up.
-  const std::string bf16 = r.at("/bf16") ? "/bf16" : "/bfloat16";
+  // asserted against at start-up. The section is looked up by its "enabled" key, so that a --set
+  // bf16.enabled=true on a file without a bf16 section is seen.
+  const std::string bf16 = r.at("/bf16/enabled") ? "/bf16" : "/bfloat16";
   if (r.flag("/fp16/enabled") && r.flag(bf16 + "/enabled")) {
     const int fp16_line = r.line("/fp16/enabled"), bf16_line = r.line(bf16 + "/enabled");
     return b.error(std::max(fp16_line, bf16_line),
@@ -314,6 +315,15 @@ core::Status check_zero_optimizer(DsReader& r, PlanBuilder& b, std::int64_t stag
     return b.error(r.line("/amp/enabled"), "amp (Apex AMP) with ZeRO stage " + str(stage) +
                                               ": DeepSpeed asserts \"Amp and ZeRO are not currently compatible\" "
                                               "(runtime/engine.py _do_optimizer_sanity_check); use fp16 or bf16");
+  }
+  // Without ZeRO, amp with a 16-bit mode raises NotImplementedError (engine.py:2006-2007 @edaa722).
+  const bool bf16 = r.flag("/bf16/enabled") || r.flag("/bfloat16/enabled");
+  if (stage == 0 && r.flag("/amp/enabled") && (r.flag("/fp16/enabled") || bf16)) {
+    const std::string mode = r.flag("/fp16/enabled") ? "fp16" : r.flag("/bf16/enabled") ? "bf16" : "bfloat16";
+    return b.error(r.line("/amp/enabled"), "amp (Apex AMP) with " + mode + ".enabled: DeepSpeed raises "
+                                              "NotImplementedError \"Cannot enable both amp with (legacy) fp16 or "
+                                              "bfloat16 mode\" at start-up (runtime/engine.py "
+                                              "_do_optimizer_sanity_check); enable one of them");
   }
   const nlohmann::json* o = r.at("/optimizer/type");
   if (stage == 0 || !o || !o->is_string()) return core::Status::ok();

@@ -69,7 +69,9 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
 void check_registry_keys(const nlohmann::json& fn, const std::string& main, PlanBuilder& b);
 
 // A model object from a registry flavour's literal sizes; false (and nothing set) when they are
-// not enough for one.
-bool registry_model(const nlohmann::json& args, const std::string& described_as, PlanBuilder& b);
+// not enough for one. Layers it prices as something else are model-unmodelled-layers at `line`.
+bool registry_model(const nlohmann::json& args, const std::string& described_as, PlanBuilder& b, int line);
+// What a preset the flavour maps to leaves out or prices as something else, at the flavour's line.
+void say_preset_layers(const std::string& preset, const std::string& described_as, int line, PlanBuilder& b);
 
 }  // namespace planck::import

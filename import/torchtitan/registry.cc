@@ -47,7 +47,6 @@ constexpr const char* kCopied[] = {
     "parallelism.fsdp_reshard_after_forward",
     "parallelism.pipeline_parallel_schedule",
     "parallelism.pipeline_parallel_microbatch_size",
-    "parallelism.num_pp_microbatches",
     "training.local_batch_size",
     "training.global_batch_size",
     "training.seq_len",
@@ -154,9 +153,52 @@ std::int64_t arg(const json& a, const char* key) {
   return it != a.end() ? core::json_int64(*it).value_or(0) : 0;
 }
 
+std::string decimal(std::int64_t n) { return std::to_string(n); }
+
+// What a flavour builds that the planck model prices as something else, as the Hugging Face
+// reader says it for the same models (core/plan/hf_layers.cc): Qwen3.5's layers
+// (torchtitan/models/qwen3_5/__init__.py @b5bcd76c: _build_qwen35_layers:341 and
+// _build_qwen35_moe_layers:414 make every full_attention_interval-th layer softmax attention and
+// the others Gated DeltaNet; _qwen35_attention_config:233-237 makes wq n_heads x head_dim x 2
+// wide, the queries and an output gate) and a vision_encoder= tower (Qwen3.5, Kimi-VL).
+void say_unmodelled_layers(const json& a, const core::ModelSpec& m, int line, PlanBuilder& b) {
+  const std::string attention = decimal(m.heads) + " heads of " +
+                                decimal(m.head_dim > 0 ? m.head_dim : m.hidden / m.heads) + ", " +
+                                decimal(m.kv_heads) + " kv heads";
+  if (arg(a, "n_key_heads") > 0 || arg(a, "n_value_heads") > 0) {
+    const std::int64_t every = arg(a, "full_attention_interval");
+    const std::string which = every > 0 ? decimal(m.layers - m.layers / every) + " of " + decimal(m.layers) + " layers"
+                                        : "the layers between the full-attention ones";
+    b.finding("model-unmodelled-layers", line,
+              "model_registry: " + which + " are Gated DeltaNet linear attention (" + decimal(arg(a, "n_key_heads")) +
+                  " key heads of " + decimal(arg(a, "key_head_dim")) + ", " + decimal(arg(a, "n_value_heads")) +
+                  " value heads of " + decimal(arg(a, "value_head_dim")) + "), priced as full attention (" + attention +
+                  "): their parameters, FLOPs and activations as softmax attention's (quadratic in the sequence, "
+                  "theirs linear); the output gate of the full-attention layers (wq twice as wide) is not priced");
+  }
+  if (a.value("vision_encoder", false)) {
+    b.finding("model-unmodelled-layers", line,
+              "model_registry: the vision encoder (" + decimal(arg(a, "vision_layers")) + " blocks of dim " +
+                  decimal(arg(a, "vision_dim")) + ") is not in the model; only the text model is priced");
+  }
+}
+
 }  // namespace
 
-bool registry_model(const json& a, const std::string& described_as, PlanBuilder& b) {
+void say_preset_layers(const std::string& preset, const std::string& described_as, int line, PlanBuilder& b) {
+  if (preset == "kimi-k2") {
+    b.unmodelled("model " + described_as, line,
+                 "the text tower is priced as preset kimi-k2; the vision encoder (MoonViT) is not in the model");
+  } else if (preset.rfind("gpt-oss-", 0) == 0) {
+    // torchtitan/models/gpt_oss/__init__.py:200-209 @b5bcd76c: even-indexed layers attend over a
+    // sliding window of 128 tokens (model.py:59-60, 144-145).
+    b.finding("model-unmodelled-layers", line,
+              "model " + described_as + ": the even-indexed half of the layers use sliding-window attention "
+              "(window 128), priced as full attention over the whole sequence");
+  }
+}
+
+bool registry_model(const json& a, const std::string& described_as, PlanBuilder& b, int line) {
   core::ModelSpec m;
   m.name = "custom";
   m.layers = arg(a, "n_layers");
@@ -169,12 +211,18 @@ bool registry_model(const json& a, const std::string& described_as, PlanBuilder&
   m.experts_per_token = std::max(arg(a, "top_k"), arg(a, "n_activated_experts"));
   m.moe_ffn_hidden = std::max(arg(a, "moe_hidden_dim"), arg(a, "moe_inter_dim"));
   m.shared_experts = std::max(arg(a, "num_shared_experts"), arg(a, "n_shared_experts"));
+  // Qwen3.5's shared expert: one SwiGLU of shared_expert_hidden_dim (_shared_experts_config,
+  // models/qwen3_5/__init__.py:136-151 @b5bcd76c), priced as that many routed-width experts.
+  if (const std::int64_t shared = arg(a, "shared_expert_hidden_dim"); shared > 0 && m.moe_ffn_hidden > 0) {
+    m.shared_experts = std::max<std::int64_t>(1, (shared + m.moe_ffn_hidden / 2) / m.moe_ffn_hidden);
+  }
   m.dense_layers = arg(a, "n_dense_layers");
   m.ffn_hidden = std::max(arg(a, "hidden_dim"), arg(a, "inter_dim"));
   if (m.ffn_hidden == 0 && m.experts > 0 && m.dense_layers == 0) m.ffn_hidden = m.moe_ffn_hidden;
   m.tied_embeddings = a.value("enable_weight_tying", false);
   if (m.layers < 1 || m.hidden < 1 || m.heads < 1 || m.vocab < 1 || m.ffn_hidden < 1) return false;
   b.set_model(m, described_as + " (sizes written in the flavour's builder)");
+  say_unmodelled_layers(a, m, line, b);
   return true;
 }
 

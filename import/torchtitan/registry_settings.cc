@@ -35,24 +35,44 @@ core::Status read_tokens(const json& s, Table& t, PlanBuilder& b) {
                  "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) + " and max_context_length " +
                      std::to_string(ctx) + " must be >= 1");
   }
+  std::int64_t rows = 1;
   if (tok < ctx) {  // fewer tokens than one context: a micro-batch is one sequence of `tok` tokens
-    t.set("training.local_batch_size", 1, tok_line);
     t.set("training.seq_len", tok, tok_line);
     b.note("micro-batch = num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) + " < max_context_length " +
            std::to_string(ctx) + ": one sequence of " + std::to_string(tok) + " tokens");
-    return core::Status::ok();
-  }
-  if (tok % ctx != 0) {
+  } else if (tok % ctx != 0) {
     return error("training.num_tokens_per_microbatch_per_dp_rank",
                  "num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) +
                      " is not a whole number of max_context_length " + std::to_string(ctx) +
                      " rows; planck models a micro-batch as rows of seq_len");
+  } else {
+    rows = tok / ctx;
+    t.set("training.seq_len", ctx, context ? line_of(s, "training.max_context_length") : 0);
+    b.note("micro-batch = num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) + " / max_context_length " +
+           std::to_string(ctx) + " = " + std::to_string(rows) + " rows of " + std::to_string(ctx) + " tokens" +
+           (tokens ? "" : " (torchtitan default 16384 tokens)"));
   }
-  t.set("training.local_batch_size", tok / ctx, tok_line);
-  t.set("training.seq_len", ctx, context ? line_of(s, "training.max_context_length") : 0);
-  b.note("micro-batch = num_tokens_per_microbatch_per_dp_rank " + std::to_string(tok) + " / max_context_length " +
-         std::to_string(ctx) + " = " + std::to_string(tok / ctx) + " rows of " + std::to_string(ctx) + " tokens" +
-         (tokens ? "" : " (torchtitan default 16384 tokens)"));
+  t.set("training.local_batch_size", rows, tok_line);
+  // A pipeline micro-batch is one dataloader batch of those tokens, and a rank runs
+  // num_pp_microbatches of them (default 1, ignored without PP) per accumulation step
+  // (torchtitan trainer.py:409-414, 856-863, config/configs.py:232-236 @b5bcd76c; since #4121):
+  // the local batch is rows x that count, in pipeline micro-batches of `rows`.
+  const json* pp_v = t.value(s, "parallelism.pipeline_parallel_degree");
+  if (pp_v && core::json_int64(*pp_v).value_or(1) > 1) {
+    const json* n_v = t.value(s, "parallelism.num_pp_microbatches");
+    const std::int64_t n = n_v ? core::json_int64(*n_v).value_or(0) : 1;
+    const int n_line = n_v ? line_of(s, "parallelism.num_pp_microbatches") : tok_line;
+    if (n < 1) {
+      return error("parallelism.num_pp_microbatches", "num_pp_microbatches " + std::to_string(n) +
+                                                          ": torchtitan raises \"parallelism.num_pp_microbatches must "
+                                                          "be greater than 0\" (trainer.py:124-127)");
+    }
+    t.set("parallelism.pipeline_parallel_microbatch_size", rows, tok_line);
+    t.set("training.local_batch_size", rows * n, n_line);
+    b.note("pipeline: num_pp_microbatches " + std::to_string(n) + (n_v ? "" : " (torchtitan's default)") +
+           " micro-batches of " + std::to_string(rows) + " rows per accumulation step: local batch " +
+           std::to_string(rows * n) + " rows");
+  }
   if (step && core::json_int64(*step).value_or(0) > 0) {
     const std::int64_t n = *core::json_int64(*step);
     if (n % ctx != 0) {

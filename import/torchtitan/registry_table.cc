@@ -71,6 +71,14 @@ void locate_files(ImportResult& r, const std::vector<std::string>& files) {
     r.position_files[pointer] = files[static_cast<std::size_t>(index - 1)];
     line %= kFileStride;
   }
+  // A finding placed at a setting written in another file (a base function's model_registry in the
+  // package it imports) is that file's line.
+  for (ImportFinding& f : r.findings) {
+    const int index = f.line / kFileStride;
+    if (index < 1 || index > static_cast<int>(files.size())) continue;
+    f.file = files[static_cast<std::size_t>(index - 1)];
+    f.line %= kFileStride;
+  }
 }
 
 }  // namespace planck::import::registry

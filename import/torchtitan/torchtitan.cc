@@ -452,11 +452,9 @@ core::Result<ImportResult> import_torchtitan_table(const toml::table& root, Plan
   if (auto preset = preset_for(model_name, model_flavor)) {
     b.plan()["model"] = *preset;
     b.note("model " + model_name + " flavor " + model_flavor + " -> preset " + *preset);
-    if (*preset == "kimi-k2") {
-      b.unmodelled("model " + model_name + " flavor " + model_flavor, flavor->has_value() ? (*flavor)->line : 0,
-                   "the text tower is priced as preset kimi-k2; the vision encoder (MoonViT) is not in the model");
-    }
-  } else if (!input.model_args || !registry_model(*input.model_args, model_name + " flavor " + model_flavor, b)) {
+    say_preset_layers(*preset, model_name + " flavor " + model_flavor, flavor->has_value() ? (*flavor)->line : 0, b);
+  } else if (!input.model_args || !registry_model(*input.model_args, model_name + " flavor " + model_flavor, b,
+                                                  flavor->has_value() ? (*flavor)->line : 0)) {
     b.warn("model " + model_name + " flavor " + model_flavor +
            " has no planck preset; model left out (add a \"model\" object for the divisibility and memory checks)");
   }

@@ -129,10 +129,6 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
   // The micro-batch count: [experimental] before #980 (2025-03), [parallelism] until #1073 (2025-04-07).
   auto nmb_r = r.first_int({"parallelism", "experimental"}, "pipeline_parallel_microbatches");
   if (!nmb_r) return nmb_r.status();
-  // Registries since #4121 (2026-08) give the micro-batch count per DP rank, as [experimental] did before #980.
-  auto npm_r = r.int_in("parallelism", "num_pp_microbatches");
-  if (!npm_r) return npm_r.status();
-  if (npm_r->has_value()) *nmb_r = *npm_r;
 
   std::optional<TomlInt> local = local_new->has_value() ? *local_new : *local_old;
   const std::int64_t local_bs = local ? local->value : 8;  // job_config default
@@ -211,12 +207,7 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
       }
       if (local_bs % mbs == 0) n_mb = local_bs / mbs;
     }
-    if (n_mb == 0 || local_bs % n_mb != 0) {
-      if (!npm_r->has_value()) return refuse_microbatches(b, local, local_bs, *mbs_r, *nmb_r, n_mb);
-      accum_known = false;
-      b.warn("local batch " + std::to_string(local_bs) + " does not split into " + std::to_string(n_mb) +
-             " pipeline micro-batches (num_pp_microbatches)");
-    }
+    if (n_mb == 0 || local_bs % n_mb != 0) return refuse_microbatches(b, local, local_bs, *mbs_r, *nmb_r, n_mb);
     t["micro_batch"] = mbs;
     if (accum_known) {
       t["grad_accumulation"] = accum * n_mb;

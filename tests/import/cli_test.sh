@@ -129,4 +129,14 @@ printf 'hello\n' >"$tmp/what.txt"
 expect 2 "verify unrecognised input" -- "$planck" verify "$tmp/what.txt"
 grep -q -- "--framework" "$tmp/err" || { echo "FAIL: unrecognised input does not suggest --framework"; fail=1; }
 
+# allenai/open-instruct's accelerate config writes its DeepSpeed settings inline (zero_stage: 3), with
+# no deepspeed_config_file: the config DeepSpeedPlugin builds from them is the run (ZeRO-3 on its 8
+# processes), and verify reads it.
+expect 0 "import accelerate config with inline DeepSpeed" -- "$planck" import accelerate "$data/accelerate/open_instruct_deepspeed_zero3.yaml" -o "$tmp/accel.json"
+grep -q '"zero3"' "$tmp/accel.json" || { echo "FAIL: inline accelerate DeepSpeed settings not read as ZeRO-3"; fail=1; }
+expect 0 "verify accelerate config with inline DeepSpeed" -- "$planck" verify "$data/accelerate/open_instruct_deepspeed_zero3.yaml"
+# ms-swift's argument file shares gradient_accumulation_steps with DeepSpeed: not read as DeepSpeed.
+expect 2 "verify ms-swift argument file" -- "$planck" verify "$data/deepspeed/ms_swift_sft_args.json"
+grep -q "memory-exceeds" "$tmp/out" && { echo "FAIL: ms-swift argument file priced as a DeepSpeed config"; fail=1; }
+
 exit $fail
