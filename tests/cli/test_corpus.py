@@ -51,7 +51,7 @@ for config, framework, world, verdict, listed, why in rows:
         failures.append(f"{path}: rules {sorted(got)}, the table says {sorted(want_rules)}")
     if "not justified" in why.lower():
         failures.append(f"{path}: the table marks a diagnostic as not justified (a false alarm planck still gives)")
-    if framework not in ("torchtitan", "megatron", "megatron-bridge", "lingua", "deepspeed"):
+    if framework not in ("torchtitan", "megatron", "megatron-bridge", "lingua", "deepspeed", "accelerate"):
         failures.append(f"{path}: unknown framework {framework!r} in the table")
 
 for f in failures:
