@@ -21,7 +21,7 @@ std::string accel_error(const std::string& rel, const std::string& text, const I
   return import_error(&import_accelerate, text, o, data_path(rel));
 }
 
-nlohmann::json shape(const ImportResult& r) { return r.plan["mesh"]["shape"]; }
+nlohmann::ordered_json shape(const ImportResult& r) { return r.plan["mesh"]["shape"]; }
 
 }  // namespace
 
@@ -41,7 +41,7 @@ TEST_CASE("accelerate_fsdp1_and_fsdp2_from_trl") {
   ImportResult r1 = accel_ok("accelerate/trl_fsdp1.yaml");
   CHECK(r1.plan["cluster"]["nodes"] == 1);
   CHECK(r1.plan["cluster"]["gpus_per_node"] == 8);
-  CHECK(r1.plan["mesh"]["dims"] == nlohmann::json::array({"dp_shard"}));
+  CHECK(r1.plan["mesh"]["dims"] == nlohmann::ordered_json::array({"dp_shard"}));
   CHECK(r1.plan["parallelism"]["data_parallel"] == "fsdp");
   CHECK(r1.plan["parallelism"]["reshard_after_forward"] == true);
   CHECK(r1.plan["training"]["stack"] == "fsdp1");
@@ -79,8 +79,8 @@ TEST_CASE("accelerate_fsdp1_strategy_is_the_one_the_launcher_passes") {
                                           "fsdp_sharding_strategy: HYBRID_SHARD"),
                                   "num_machines: 1\nnum_processes: 8", "num_machines: 2\nnum_processes: 16"),
                           {}, data_path("accelerate/trl_fsdp1.yaml"));
-  CHECK(hybrid.plan["mesh"]["dims"] == nlohmann::json::array({"dp_replicate", "dp_shard"}));
-  CHECK(shape(hybrid) == nlohmann::json::array({2, 8}));
+  CHECK(hybrid.plan["mesh"]["dims"] == nlohmann::ordered_json::array({"dp_replicate", "dp_shard"}));
+  CHECK(shape(hybrid) == nlohmann::ordered_json::array({2, 8}));
   CHECK(hybrid.plan["parallelism"]["data_parallel"] == "hsdp");
   // FSDP2 takes a bool only: a strategy name raises in str_to_bool.
   const std::string fsdp2 = read_data("accelerate/trl_fsdp2.yaml");
@@ -103,15 +103,15 @@ TEST_CASE("accelerate_parallelism_config_builds_the_fsdp2_mesh") {
   // accelerate's tp_hsdp.yaml: dp_replicate 2 x dp_shard 2 x tp 2 = 8 processes; fully_shard over
   // (dp_replicate, dp_shard): HSDP with TP inside.
   ImportResult r = accel_ok("accelerate/accelerate_tp_hsdp.yaml");
-  CHECK(r.plan["mesh"]["dims"] == nlohmann::json::array({"dp_replicate", "dp_shard", "cp", "tp"}));
-  CHECK(shape(r) == nlohmann::json::array({2, 2, 1, 2}));
+  CHECK(r.plan["mesh"]["dims"] == nlohmann::ordered_json::array({"dp_replicate", "dp_shard", "cp", "tp"}));
+  CHECK(shape(r) == nlohmann::ordered_json::array({2, 2, 1, 2}));
   CHECK(r.plan["parallelism"]["data_parallel"] == "hsdp");
   CHECK_FALSE(verify(r).has_errors());
   // trl context_parallel_2gpu.yaml: cp 2 on 2 processes; FSDP shards over dp_shard_cp.
   ImportResult cp = accel_ok("accelerate/trl_context_parallel_2gpu.yaml");
-  CHECK(shape(cp) == nlohmann::json::array({1, 1, 2, 1}));
+  CHECK(shape(cp) == nlohmann::ordered_json::array({1, 1, 2, 1}));
   CHECK(cp.plan["parallelism"]["data_parallel"] == "fsdp");
-  CHECK(cp.plan["parallelism"]["fsdp_dims"] == nlohmann::json::array({"dp_shard", "cp"}));
+  CHECK(cp.plan["parallelism"]["fsdp_dims"] == nlohmann::ordered_json::array({"dp_shard", "cp"}));
   CHECK(cp.plan["training"]["activation_checkpointing"] == "full");
   // Sizes that do not multiply to the world: _validate_accelerator raises.
   const std::string text = read_data("accelerate/accelerate_tp_hsdp.yaml");
@@ -158,8 +158,8 @@ TEST_CASE("accelerate_deepspeed_ulysses_from_parallelism_config") {
   // seq_parallel_communication_data_type is not a key accelerate reads there: said, not used.
   ImportResult r = accel_ok("accelerate/trl_alst_ulysses_4gpu.yaml");
   CHECK(r.plan["parallelism"]["data_parallel"] == "zero3");
-  CHECK(r.plan["mesh"]["dims"] == nlohmann::json::array({"dp", "cp"}));
-  CHECK(shape(r) == nlohmann::json::array({2, 2}));
+  CHECK(r.plan["mesh"]["dims"] == nlohmann::ordered_json::array({"dp", "cp"}));
+  CHECK(shape(r) == nlohmann::ordered_json::array({2, 2}));
   CHECK(finding_says(r, "unknown-key", "deepspeed_config.seq_parallel_communication_data_type"));
 }
 
@@ -173,7 +173,7 @@ TEST_CASE("accelerate_multi_gpu_and_the_world") {
   CHECK(mn.plan["cluster"]["nodes"] == 2);
   CHECK(mn.plan["cluster"]["gpus_per_node"] == 4);
   // The command line's cluster wins, as for every config.
-  CHECK(accel_ok("accelerate/trl_multi_gpu.yaml", world(4, 8)).plan["mesh"]["shape"] == nlohmann::json::array({32}));
+  CHECK(accel_ok("accelerate/trl_multi_gpu.yaml", world(4, 8)).plan["mesh"]["shape"] == nlohmann::ordered_json::array({32}));
   // num_processes 1 with MULTI_GPU: launch.py raises.
   const std::string text = read_data("accelerate/trl_multi_gpu.yaml");
   CHECK(accel_error("accelerate/trl_multi_gpu.yaml", replace(text, "num_processes: 8", "num_processes: 1"))
