@@ -340,6 +340,18 @@ core::Result<ImportResult> import_accelerate(std::string_view text, const std::s
   t["grad_sync"] = "last_microbatch";
   if (options.micro_batch) t["micro_batch"] = *options.micro_batch;
   if (options.global_batch) t["global_batch"] = *options.global_batch;
+  if (options.micro_batch && !options.global_batch) {
+    // One micro-batch a data rank a step: gradient accumulation 1, Accelerator's and the Hugging
+    // Face trainer's default (the DeepSpeed path assumes the same of an "auto" accumulation).
+    std::int64_t dp = 1;
+    const auto& dims = b.plan()["mesh"]["dims"];
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] != "tp" && dims[i] != "cp") dp *= b.plan()["mesh"]["shape"][i].get<std::int64_t>();
+    }
+    t["global_batch"] = *options.micro_batch * dp;
+    b.note("global batch " + str(*options.micro_batch * dp) + " = --micro-batch x data-parallel size " + str(dp) +
+           ": gradient accumulation 1 (Accelerator's default; give --global-batch for the script's)");
+  }
   b.plan()["training"] = t;
   b.unmodelled("the training script (model, sequence, batch)", 0,
                "an accelerate config states the launch, not the model, sequence length, batch, gradient checkpointing "

@@ -180,6 +180,12 @@ TEST_CASE("accelerate_multi_gpu_and_the_world") {
             .find("at least 2 processes") != std::string::npos);
   // fp8 (accelerate's own 0.34 test config): priced as bf16, said.
   CHECK(finding_says(accel_ok("accelerate/accelerate_0_34_0_fp8.yaml"), "setting-unmodelled", "mixed_precision fp8"));
+  // --micro-batch alone: one micro-batch a data rank a step (gradient accumulation 1, Accelerator's
+  // default), so the global batch is micro x the data-parallel size (tp_hsdp: 2 x 2 data ranks).
+  ImportOptions mb;
+  mb.micro_batch = 3;
+  CHECK(accel_ok("accelerate/trl_multi_gpu.yaml", mb).plan["training"]["global_batch"] == 3 * 8);
+  CHECK(accel_ok("accelerate/accelerate_tp_hsdp.yaml", mb).plan["training"]["global_batch"] == 3 * 4);
 }
 
 TEST_CASE("accelerate_refuses_what_accelerate_refuses") {
