@@ -25,6 +25,7 @@ namespace {
 
 using accelerate::kShardingStrategies;
 using accelerate::NdSizes;
+using accelerate::scalar;
 using str_list = std::vector<std::string>;
 
 bool among(const str_list& list, const std::string& s) { return std::find(list.begin(), list.end(), s) != list.end(); }
@@ -32,12 +33,6 @@ bool among(const str_list& list, const std::string& s) { return std::find(list.b
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
-}
-
-// A value as yaml.safe_load gives it to accelerate, for messages and string comparisons.
-std::string scalar(const YAML::Node& map, const std::string& key) {
-  const YAML::Node v = map[key];
-  return v && v.IsScalar() ? v.Scalar() : "";
 }
 
 // accelerate's str_to_bool (utils/environment.py): y/yes/t/true/on/1 and n/no/f/false/off/0.

@@ -11,6 +11,13 @@
 
 namespace planck::import::accelerate {
 
+// The scalar at `key` of `map` as text ("" when absent or not a scalar), for messages and the
+// string comparisons accelerate makes of its config values.
+inline std::string scalar(const YAML::Node& map, const std::string& key) {
+  const YAML::Node v = map[key];
+  return v && v.IsScalar() ? v.Scalar() : "";
+}
+
 // parallelism_config (accelerate's ParallelismConfig): each size 1 unless written.
 struct NdSizes {
   bool given = false;

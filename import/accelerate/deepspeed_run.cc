@@ -29,18 +29,13 @@ const std::vector<std::string> kIgnoredWithFile = {
     "offload_optimizer_device",    "offload_param_device",        "offload_param_nvme_path",
     "offload_optimizer_nvme_path", "zero3_save_16bit_model"};
 
-std::string value_text(const YAML::Node& map, const std::string& key) {
-  const YAML::Node v = map[key];
-  return v && v.IsScalar() ? v.Scalar() : "";
-}
-
 // The plugin's own config from deepspeed_config's keys.
 core::Result<nlohmann::ordered_json> plugin_config(YamlReader& y, const YAML::Node& ds, PlanBuilder& b,
                                                    const std::string& mp) {
   nlohmann::ordered_json c;
   c["train_batch_size"] = "auto";
   c["train_micro_batch_size_per_gpu"] = "auto";
-  const std::string gas = value_text(ds, "gradient_accumulation_steps");
+  const std::string gas = scalar(ds, "gradient_accumulation_steps");
   if (gas.empty() || gas == "auto") {
     c["gradient_accumulation_steps"] = "auto";
   } else {
@@ -55,7 +50,7 @@ core::Result<nlohmann::ordered_json> plugin_config(YamlReader& y, const YAML::No
   nlohmann::ordered_json zero;
   zero["stage"] = stage.value_or(2);
   for (const char* key : {"offload_optimizer_device", "offload_param_device"}) {
-    const std::string dev = value_text(ds, key).empty() ? "none" : value_text(ds, key);
+    const std::string dev = scalar(ds, key).empty() ? "none" : scalar(ds, key);
     if (dev != "none" && dev != "cpu" && dev != "nvme") {
       return b.error(y.line_of(ds, key), std::string("deepspeed_config.") + key + " " + dev +
                                              ": accelerate takes none, cpu or nvme");
@@ -63,7 +58,7 @@ core::Result<nlohmann::ordered_json> plugin_config(YamlReader& y, const YAML::No
     zero[std::string(key) == "offload_param_device" ? "offload_param" : "offload_optimizer"] = {{"device", dev}};
   }
   c["zero_optimization"] = zero;
-  const std::string clip = value_text(ds, "gradient_clipping");
+  const std::string clip = scalar(ds, "gradient_clipping");
   if (!clip.empty() && clip != "auto") {
     PLANCK_IMPORT_TRY(v, y.real(ds, "gradient_clipping", "deepspeed_config."));
     if (v && *v != 0) c["gradient_clipping"] = *v;
@@ -87,7 +82,7 @@ core::Result<ImportResult> import_deepspeed_run(YamlReader& y, const YAML::Node&
     o.nodes = world.nodes;  // the world resolved from the YAML and the command line, said above
     o.gpus_per_node = world.gpus_per_node;
   }
-  const std::string file_v = has_map ? value_text(ds, "deepspeed_config_file") : "";
+  const std::string file_v = has_map ? scalar(ds, "deepspeed_config_file") : "";
   std::string text, json_path = yaml_path;
   const bool from_file = !file_v.empty() && file_v != "none";
   if (from_file) {
