@@ -33,6 +33,19 @@ inline std::string join_fields(const Fields& f) {
 
 inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
+// The text of a $( ) or $(( )) planck did not run stands for one word, as its output would in
+// bash (a count, a name, a path): its blanks are held as kUnsplit while the script runs, so a later
+// unquoted ${VAR} holding it does not split it into words ("--query-gpu=name" read as a flag), and
+// are given back by resplit() once the script has run.
+constexpr char kUnsplit = '\x1f';
+inline std::string unsplit(std::string text) {
+  for (char& c : text) c = is_blank(c) ? kUnsplit : c;
+  return text;
+}
+inline void resplit(std::string& text) {
+  for (char& c : text) c = c == kUnsplit ? ' ' : c;
+}
+
 // A launch script's loops run a few configs; a hostile one nests them. Body runs stop here.
 constexpr std::size_t kMaxLoopRuns = 4096;
 

@@ -173,7 +173,8 @@ core::Result<Fields> Runner::expand(const ShellWord& w, bool split) {
       names_read(*text, true, script.read);
       auto v = shell_arith_assign(*text, script.vars, w.line);
       if (!v) script.assumptions.push_back("line " + std::to_string(w.line) + ": $((" + seg.text + ")) not evaluated");
-      vals = {{v ? std::to_string(*v) : "$((" + seg.text + "))", w.line}};
+      vals = {{v ? std::to_string(*v) : unsplit("$((" + seg.text + "))"), w.line}};
+      kept_whole = !v;  // bash gives one number here
     } else if (auto dir = substitute(seg.text)) {
       vals = {{*dir, w.line}};
     } else if (auto echoed = echo_output(seg.text, w.line)) {
@@ -181,7 +182,7 @@ core::Result<Fields> Runner::expand(const ShellWord& w, bool split) {
     } else {
       script.assumptions.push_back("line " + std::to_string(w.line) + ": $(" + one_line(seg.text) +
                                    ") not run; kept as text");
-      vals = {{"$(" + seg.text + ")", w.line}};
+      vals = {{unsplit("$(" + seg.text + ")"), w.line}};
       ++unrun_;
       kept_whole = true;  // one word, as it would be one value: not split at its blanks
     }
@@ -421,6 +422,12 @@ core::Result<ShellScript> run_shell(std::string_view text, const std::string& pa
   }
   if (!runner.script.vars.count("IFS")) runner.script.vars["IFS"] = {{" \t\n", 0}};  // bash's default IFS
   if (auto st = runner.run(*tokens); !st) return st;
+  for (auto& [name, fields] : runner.script.vars) {
+    for (ShellField& f : fields) shell::resplit(f.text);
+  }
+  for (ShellCommand& cmd : runner.script.commands) {
+    for (ShellField& f : cmd.words) shell::resplit(f.text);
+  }
   for (const ShellComment& c : comments) {
     std::size_t p = c.text.find_first_not_of("# \t");
     if (p != std::string::npos && c.text.compare(p, 2, "--") == 0) {

@@ -92,6 +92,26 @@ TEST_CASE("import_shell_hostile_input_is_an_error_value") {
   CHECK(var(s, "C") == "$(hostname)");
 }
 
+// A $( ) or $(( )) planck does not run stands for one word, as its output would in bash, also when
+// a variable holds it and is expanded unquoted later (microsoft/Megatron-DeepSpeed@f4157be
+// examples_deepspeed/rebase/ds_pretrain_gpt_125M.sh:146 counts GPUs with
+// `$(($(ds_ssh nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)-2))`, puts it in a job
+// name and passes `--tensorboard-dir ${tensorboard_path}`: split, `--query-gpu=name` became a flag).
+TEST_CASE("import_shell_unrun_substitution_is_one_word_wherever_it_is_expanded") {
+  ShellScript s = run_ok(
+      "N=$(( $(ds_ssh nvidia-smi --query-gpu=name --format=csv | wc -l) - 2 ))\n"
+      "M=$(nvidia-smi --query-x=name --format-x=csv | wc -l)\n"
+      "J=\"job_g${N}_m${M}\"\nK=job_$M\n"
+      "python train.py --tensorboard-dir /t/${J} --name $K --gpus $N --count $(( $(nproc) + 1 ))\n");
+  REQUIRE(s.commands.size() == 1);
+  const std::string n = "$(( $(ds_ssh nvidia-smi --query-gpu=name --format=csv | wc -l) - 2 ))";
+  const std::string m = "$(nvidia-smi --query-x=name --format-x=csv | wc -l)";
+  CHECK(var(s, "N") == n);
+  CHECK(var(s, "M") == m);
+  CHECK(words(s.commands[0]) == "python|train.py|--tensorboard-dir|/t/job_g" + n + "_m" + m + "|--name|job_" + m +
+                                    "|--gpus|" + n + "|--count|$(( $(nproc) + 1 ))");
+}
+
 // Megatron-Bridge's example slurm scripts run one training per parallelism config:
 // `for CONFIG in "${PARALLELISM_CONFIGS[@]}"; do IFS=',' read -r TP PP EP CP SP <<< "$CONFIG"; ...`
 // (NVIDIA-NeMo/Megatron-Bridge@067f987d examples/models/gpt_oss/slurm_pretrain.sh). bash runs the
