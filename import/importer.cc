@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/base/input_file.h"
+#include "core/base/str_cat.h"
 #include "import/plan_builder.h"
 
 namespace planck::import {
@@ -172,6 +173,11 @@ core::Result<ImportResult> import_file(std::string_view framework, const std::st
   }
   if (!all->front().result.failed.empty()) return core::Status::error(all->front().result.failed);
   return std::move(all->front().result);
+}
+
+std::string finding_text(const ImportFinding& f) {
+  const std::string where = f.line > 0 ? core::str_cat(f.file, ":", std::to_string(f.line), ": ") : f.file + ": ";
+  return where + f.rule + ": " + f.message;
 }
 
 std::string detect_framework(const std::string& path, std::string_view text) {

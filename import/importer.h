@@ -88,6 +88,10 @@ struct ImportFinding {
   std::string pointer;
 };
 
+// A finding as the importer's warnings and notes print it: "FILE:LINE: RULE: MESSAGE" ("FILE: ..."
+// without a line).
+std::string finding_text(const ImportFinding& f);
+
 struct ImportResult {
   nlohmann::ordered_json plan;        // docs/plan-format.md plan, keys in the order docs/plan-format.md lists them
   std::vector<std::string> notes;     // inferences (also in plan["notes"])

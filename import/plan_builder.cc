@@ -90,10 +90,8 @@ void PlanBuilder::hint(std::string text) { result_.hints.push_back(std::move(tex
 
 void PlanBuilder::finding(const std::string& rule, int line, const std::string& message, const std::string& file,
                           const std::string& pointer) {
-  const std::string& in = file.empty() ? path_ : file;
-  const std::string where = line > 0 ? core::str_cat(in, ":", std::to_string(line), ": ") : in + ": ";
-  warn(where + rule + ": " + message);
-  result_.findings.push_back({rule, message, in, line, pointer});
+  result_.findings.push_back({rule, message, file.empty() ? path_ : file, line, pointer});
+  warn(finding_text(result_.findings.back()));
 }
 
 void PlanBuilder::unmodelled(const std::string& setting, int line, const std::string& assumed,

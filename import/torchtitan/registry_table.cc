@@ -73,11 +73,19 @@ void locate_files(ImportResult& r, const std::vector<std::string>& files) {
   }
   // A finding placed at a setting written in another file (a base function's model_registry in the
   // package it imports) is that file's line.
+  // The warning and note that print it are written again with that file and line.
   for (ImportFinding& f : r.findings) {
     const int index = f.line / kFileStride;
     if (index < 1 || index > static_cast<int>(files.size())) continue;
+    const std::string before = finding_text(f);
     f.file = files[static_cast<std::size_t>(index - 1)];
     f.line %= kFileStride;
+    const std::string after = finding_text(f);
+    for (std::string& w : r.warnings) w = w == before ? after : w;
+    for (std::string& n : r.notes) n = n == "warning: " + before ? "warning: " + after : n;
+    for (auto& n : r.plan["notes"]) {
+      if (n.is_string() && n.get_ref<const std::string&>() == "warning: " + before) n = "warning: " + after;
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -113,6 +114,24 @@ TEST_CASE("torchtitan_recipes_findings_located_where_each_value_was_set") {
   CHECK(r.positions.at("/training/activation_checkpointing") ==
         line_in(helper, "_use_spmd_types", "config.activation_checkpoint = None"));
   CHECK(std::filesystem::equivalent(r.position_files.at("/training/activation_checkpointing"), helper));
+  // A finding at a setting in the package (qwen35_debugmodel_moe's model_registry line, where its
+  // Gated DeltaNet layers are said) names that file and line, in the finding, and in the warning
+  // and plan note `planck import` prints from it (they carried the encoded line until 2026-11-28).
+  auto q = import_each(models + ":qwen35_debugmodel_moe_fsdp2_tp2_pp2_ep4", world(1, 8));
+  const ImportResult& qr = q.begin()->second;
+  const std::string qbase = data_path(kPkg + "torchtitan/models/qwen3_5/config_registry.py");
+  int said = 0;
+  for (const ImportFinding& f : qr.findings) {
+    if (f.rule != "model-unmodelled-layers") continue;
+    ++said;
+    CHECK(std::filesystem::equivalent(f.file, qbase));
+    CHECK(f.line == line_in(qbase, "qwen35_debugmodel_moe", "model_registry("));
+    const std::string text = f.file + ":" + std::to_string(f.line) + ": model-unmodelled-layers: " + f.message;
+    CHECK(std::count(qr.warnings.begin(), qr.warnings.end(), text) == 1);
+    CHECK(std::count(qr.notes.begin(), qr.notes.end(), "warning: " + text) == 1);
+    CHECK(std::count(qr.plan["notes"].begin(), qr.plan["notes"].end(), "warning: " + text) == 1);
+  }
+  CHECK(said == 2);  // the Gated DeltaNet layers, the vision encoder
 }
 
 TEST_CASE("graph_trainer_registries_are_refused_naming_what_cannot_be_followed") {
