@@ -297,13 +297,25 @@ OpSacGemms op_sac_gemms(const std::vector<Gemm>& gemms, bool moe_layer) {
 
 namespace {
 
+// Permutation of one MoE layer pass: the routed copies gathered into expert order and scattered
+// back (Megatron's permute / unpermute, torchtitan's generate_permute_indices): T x top-k rows of
+// h read and written each way, and the T tokens read / written at the ends.
+double permute_bytes(const core::ModelSpec& m, const ComputeShape& s, double act) {
+  const double rows = s.tokens() / static_cast<double>(std::max<std::int64_t>(1, s.routed_split));
+  const double copies = rows * static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)) * s.expert_rows_scale;
+  return 2 * (2 * copies + 2 * rows) * static_cast<double>(m.hidden) * act;
+}
+
 // What Megatron's selective recompute re-runs in one layer's backward (training.recompute_modules,
 // megatron/core/transformer/transformer_config.py recompute_modules): core_attn the attention core
 // (QK^T, softmax, dropout, AV) from saved q, k, v (Korthikanti et al. 2022 §4.2); mla_up_proj the
 // MLA q / kv up projections (their GEMMs; the rotary part is in the layer's memory-bound ops);
 // layernorm both norms (read and write the rank's rows of h each); moe_act the routed experts'
 // activation (read fc1's output, write fc2's input); mlp a dense layer's MLP and shared_experts an
-// MoE layer's shared experts (their GEMMs and activation). moe is not priced (simulate says so).
+// MoE layer's shared experts (their GEMMs and activation); moe the whole MoE layer's forward
+// (moe_layer.py moe_layer_recompute: router, shared and routed experts, permutation, its host
+// bookkeeping and launch floor; its dispatch and combine are the lowering's, core/schedule), which
+// holds moe_act's and shared_experts' work.
 KernelTimes module_recompute(const core::ModelSpec& m, const core::GpuSpec& gpu, const ComputeShape& s, bool moe_layer,
                              const PassTimes& attn, double act) {
   const core::RecomputeModules& r = s.recompute;
@@ -329,11 +341,27 @@ KernelTimes module_recompute(const core::ModelSpec& m, const core::GpuSpec& gpu,
     gemms.push_back({T, h, f});
     bytes += (in + 1) * T * f;
   };
+  const bool whole_moe = r.moe && moe_layer;
   if (r.mlp && !moe_layer) mlp(static_cast<double>(m.ffn_hidden) / t);
-  if (r.shared_experts && moe_layer && m.shared_experts > 0) mlp(moe_f / t * static_cast<double>(m.shared_experts));
+  if (r.shared_experts && moe_layer && m.shared_experts > 0 && !whole_moe)
+    mlp(moe_f / t * static_cast<double>(m.shared_experts));
+  double host_s = 0;
+  if (whole_moe) {
+    const std::vector<Gemm> all = layer_gemms(m, s, true);
+    const std::vector<Gemm> attention = layer_gemms(m, s, false);
+    // layer_gemms lists the attention's GEMMs first, then the dense MLP's (here left out) or the
+    // MoE layer's: router, shared experts, routed experts.
+    const std::size_t skip = attention.size() - (m.gated_mlp ? 3 : 2);
+    const std::vector<Gemm> moe_gemms(all.begin() + static_cast<std::ptrdiff_t>(skip), all.end());
+    gemms.insert(gemms.end(), moe_gemms.begin(), moe_gemms.end());
+    if (s.linear_dtype == core::DType::kFp8 && s.dtype != core::DType::kFp8) bytes += fp8_cast_bytes(moe_gemms).first / act;
+    bytes += permute_bytes(m, s, act) / act;
+    bytes += (in + 1) * T * moe_f / t * static_cast<double>(m.shared_experts);  // shared experts' activation
+    host_s = s.moe_layer_overhead_s;
+  }
   if (!gemms.empty()) out += time_gemms(gemms, gpu, s).forward;
   if (r.layernorm) bytes += 2 * 2 * T / (s.sequence_parallel ? t : 1.0) * h;
-  if (r.moe_act && moe_layer) {
+  if ((r.moe_act || whole_moe) && moe_layer) {
     // The rows this rank's experts receive (balanced routing: the tokens it routes, x top-k).
     const double split = static_cast<double>(std::max<std::int64_t>(1, s.routed_split));
     const double etp = static_cast<double>(std::max<std::int64_t>(1, s.etp));
@@ -341,7 +369,12 @@ KernelTimes module_recompute(const core::ModelSpec& m, const core::GpuSpec& gpu,
                         static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)) * s.expert_rows_scale;
     bytes += (in + 1) * rows * moe_f / etp;
   }
-  out.memory_s += memory_seconds(gpu, bytes * act);
+  out.memory_s += memory_seconds(gpu, bytes * act) + host_s;
+  if (whole_moe) {
+    // The recomputed MoE forward waits on the host's token counts as the first did.
+    const double floor = s.moe_host_launch_s * moe_layer_launches(m, s);
+    out.memory_s += std::max(0.0, floor - out.total_s());
+  }
   return out;
 }
 
@@ -362,10 +395,7 @@ PassTimes layer_times(const core::ModelSpec& m, const core::GpuSpec& gpu, const 
     // permute / unpermute, torchtitan's generate_permute_indices): T x top-k rows of h read and
     // written each way, and the T tokens read / written at the ends; backward the same. Plus
     // the fitted fixed cost of the layer's routing bookkeeping.
-    const double copies = s.tokens() / static_cast<double>(std::max<std::int64_t>(1, s.routed_split)) *
-                          static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token)) * s.expert_rows_scale;
-    const double rows = s.tokens() / static_cast<double>(std::max<std::int64_t>(1, s.routed_split));
-    const double permute = memory_seconds(gpu, 2 * (2 * copies + 2 * rows) * static_cast<double>(m.hidden) * act);
+    const double permute = memory_seconds(gpu, permute_bytes(m, s, act));
     p.forward.memory_s += permute + s.moe_layer_overhead_s;
     p.backward.memory_s += permute + 2 * s.moe_layer_overhead_s;
   }

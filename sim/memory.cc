@@ -174,14 +174,18 @@ double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, const Co
     // Megatron's recompute modules (training.recompute_modules) drop what they re-make: the
     // output-discarding ones (layernorm, moe_act, mla_up_proj) their output, and with it the FP8
     // cast a Transformer Engine linear would have kept of it (Megatron tells the module to save
-    // its original input instead); the checkpointed ones (mlp, shared_experts) their insides.
+    // its original input instead); the checkpointed ones (mlp, shared_experts, moe) their insides.
     const bool fp8_casts = shape.fp8_saved_inputs && act_bytes == 2;
     const core::RecomputeModules& r = shape.recompute;
     if (r.layernorm) u -= (fp8_casts ? 2 : 4) * sbh;              // both norms' outputs
     if (r.mla_up_proj && m.kv_lora_rank > 0) dv -= (2 + 4 * kv) * sbh;  // q, k, v
     const double act_out = (fp8_casts ? 1 : 2) * sbf;            // the activation's output (fc2's input)
     const double mlp_all = (m.gated_mlp ? 6 : 4) * sbf - (fp8_casts ? sbf : 0);
-    if (moe_layer) {
+    if (moe_layer && r.moe) {
+      // `moe` checkpoints the whole MoE layer (moe_layer.py moe_layer_recompute): of its inside
+      // only its input is kept, which the layer's MLP input already counts.
+      dv -= mlp_all;
+    } else if (moe_layer) {
       const double k = static_cast<double>(std::max<std::int64_t>(1, m.experts_per_token));
       const double shared = static_cast<double>(m.shared_experts);
       if (r.moe_act) dv -= act_out * k / (k + shared);

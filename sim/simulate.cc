@@ -310,16 +310,12 @@ SimResult simulate_schedule(const core::Plan& plan, const core::Mesh& mesh, core
   }
   if (plan.training && plan.training->recompute_modules) {
     const core::RecomputeModules rm = core::recompute_modules_of(*plan.training);
-    if (rm.moe) {
-      r.notes.push_back("training.recompute_modules moe is not priced: the MoE layer's forward (its all-to-all "
-                        "included) again in the backward, and the activations it frees");
-    }
     if (rm.mla_up_proj && plan.model && plan.model->kv_lora_rank <= 0) {
       r.notes.push_back("training.recompute_modules mla_up_proj has no effect: " + plan.model->name +
                         " has no multi-head latent attention (Megatron refuses the setting)");
     }
-    if ((rm.moe_act || rm.shared_experts) && plan.model && plan.model->experts <= 0) {
-      r.notes.push_back("training.recompute_modules moe_act / shared_experts have no effect on a dense model");
+    if ((rm.moe || rm.moe_act || rm.shared_experts) && plan.model && plan.model->experts <= 0) {
+      r.notes.push_back("training.recompute_modules moe / moe_act / shared_experts have no effect on a dense model");
     }
   }
   if (ep_pairs.share) {

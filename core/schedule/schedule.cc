@@ -337,6 +337,12 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
     const double imbalance = plan.parallelism.expert_capacity_factor ? 1.0 : plan.parallelism.expert_imbalance.value_or(1.0);
     const std::int64_t bytes = to_bytes(static_cast<double>(rows) * static_cast<double>(m.hidden) * imbalance, ba);
     const MoeDispatcher disp = effective_dispatcher(plan);
+    // Megatron's `moe` recompute module re-runs every MoE layer's forward, dispatch and combine
+    // included, in its backward (moe_layer.py moe_layer_recompute: the whole route -> dispatch ->
+    // experts -> combine under tensor_parallel.checkpoint); full recompute already counts its layers.
+    const bool moe_recompute = tr.activation_checkpointing == Checkpointing::kSelectiveAttention &&
+                               recompute_modules_of(tr).moe;
+    const std::int64_t moe_again = moe_recompute ? sat_mul(rp.moe_layers, k) : 0;  // per dispatch collective
     if (disp == MoeDispatcher::kAllGather) {
       // Megatron MoEAllGatherTokenDispatcher (token_dispatcher.py): the expert group all-gathers
       // every rank's tokens (not their routed copies) and each keeps its experts' rows; the
@@ -347,18 +353,19 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
       lo.add("ep", ep_dims, CollOp::kAllGather, Phase::kForward, gathered, per_layer, ba, "token all-gather (dispatch)");
       lo.add("ep", ep_dims, CollOp::kReduceScatter, Phase::kForward, gathered, per_layer, ba,
              "expert-output reduce-scatter (combine)");
-      lo.add("ep", ep_dims, CollOp::kAllGather, Phase::kBackward, gathered, bwd_calls(1, 1, rp.moe_layers), ba,
-             "output-grad all-gather");
-      lo.add("ep", ep_dims, CollOp::kReduceScatter, Phase::kBackward, gathered, bwd_calls(1, 1, rp.moe_layers), ba,
-             full_ckpt ? "input-grad reduce-scatter + recomputed forward" : "input-grad reduce-scatter");
+      const std::int64_t bwd = sat_add(bwd_calls(1, 1, rp.moe_layers), moe_again);
+      lo.add("ep", ep_dims, CollOp::kAllGather, Phase::kBackward, gathered, bwd, ba, "output-grad all-gather");
+      lo.add("ep", ep_dims, CollOp::kReduceScatter, Phase::kBackward, gathered, bwd, ba,
+             full_ckpt || moe_recompute ? "input-grad reduce-scatter + recomputed forward" : "input-grad reduce-scatter");
     } else {
       // One all-to-all to dispatch and one to combine per MoE layer per micro-batch; backward
       // runs both again on the gradients (Megatron token_dispatcher.py alltoall workflow,
       // torchtitan all_to_all_single of routed tokens; docs/plan-format.md, docs/sources/simulator.md §2.5).
       const std::int64_t calls = sat_mul(sat_mul(rp.moe_layers, k), 2);
       lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kForward, bytes, calls, ba, "token dispatch + combine");
-      lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kBackward, bytes, bwd_calls(2, 2, rp.moe_layers), ba,
-             full_ckpt ? "grad dispatch + combine + recomputed forward" : "grad dispatch + combine");
+      lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kBackward, bytes,
+             sat_add(bwd_calls(2, 2, rp.moe_layers), sat_mul(2, moe_again)), ba,
+             full_ckpt || moe_recompute ? "grad dispatch + combine + recomputed forward" : "grad dispatch + combine");
       // Multi-token prediction: each depth runs one more MoE layer on the stage that holds the loss
       // (Megatron builds MultiTokenPredictionBlock with the post-process stage), dispatching its
       // tokens the same way (core::trained_mtp_layers).
@@ -366,7 +373,8 @@ Result<Schedule> lower(const Plan& plan, const Mesh& mesh, GradSync grad_sync) {
         lo.repeats(k, StageScope::kLast);
         lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kForward, bytes, sat_mul(sat_mul(mtp, k), 2), ba,
                "MTP layer token dispatch + combine");
-        lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kBackward, bytes, sat_mul(sat_mul(mtp, k), full_ckpt ? 4 : 2), ba,
+        lo.add("ep", ep_dims, CollOp::kAllToAll, Phase::kBackward, bytes,
+               sat_mul(sat_mul(mtp, k), full_ckpt || moe_recompute ? 4 : 2), ba,
                "MTP layer grad dispatch + combine");
         lo.repeats(k);
       }

@@ -303,10 +303,6 @@ void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_js
         if (std::find(known.begin(), known.end(), m) != known.end()) {
           kept.push_back(m);
           listed += (listed.empty() ? "" : " ") + m;
-          if (m == "moe")
-            b.unmodelled("--recompute-modules moe", f.line("recompute-modules"),
-                         "the MoE layer's recompute (its all-to-all again) and the activations it frees are "
-                         "not priced");
         } else {
           b.unmodelled("--recompute-modules " + m, f.line("recompute-modules"),
                        "a sub-module planck has no part for; not recomputed in the price");

@@ -118,3 +118,59 @@ TEST_CASE("sim_recompute_modules_on_an_moe_layer_free_their_share") {
   // mlp is the dense MLP module: an MoE layer keeps its experts' activations.
   CHECK(with([](auto& r) { r.mlp = true; }) == doctest::Approx(base));
 }
+
+// `moe` checkpoints the whole MoE layer (Megatron-LM d98e8a6 megatron/core/transformer/moe/
+// moe_layer.py: under moe_layer_recompute the route -> dispatch -> experts -> combine forward runs
+// inside tensor_parallel.checkpoint / te_checkpoint with the layer's input as its one saved tensor).
+TEST_CASE("sim_recompute_modules_moe_reruns_the_whole_moe_layer") {
+  const planck::core::ModelSpec m = *planck::core::model_preset("deepseek-v3");
+  const planck::core::GpuSpec gpu = *planck::core::gpu_preset("h100-sxm");
+  planck::sim::ComputeShape shape;
+  shape.seq_len = 4096;
+  shape.ep = 8;
+  shape.checkpointing = planck::core::Checkpointing::kSelectiveAttention;
+  shape.recompute.core_attn = false;
+  planck::sim::ComputeShape moe = shape;
+  moe.recompute.moe = true;
+  // Memory: the layer's whole MLP inside goes, routed and shared (6 sbf, f = 2048 x (8 + 1)).
+  const double s = 4096, h = 7168, sbf = s * 2048 * 9;
+  CHECK(planck::sim::layer_activation_bytes(m, true, shape, 2) - planck::sim::layer_activation_bytes(m, true, moe, 2) ==
+        doctest::Approx(6 * sbf));
+  // Time: the forward of the router (s x 256 x h), the shared expert (gate+up 2 x 2048, down),
+  // the 32 local experts' grouped GEMMs (s x 8 routed copies over 256 experts = 128 rows each),
+  // the permutation (s x 8 copies and s tokens, each read and written both ways) and the
+  // SwiGLU of every routed row and shared-expert token (read 2 f, write f), in bf16.
+  using planck::sim::gemm_seconds;
+  const auto bf16 = planck::core::DType::kBf16;
+  const double rows = s * 8 * 8 / 256, local = 256 / 8, f = 2048, act = 2;
+  const double gemms = gemm_seconds(gpu, s, 256, h, bf16) + gemm_seconds(gpu, s, 2 * f, h, bf16) +
+                       gemm_seconds(gpu, s, h, f, bf16) + local * gemm_seconds(gpu, rows, 2 * f, h, bf16) +
+                       local * gemm_seconds(gpu, rows, h, f, bf16);
+  const double bytes = 2 * (2 * s * 8 + 2 * s) * h * act + 3 * (s * 8 + s) * f * act;
+  CHECK(planck::sim::layer_times(m, gpu, moe, true).recompute.total_s() ==
+        doctest::Approx(gemms + planck::sim::memory_seconds(gpu, bytes)));
+  // A dense layer has no MoE layer to re-run.
+  CHECK(planck::sim::layer_times(m, gpu, moe, false).recompute.total_s() == 0);
+}
+
+TEST_CASE("sim_recompute_modules_moe_dispatches_and_combines_again_in_the_backward") {
+  // Qwen3-30B-A3B (48 MoE layers) on 8 GPUs, ep 8, 2 micro-batches a step: each MoE layer runs one
+  // dispatch and one combine all-to-all forward and both again on the gradients; under `moe`
+  // the recomputed forward runs them a third time (moe_layer.py, above).
+  auto backward_a2a = [](const std::string& modules) {
+    const std::string json = R"({"format": "planck/1", "cluster": {"nodes": 1, "gpus_per_node": 8, "gpu": "h100-sxm"},
+      "mesh": {"dims": ["ep"], "shape": [8]}, "model": "qwen3-30b-a3b", "parallelism": {"data_parallel": "zero1"},
+      "training": {"seq_len": 4096, "global_batch": 16, "micro_batch": 1,
+                   "activation_checkpointing": "selective_attention", "recompute_modules": )" + modules + "}}";
+    auto plan = t::plan_from(json);
+    auto mesh = t::mesh_of(plan);
+    std::int64_t calls = 0;
+    for (const auto& c : t::lower_ok(plan, mesh).collectives) {
+      if (c.role == "ep" && c.op == planck::core::CollOp::kAllToAll && c.phase == planck::core::Phase::kBackward)
+        calls += c.calls_per_step;
+    }
+    return calls;
+  };
+  CHECK(backward_a2a(R"(["moe_act"])") == 48 * 2 * 2);
+  CHECK(backward_a2a(R"(["moe"])") == 48 * 2 * 4);
+}
