@@ -86,6 +86,10 @@ struct ImportFinding {
   // The plan field the assumption fills ("/training/micro_batch"), when it is one: the same fact
   // given on the command line (--micro-batch) settles it, and the finding goes.
   std::string pointer;
+  // A setting-unmodelled whose setting saves GPU memory that the price keeps (activations moved to
+  // the host, partitioned or chunked): the predicted peak is an upper bound, and verify says a
+  // memory-exceeds as a warning naming it (docs/verify.md).
+  bool overstates_memory = false;
 };
 
 // A finding as the importer's warnings and notes print it: "FILE:LINE: RULE: MESSAGE" ("FILE: ..."

@@ -99,6 +99,11 @@ void PlanBuilder::unmodelled(const std::string& setting, int line, const std::st
   finding("setting-unmodelled", line, setting + " is not modelled by planck: " + assumed, "", pointer);
 }
 
+void PlanBuilder::unpriced_saving(const std::string& setting, int line, const std::string& assumed) {
+  unmodelled(setting, line, assumed);
+  result_.findings.back().overstates_memory = true;
+}
+
 namespace {
 
 // What DeepSpeed does with a key it does not know: a section built as a DeepSpeedConfigModel

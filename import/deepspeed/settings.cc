@@ -196,11 +196,16 @@ core::Status read_offload(DsReader& r, PlanBuilder& b, std::int64_t stage, nlohm
   // DeepSpeed's own activation checkpointing (runtime/activation_checkpointing/config.py) acts only
   // where the model calls deepspeed.checkpointing; its memory options are not priced.
   for (const char* a : {"partition_activations", "cpu_checkpointing", "contiguous_memory_optimization"}) {
-    if (r.flag(std::string("/activation_checkpointing/") + a)) {
-      b.unmodelled(std::string("activation_checkpointing.") + a, r.line(std::string("/activation_checkpointing/") + a),
-                   "checkpointed activations priced whole on the GPU (set training.activation_checkpointing in the "
-                   "plan for the model's own checkpointing)");
-    }
+    if (!r.flag(std::string("/activation_checkpointing/") + a)) continue;
+    const std::string setting = std::string("activation_checkpointing.") + a;
+    const int line = r.line(std::string("/activation_checkpointing/") + a);
+    const std::string assumed = "checkpointed activations priced whole on the GPU (set "
+                                "training.activation_checkpointing in the plan for the model's own checkpointing)";
+    // The contiguous buffer moves the checkpoints, it does not shrink them.
+    if (std::string(a) == "contiguous_memory_optimization")
+      b.unmodelled(setting, line, assumed);
+    else
+      b.unpriced_saving(setting, line, assumed);
   }
   for (const char* q : {"zero_quantized_weights", "zero_quantized_gradients", "zero_quantized_nontrainable_weights"}) {
     if (r.flag(std::string("/zero_optimization/") + q)) {

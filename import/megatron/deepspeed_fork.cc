@@ -27,23 +27,30 @@ const char* const kDeepSpeedCoreFlags[] = {"deepspeed", "deepspeed-config", "dee
                                            "deepspeed-mpi"};
 
 // Flags of the fork that change memory or time and that planck does not price, with what it
-// assumes instead (the fork's megatron/arguments.py @f4157be defines each).
-const std::pair<const char*, const char*> kUnpriced[] = {
-    {"partition-activations", "checkpointed activations priced whole on each tp rank, not partitioned over tp"},
-    {"checkpoint-in-cpu", "checkpointed activations priced in GPU memory, not moved to the host"},
-    {"contigious-checkpointing", "the contiguous checkpoint buffer is not priced"},
-    {"memory-centric-tiled-linear", "linear layers priced untiled (deepspeed.zero.TiledLinear not modelled)"},
-    {"split-transformers", "each layer checkpointed whole, not in two halves"},
-    {"scattered-embeddings", "embedding activations priced unscattered"},
-    {"use-tutel", "the MoE dispatch priced as DeepSpeed's own all-to-all, not Tutel's kernels"},
-    {"enable-zbh1-pipeline", "the pipeline priced with DeepSpeed's 1F1B schedule, not zero-bubble H1"},
-    {"ds-sequence-parallel-fpdt", "FPDT's chunked attention is not priced"},
-    {"ds-sequence-parallel-fpdt-offloading", "FPDT's host offload of attention chunks is not priced"},
-    {"random-ltd", "every layer priced on every token (random layerwise token dropping not modelled)"},
-    {"kd", "the teacher model of knowledge distillation is not priced (its weights and forward)"},
-    {"mos", "the teacher model of mixture-of-students distillation is not priced"},
-    {"use-pin-memory", "ZeRO-3 parameters priced in GPU memory"},
-    {"remote-device", "ZeRO-3 parameters priced in GPU memory (offload_param in the ds_config is read)"},
+// assumes instead (the fork's megatron/arguments.py @f4157be defines each), and whether the flag
+// saves GPU memory the price keeps (the peak is then an upper bound: PlanBuilder::unpriced_saving).
+struct Unpriced {
+  const char* name;
+  const char* assumed;
+  bool saves_memory;
+};
+const Unpriced kUnpriced[] = {
+    {"partition-activations", "checkpointed activations priced whole on each tp rank, not partitioned over tp",
+     true},
+    {"checkpoint-in-cpu", "checkpointed activations priced in GPU memory, not moved to the host", true},
+    {"contigious-checkpointing", "the contiguous checkpoint buffer is not priced", false},
+    {"memory-centric-tiled-linear", "linear layers priced untiled (deepspeed.zero.TiledLinear not modelled)", true},
+    {"split-transformers", "each layer checkpointed whole, not in two halves", false},
+    {"scattered-embeddings", "embedding activations priced unscattered", true},
+    {"use-tutel", "the MoE dispatch priced as DeepSpeed's own all-to-all, not Tutel's kernels", false},
+    {"enable-zbh1-pipeline", "the pipeline priced with DeepSpeed's 1F1B schedule, not zero-bubble H1", false},
+    {"ds-sequence-parallel-fpdt", "FPDT's chunked attention is not priced", true},
+    {"ds-sequence-parallel-fpdt-offloading", "FPDT's host offload of attention chunks is not priced", true},
+    {"random-ltd", "every layer priced on every token (random layerwise token dropping not modelled)", true},
+    {"kd", "the teacher model of knowledge distillation is not priced (its weights and forward)", false},
+    {"mos", "the teacher model of mixture-of-students distillation is not priced", false},
+    {"use-pin-memory", "ZeRO-3 parameters priced in GPU memory", false},
+    {"remote-device", "ZeRO-3 parameters priced in GPU memory (offload_param in the ds_config is read)", true},
 };
 
 // Read by this file or its siblings (so the generic checks leave them alone).
@@ -119,8 +126,8 @@ bool deepspeed_fork_reads(const DeepSpeedFork& fork, const std::string& name) {
   if (!deepspeed_fork_knows(fork, name)) return false;
   for (const char* n : kRead)
     if (name == n) return true;
-  for (const auto& [n, why] : kUnpriced)
-    if (name == n) return true;
+  for (const Unpriced& u : kUnpriced)
+    if (name == u.name) return true;
   return false;
 }
 
@@ -228,10 +235,13 @@ core::Status apply_deepspeed_fork(const DeepSpeedFork& fork, const MegatronFlags
     if (auto st = apply_bigscience(f, b, d, launch); !st) return st;
   }
   read_recompute(fork, f, b);
-  for (const auto& [name, assumed] : kUnpriced) {
-    if (!f.has(name)) continue;
-    if (std::string(name) == "remote-device" && f.string(name).value_or("none") == "none") continue;
-    b.unmodelled("--" + std::string(name), f.line(name), assumed);
+  for (const Unpriced& u : kUnpriced) {
+    if (!f.has(u.name)) continue;
+    if (std::string(u.name) == "remote-device" && f.string(u.name).value_or("none") == "none") continue;
+    if (u.saves_memory)
+      b.unpriced_saving("--" + std::string(u.name), f.line(u.name), u.assumed);
+    else
+      b.unmodelled("--" + std::string(u.name), f.line(u.name), u.assumed);
   }
   return core::Status::ok();
 }

@@ -326,12 +326,12 @@ void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_js
   // Activation memory savings planck does not price.
   for (const char* flag : {"distribute-saved-activations", "distribute-checkpointed-activations"}) {
     if (f.has(flag))
-      b.unmodelled(std::string("--") + flag, f.line(flag),
-                   "each recomputed layer's input priced whole on every tensor-parallel rank");
+      b.unpriced_saving(std::string("--") + flag, f.line(flag),
+                        "each recomputed layer's input priced whole on every tensor-parallel rank");
   }
   if (f.has("cpu-offloading"))
-    b.unmodelled("--cpu-offloading", f.line("cpu-offloading"),
-                 "activations (and weights) offloaded by Transformer Engine are priced on the GPU");
+    b.unpriced_saving("--cpu-offloading", f.line("cpu-offloading"),
+                      "activations (and weights) offloaded by Transformer Engine are priced on the GPU");
 }
 
 }  // namespace

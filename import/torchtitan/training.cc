@@ -368,8 +368,8 @@ core::Result<nlohmann::ordered_json> read_torchtitan_training(TomlReader& r, con
                "' is neither \"op\" nor a whole number (torchtitan raises ValueError); treated as none");
       }
     } else {
-      b.unmodelled("activation_checkpoint.mode '" + (*ac)->value + "'", (*ac)->line,
-                   "no planck equivalent; priced as no checkpointing");
+      b.unpriced_saving("activation_checkpoint.mode '" + (*ac)->value + "'", (*ac)->line,
+                        "no planck equivalent; priced as no checkpointing");
     }
   }
   // model_registry(flavor, num_mtp_layers=N) builds N multi-token prediction blocks after the
