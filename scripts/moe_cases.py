@@ -32,13 +32,17 @@ NVL72 = ("gb200", "gb300")
 RECOMPUTE_MODULES = ("core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts")
 
 
-def fp8_of(p):
+def fp8_of(p, gpu):
     pl = p.lower()
     if pl.startswith("bf16"):
         return "none"
     if "nvfp4" in pl or "not stated" in pl:
         return None
     if "mxfp8" in pl or "fp8-mx" in pl:
+        return "mxfp8"
+    # Megatron-Bridge 25.09's "FP8alt" footnote: sub-channel scaling on H100, "MX 32x32" on
+    # GB200 / B200 (Blackwell runs the MX recipe).
+    if "or mx 32x32 (gb200/b200)" in pl and gpu in ("b200", "b300", "gb200", "gb300"):
         return "mxfp8"
     if "sub-channel" in pl or "blockwise" in pl:
         return "blockwise"
@@ -93,7 +97,7 @@ def main():
         why = None
         model = MODELS.get(r["model"])
         gpu = next((preset for prefix, preset in GPUS if r["gpu"].startswith(prefix)), None)
-        fp8 = fp8_of(r["precision"])
+        fp8 = fp8_of(r["precision"], gpu)
         disp, disp_note = dispatcher_of(r["dispatcher"])
         step = r["measured_step_time_s"] or r["step_time_s_derived"]
         if not model:
