@@ -247,6 +247,8 @@ core::Status Runner::and_or_list(const std::vector<const ShellToken*>& toks) {
   std::vector<const ShellToken*> cmd;
   std::optional<bool> status;  // of the list so far (nullopt: not known)
   std::string pending;         // the operator before `cmd`
+  std::string next;            // the operator after it
+  bool after_pipe = false;     // `cmd` reads a pipe: it runs in a subshell
   auto run = [&]() -> core::Status {
     const bool skip = (pending == "&&" && status == false) || (pending == "||" && status == true);
     if (!skip && !cmd.empty()) {
@@ -266,7 +268,12 @@ core::Status Runner::and_or_list(const std::vector<const ShellToken*>& toks) {
         if (!c) return c.status();
         status = *c;
       } else {
-        if (auto st = command(cmd); !st) return st;
+        // Surely run: first in its list, or after an && / || whose status is known, and not in a pipe.
+        decided_ = (pending.empty() || status.has_value()) && next != "|" && next != "|&" && next != "&" &&
+                   !after_pipe;
+        auto st = command(cmd);
+        decided_ = true;
+        if (!st) return st;
         status = assignment ? std::optional<bool>(true) : std::nullopt;
       }
     }
@@ -276,13 +283,16 @@ core::Status Runner::and_or_list(const std::vector<const ShellToken*>& toks) {
   // Inside `[[ ... ]]` && and || belong to the test: gathered with its words.
   for (const ShellToken* t : toks) {
     if (t->kind == ShellToken::kOp && !open_double_bracket(cmd)) {
+      next = t->op;
       if (auto st = run(); !st) return st;
+      after_pipe = next == "|" || next == "|&";
       pending = t->op == "&&" || t->op == "||" ? t->op : "";
       if (pending.empty()) status.reset();
     } else {
       cmd.push_back(t);
     }
   }
+  next.clear();
   return run();
 }
 

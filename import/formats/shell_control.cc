@@ -180,7 +180,12 @@ core::Status Runner::run_case(const std::vector<Statement>& stmts, std::size_t a
       if (next.size() == 1 && next[0]->kind == ShellToken::kOp && next[0]->op == ";;") break;
       body.push_back(next);
     }
-    if (auto st = run_statements(body, 0, body.size()); !st) return st;
+    // A clause's `exit` is not followed: its pattern may have matched a value planck left empty.
+    const bool saved_nested = nested_;
+    nested_ = true;
+    auto st = run_statements(body, 0, body.size());
+    nested_ = saved_nested;
+    if (!st) return st;
   }
   return core::Status::ok();
 }

@@ -159,6 +159,12 @@ core::Status Runner::run_file(const std::string& file, int line, bool sourced) {
                             (sourced ? " (sourced)" : " (run by the script; its variables shared)"));
   const std::string saved = path_;
   const auto saved_frames = std::move(frames_);
+  const bool saved_nested = nested_;
+  // An `exit` in the file ends the script (sourced) or the file (run) only where the line that
+  // reads it surely runs.
+  nested_ = nested_ || !saved_frames.empty() || loop_depth_ > 0 || !decided_ || brace_depth_ > 0;
+  const int saved_braces = brace_depth_;
+  brace_depth_ = 0;
   frames_.clear();
   path_ = p.string();
   ++depth_;
@@ -166,6 +172,9 @@ core::Status Runner::run_file(const std::string& file, int line, bool sourced) {
   --depth_;
   path_ = saved;
   frames_ = saved_frames;
+  nested_ = saved_nested;
+  brace_depth_ = saved_braces;
+  if (!sourced && jump_ == Jump::kExit) jump_ = Jump::kNone;  // `bash F`: F's exit ends F
   return st;
 }
 
@@ -187,11 +196,16 @@ core::Status Runner::run_text(const std::string& text, int line) {
   }
   script.followed.push_back("line " + std::to_string(line) + ": read the text given to `-c` or `eval` as a script");
   const auto saved_frames = std::move(frames_);
+  const bool saved_nested = nested_;
+  const int saved_braces = brace_depth_;
+  nested_ = true;  // `bash -c`'s exit ends that shell, eval's the script: neither is followed
   frames_.clear();
   ++depth_;
   core::Status st = run(*tokens);
   --depth_;
   frames_ = saved_frames;
+  nested_ = saved_nested;
+  brace_depth_ = saved_braces;
   return st;
 }
 

@@ -217,6 +217,13 @@ bool Runner::builtin(const ShellCommand& cmd) {
     jump_ = head == "break" ? Jump::kBreak : Jump::kContinue;
     return true;
   }
+  if (head == "exit") {
+    if (!decided_ || nested_ || loop_depth_ > 0 || !frames_.empty() || brace_depth_ > 0) return true;
+    jump_ = Jump::kExit;
+    script.assumptions.push_back("line " + std::to_string(cmd.line) + ": `exit` ends the script here, as in bash; "
+                                 "what follows is not read");
+    return true;
+  }
   if (head == "printf" && cmd.words.size() > 3 && cmd.words[1].text == "-v") {
     const std::string& name = cmd.words[2].text;
     std::vector<std::string> args;

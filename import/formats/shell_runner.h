@@ -142,8 +142,14 @@ class Runner {
   std::vector<std::string> loop_;  // NAME=VALUE of each enclosing for loop, for ShellCommand::loop
   std::size_t loop_runs_ = 0;
   std::size_t unrun_ = 0;  // $( ) kept as text by expand(), so far
-  enum class Jump { kNone, kBreak, kContinue };
+  enum class Jump { kNone, kBreak, kContinue, kExit };
   Jump jump_ = Jump::kNone;
+  // `exit` ends the script only where bash surely runs it: outside any if / case / loop, not
+  // behind an && / || planck cannot decide or in a pipeline (decided_), and not in a file sourced
+  // or text evaluated from such a place (nested_). Elsewhere it is read past, as before.
+  bool decided_ = true;
+  bool nested_ = false;
+  int brace_depth_ = 0;  // `{ ... }` groups (a function's body, `cmd || { ...; exit 1; }`) open
   int loop_depth_ = 0;  // a `break` / `continue` ran: statements up to its loop's end are skipped
 };
 

@@ -332,6 +332,12 @@ core::Status Runner::command(const std::vector<const ShellToken*>& toks) {
 }
 
 core::Status Runner::statement(std::vector<const ShellToken*> toks) {
+  for (const ShellToken* t : toks) {
+    if (t->kind != ShellToken::kWord) continue;
+    const auto w = t->word.literal();
+    if (w == "{") ++brace_depth_;
+    if (w == "}" && brace_depth_ > 0) --brace_depth_;
+  }
   while (!toks.empty()) {
     auto kw = toks.front()->kind == ShellToken::kWord ? toks.front()->word.literal() : std::nullopt;
     const int line = toks.front()->line;

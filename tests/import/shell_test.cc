@@ -112,6 +112,30 @@ TEST_CASE("import_shell_unrun_substitution_is_one_word_wherever_it_is_expanded")
                                     "|--gpus|" + n + "|--count|$(( $(nproc) + 1 ))");
 }
 
+// `exit` ends a bash script: what follows is never run. planck stops there only where bash surely
+// runs the exit (bash(1) "exit"; "Lists": the right side of && / || runs on the left's status;
+// "Pipelines": each command in its own subshell; a `{ ...; }` group or a function body, an if /
+// case branch or a loop may not run, or run on a value planck left empty), and reads past it
+// elsewhere, as it did before.
+TEST_CASE("import_shell_exit_ends_the_script_only_where_bash_surely_runs_it") {
+  ShellScript s = run_ok(
+      "A=1\nusage() {\n  echo usage\n  exit 1\n}\n"
+      "if [ -z \"$DATA\" ]; then\n  exit 1\nfi\n"
+      "case \"$1\" in\n  *) exit 2 ;;\nesac\n"
+      "for i in 1 2; do exit 3; done\n"
+      "mkdir -p logs || {\n  echo failed\n  exit 1\n}\n"
+      "[ -d x ] && exit 4\necho a | exit 5\n"
+      "B=2\npython train.py --first\nexit 0\nC=3\npython train.py --second\n");
+  CHECK(var(s, "A") == "1");
+  CHECK(var(s, "B") == "2");
+  CHECK(var(s, "C") == "<unset>");
+  REQUIRE(s.commands.size() >= 1);
+  CHECK(words(s.commands.back()) == "python|train.py|--first");
+  // An assignment's status is known (true): the exit after && surely runs.
+  ShellScript t = run_ok("X=1 && exit\nY=2\n");
+  CHECK(var(t, "Y") == "<unset>");
+}
+
 // Megatron-Bridge's example slurm scripts run one training per parallelism config:
 // `for CONFIG in "${PARALLELISM_CONFIGS[@]}"; do IFS=',' read -r TP PP EP CP SP <<< "$CONFIG"; ...`
 // (NVIDIA-NeMo/Megatron-Bridge@067f987d examples/models/gpt_oss/slurm_pretrain.sh). bash runs the
