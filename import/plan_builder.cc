@@ -202,6 +202,12 @@ core::Result<World> PlanBuilder::resolve_world(const ImportOptions& options, con
     warn(framework_ +
          " configs do not state the world size; assumed 1 node x 8 GPUs "
          "(pass --nodes N --gpus-per-node G for the cluster you will run on)");
+  } else if (config.per_node_defaulted && !options.gpus_per_node) {
+    finding("import-warning", config.default_line,
+            "the launch states the nodes but not --nproc-per-node: torchrun starts 1 process a node when it is not "
+            "given (torch/distributed/run.py, default \"1\"), so the run uses one GPU of each node, as planned here "
+            "(pass --nproc-per-node G to torchrun; --gpus-per-node G plans G a node)",
+            "", "/cluster/gpus_per_node");
   } else if (!gpn) {
     finding("setting-unmodelled", 0,
             "the config states the nodes but not the GPUs per node: 8 assumed (pass --gpus-per-node G for the "

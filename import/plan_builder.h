@@ -35,6 +35,10 @@ struct ConfigWorld {
   // Set when the launcher runs on as many nodes as the job was given (bcprun without -n), which
   // the config does not say: the node count is not taken as 1.
   bool nodes_from_job = false;
+  // Set when gpus_per_node is the launcher's default, not written (torchrun's --nproc-per-node "1"):
+  // said as an import-warning at `default_line`, since the run then leaves the node's other GPUs idle.
+  bool per_node_defaulted = false;
+  int default_line = 0;
 };
 
 // A Hugging Face model id (Megatron-Bridge's AutoBridge.from_hf_pretrained, LLaMA-Factory's

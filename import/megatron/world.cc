@@ -32,6 +32,23 @@ ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script
   cw.gpus_per_node = launcher_int("nproc-per-node");
   cw.nodes = launcher_int("nnodes");
   cw.source = "the torchrun flags";
+  // torchrun (and python -m torch.distributed.run / .launch) takes --nproc-per-node from the flag,
+  // else $PET_NPROC_PER_NODE, else "1" (torch/distributed/run.py, argparse action=env).
+  const bool torchrun = std::any_of(launch.before.begin(), launch.before.end(), [](const ShellField& w) {
+    const std::string base = w.text.substr(w.text.rfind('/') == std::string::npos ? 0 : w.text.rfind('/') + 1);
+    return base == "torchrun" || w.text == "torch.distributed.run" || w.text == "torch.distributed.launch";
+  });
+  if (torchrun && cw.nodes && !cw.gpus_per_node && !launch.launcher.count("nproc-per-node")) {
+    cw.gpus_per_node = shell_int(script, "PET_NPROC_PER_NODE");
+    if (cw.gpus_per_node) {
+      cw.source = "torchrun's --nnodes and $PET_NPROC_PER_NODE";
+    } else {
+      cw.gpus_per_node = 1;
+      cw.source = "torchrun's --nnodes and its default --nproc-per-node";
+      cw.per_node_defaulted = true;
+      cw.default_line = launch.line;
+    }
+  }
   // mpirun / mpiexec (OpenMPI, MPICH, Intel MPI): -np / -n N ranks, --npernode / -npernode / -N / -ppn
   // ranks per node; one rank a GPU.
   const auto mpi = std::find_if(launch.before.begin(), launch.before.end(), [](const ShellField& w) {

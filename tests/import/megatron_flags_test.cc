@@ -175,6 +175,27 @@ TEST_CASE("megatron_nodes_flag_is_what_slurm_sets_in_the_job") {
   CHECK(r.plan["cluster"]["nodes"] == 8);
 }
 
+TEST_CASE("megatron_torchrun_without_nproc_per_node_runs_one_process_a_node") {
+  // torch/distributed/run.py (pytorch/pytorch v2.5): --nproc-per-node is an argparse action=env
+  // option with default "1", read from $PET_NPROC_PER_NODE when the flag is absent. A launch that
+  // states --nnodes alone starts one rank on each node.
+  const std::string launch = "torchrun --nnodes 2 pretrain_gpt.py --tensor-model-parallel-size 2 " + kBase;
+  ImportResult r = import_ok(&import_megatron, launch, ImportOptions{}, "run.sh");
+  CHECK(r.plan["cluster"]["nodes"] == 2);
+  CHECK(r.plan["cluster"]["gpus_per_node"] == 1);
+  bool said = false;
+  for (const ImportFinding& f : r.findings) said = said || (f.rule == "import-warning" && f.line == 1);
+  CHECK(said);
+  ImportResult env = import_ok(&import_megatron, "export PET_NPROC_PER_NODE=4\n" + launch, ImportOptions{}, "run.sh");
+  CHECK(env.plan["cluster"]["gpus_per_node"] == 4);
+  // The cluster on the command line settles it.
+  ImportOptions eight;
+  eight.gpus_per_node = 8;
+  ImportResult given = import_ok(&import_megatron, launch, eight, "run.sh");
+  CHECK(given.plan["cluster"]["gpus_per_node"] == 8);
+  for (const ImportFinding& f : given.findings) CHECK(f.rule != "import-warning");
+}
+
 TEST_CASE("megatron_mpirun_ranks_are_the_world_and_unstated_gpus_per_node_are_said") {
   // rioyokotalab/Megatron-Llama2's ABCI scripts launch `mpirun -np $NUM_GPUS --npernode
   // $NUM_GPU_PER_NODE python pretrain_gpt.py` on 4-GPU V100 nodes: mpirun starts -np ranks,
