@@ -53,4 +53,15 @@ TEST_CASE("megatron_moe_layer_recompute_is_selective_recompute_of_the_moe_layer"
   CHECK(err.find("full recompute granularity") != std::string::npos);
 }
 
+TEST_CASE("megatron_pytest_run_under_torchrun_is_no_training_launch") {
+  // geodesic-megatron's functional test (@df06386) runs `torch.distributed.run ... -m coverage run ...
+  // -m pytest tests/.../test_llama_recipes_pretrain_1b.py`: pytest runs the file's test cases, so the
+  // launch is no Megatron training entry point, and "Megatron refuses to start without
+  // --micro-batch-size" (what planck said) is not what happens.
+  auto r = import_file("megatron", data_path("megatron-bridge/audit7/L0_Launch_recipes_llama_1b.sh"), world(1, 2));
+  REQUIRE_FALSE(r.is_ok());
+  CHECK(r.message().find("runs pytest") != std::string::npos);
+  CHECK(r.message().find("micro-batch-size") == std::string::npos);
+}
+
 }  // namespace planck::import::test
