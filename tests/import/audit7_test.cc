@@ -64,4 +64,23 @@ TEST_CASE("megatron_pytest_run_under_torchrun_is_no_training_launch") {
   CHECK(r.message().find("micro-batch-size") == std::string::npos);
 }
 
+TEST_CASE("megatron_epfllm_launch_is_not_blooms_fork") {
+  // epfLLM/Megatron-LLM's examples/finetune.sh (@806a833) passes --position_embedding_type rotary, a
+  // value BLOOM's fork shares (epfLLM megatron/arguments.py:461), with flags only epfLLM defines
+  // (--use_rms_norm, arguments.py:447) and Megatron-LM's own --sequence_parallel / --recompute_granularity
+  // / --use_flash_attn, which epfLLM keeps (arguments.py:698, 618, 678) and BLOOM's fork lacks. Read as
+  // BLOOM's fork, those three were "unknown, argparse refuses at start-up": false.
+  ImportOptions o = world(1, 8);
+  o.sets.emplace_back("1", "llama2");
+  auto r = import_file("megatron", data_path("megatron-lm/audit7/epfllm_finetune.sh"), o);
+  REQUIRE_MESSAGE(r.is_ok(), (r.is_ok() ? std::string() : r.message()));
+  for (const char* flag : {"--sequence-parallel is not a key", "--recompute-granularity is not a key",
+                           "--use-flash-attn is not a key"}) {
+    CHECK_FALSE(finding_says(*r, "unknown-key", flag));
+  }
+  for (const auto& n : r->plan["notes"]) CHECK(n.get<std::string>().find("BLOOM's fork") == std::string::npos);
+  CHECK(r->plan["parallelism"]["sequence_parallel"] == true);
+  CHECK(r->plan["training"]["activation_checkpointing"] == "selective_attention");
+}
+
 }  // namespace planck::import::test
