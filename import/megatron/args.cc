@@ -83,6 +83,17 @@ core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, con
       return b.error(launch.line, "the launch runs " + launch.script + ", which does not train (its name says '" +
                                       what + "'): planck verifies training launches (pretrain_*.py, a training loop)");
     }
+    // A test suite run as a launch (Megatron-Bridge's functional tests: `torch.distributed.run ... -m
+    // pytest tests/.../test_llama_recipes_pretrain_1b.py`): pytest collects and runs the test file's
+    // cases, so its name and the flags around it say nothing of a training run.
+    for (std::size_t i = 0; i < py_index; ++i) {
+      const std::string& w = best->words[i].text;
+      if (w == "pytest" || w == "py.test" || (w.size() > 7 && w.compare(w.size() - 7, 7, "/pytest") == 0)) {
+        return b.error(launch.line, "the launch runs pytest on " + launch.script + ", a test suite, not a training "
+                                    "entry point: planck verifies training launches (pretrain_*.py, a training "
+                                    "loop); verify the config the test builds");
+      }
+    }
     for (const ShellCommand& c : script.commands) {  // the same script run before with other words
       if (&c == best || c.words.empty() || c.words.front().text == "echo") continue;
       const bool same = std::any_of(c.words.begin(), c.words.end(), [&](const ShellField& w) { return w.text == launch.script; });

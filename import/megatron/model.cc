@@ -236,8 +236,17 @@ core::Result<std::int64_t> virtual_stages(const MegatronFlags& f, PlanBuilder& b
 //     makes today's Megatron exit; --recompute-modules (selective) picks what is recomputed.
 // Megatron's selective granularity recomputes the attention core (QK^T, softmax, dropout, AV;
 // Korthikanti et al. 2022 §4.2): planck's selective_attention.
-void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
+core::Status read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_json& t) {
   std::optional<std::string> granularity = f.string("recompute-granularity");
+  // --moe-layer-recompute (deprecated): Megatron makes the granularity selective and adds "moe" to the
+  // recompute modules (default ["core_attn"]); with full granularity it raises ValueError
+  // (megatron/core/transformer/transformer_config.py:1940-1941,2014-2025@d98e8a6).
+  const bool moe_layer = f.has("moe-layer-recompute");
+  if (moe_layer && granularity == "full") {
+    return b.error(f.line("moe-layer-recompute"), "--moe-layer-recompute with --recompute-granularity full: Megatron "
+                   "raises ValueError(\"Do not set --moe-layer-recompute with full recompute granularity.\")");
+  }
+  if (moe_layer && !granularity) granularity = "selective";
   std::optional<std::string> method = f.string("recompute-method");
   std::string num_flag = "recompute-num-layers";
   if (!granularity && f.has("activations-checkpoint-method")) {
@@ -294,7 +303,12 @@ void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_js
     if (f.has("recompute-activations")) b.locate("/training/activation_checkpointing", f.line("recompute-activations"));
     // --recompute-modules: the sub-modules recomputed (training.recompute_modules); those of
     // models planck has no part for (GatedDeltaNet's gdn_* / gdp_*, mhc) are said and dropped.
-    const std::vector<std::string> modules = f.strings("recompute-modules");
+    std::vector<std::string> modules = f.strings("recompute-modules");
+    if (moe_layer) {
+      if (modules.empty()) modules.push_back("core_attn");
+      if (std::find(modules.begin(), modules.end(), "moe") == modules.end()) modules.push_back("moe");
+      b.locate("/training/activation_checkpointing", f.line("moe-layer-recompute"));
+    }
     if (!modules.empty()) {
       const auto& known = core::recompute_module_names();
       nlohmann::ordered_json kept = nlohmann::ordered_json::array();
@@ -311,8 +325,9 @@ void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_js
       // Written even when nothing was kept: Megatron recomputes only what the list names, never the
       // attention core by default once a list is given.
       t["recompute_modules"] = kept;
-      b.locate("/training/recompute_modules", f.line("recompute-modules"));
-      b.note("--recompute-modules " + (listed.empty() ? std::string("(none planck prices)") : listed) +
+      b.locate("/training/recompute_modules", f.line(moe_layer ? "moe-layer-recompute" : "recompute-modules"));
+      b.note(std::string(moe_layer ? "--moe-layer-recompute (selective, 'moe' added): " : "") +
+             "--recompute-modules " + (listed.empty() ? std::string("(none planck prices)") : listed) +
              ": training.recompute_modules (docs/simulator.md \"Compute model\", Recompute)");
     }
   } else {
@@ -332,6 +347,7 @@ void read_recompute(const MegatronFlags& f, PlanBuilder& b, nlohmann::ordered_js
   if (f.has("cpu-offloading"))
     b.unpriced_saving("--cpu-offloading", f.line("cpu-offloading"),
                       "activations (and weights) offloaded by Transformer Engine are priced on the GPU");
+  return core::Status::ok();
 }
 
 }  // namespace
@@ -472,7 +488,7 @@ core::Status megatron_model_and_training(const MegatronFlags& f, PlanBuilder& b,
   }
   megatron_runtime_flags(f, b, t);
   read_optimizer(f, b, t);
-  read_recompute(f, b, t);
+  if (auto st = read_recompute(f, b, t); !st) return st;
   megatron_frozen_flags(f, b, t);
   t["stack"] = "megatron";  // Megatron's fused kernels (docs/simulator.md "Software stack")
   b.plan()["training"] = t;
