@@ -203,9 +203,9 @@ core::Result<core::Diagnostics> verify_config(const std::string& spec, const std
     // the predicted peak is an upper bound, so a memory-exceeds is a warning naming them.
     std::string savings;
     for (const import::ImportFinding& f : r.findings) {
-      if (!f.overstates_memory) continue;
-      const std::string setting = f.message.substr(0, f.message.find(" is not modelled by planck"));
-      savings += (savings.empty() ? "" : ", ") + setting + (f.line > 0 ? " at line " + std::to_string(f.line) : "");
+      if (f.memory_saving.empty()) continue;
+      savings += (savings.empty() ? "" : ", ") + f.memory_saving +
+                 (f.line > 0 ? " at line " + std::to_string(f.line) : "");
     }
     for (core::Diagnostic d : found.items()) {
       if (d.rule == "checks-skipped" && !no_model.empty() && d.message.find("has no model") != std::string::npos) {

@@ -87,9 +87,10 @@ struct ImportFinding {
   // given on the command line (--micro-batch) settles it, and the finding goes.
   std::string pointer;
   // A setting-unmodelled whose setting saves GPU memory that the price keeps (activations moved to
-  // the host, partitioned or chunked): the predicted peak is an upper bound, and verify says a
-  // memory-exceeds as a warning naming it (docs/verify.md).
-  bool overstates_memory = false;
+  // the host, partitioned or chunked): that setting ("--checkpoint-in-cpu"), "" for any other
+  // finding. The predicted peak is then an upper bound, and verify says a memory-exceeds as a
+  // warning naming it (docs/verify.md).
+  std::string memory_saving{};
 };
 
 // A finding as the importer's warnings and notes print it: "FILE:LINE: RULE: MESSAGE" ("FILE: ..."

@@ -101,7 +101,7 @@ void PlanBuilder::unmodelled(const std::string& setting, int line, const std::st
 
 void PlanBuilder::unpriced_saving(const std::string& setting, int line, const std::string& assumed) {
   unmodelled(setting, line, assumed);
-  result_.findings.back().overstates_memory = true;
+  result_.findings.back().memory_saving = setting;
 }
 
 namespace {

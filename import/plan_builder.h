@@ -63,7 +63,7 @@ class PlanBuilder {
   // (0 = unknown), and what planck assumed instead.
   // `pointer`: the plan field the assumption fills (ImportFinding::pointer), when it is one.
   void unmodelled(const std::string& setting, int line, const std::string& assumed, const std::string& pointer = "");
-  // unmodelled, for a setting that saves GPU memory the price keeps (ImportFinding::overstates_memory).
+  // unmodelled, for a setting that saves GPU memory the price keeps (ImportFinding::memory_saving).
   void unpriced_saving(const std::string& setting, int line, const std::string& assumed);
   // unknown-key: `key` (its full name, e.g. "/zero_optimization/offload_optimzer") is not one of
   // `known`, the framework's own keys at that level; the message offers the closest.

@@ -224,7 +224,10 @@ double ComputeShape::tokens() const {
          static_cast<double>(std::max<std::int64_t>(1, cp));
 }
 
-std::vector<Gemm> layer_gemms(const core::ModelSpec& m, const ComputeShape& s, bool moe_layer) {
+namespace {
+
+// The attention block's linear GEMMs (q, k, v, output; MLA's down and up projections).
+std::vector<Gemm> attention_gemms(const core::ModelSpec& m, const ComputeShape& s) {
   const double t = static_cast<double>(std::max<std::int64_t>(1, s.tp));
   const double T = s.tokens();
   const double h = static_cast<double>(m.hidden);
@@ -252,6 +255,15 @@ std::vector<Gemm> layer_gemms(const core::ModelSpec& m, const ComputeShape& s, b
     out.push_back({T, kv * hd, h, 1, true, true});  // wv
     out.push_back({T, h, heads * hd});  // wo
   }
+  return out;
+}
+
+// The MLP's GEMMs: a dense layer's, or an MoE layer's router, shared experts and routed experts.
+std::vector<Gemm> mlp_gemms(const core::ModelSpec& m, const ComputeShape& s, bool moe_layer) {
+  const double t = static_cast<double>(std::max<std::int64_t>(1, s.tp));
+  const double T = s.tokens();
+  const double h = static_cast<double>(m.hidden);
+  std::vector<Gemm> out;
   const double in = m.gated_mlp ? 2 : 1;
   if (!moe_layer) {
     const double f = static_cast<double>(m.ffn_hidden) / t;
@@ -282,6 +294,15 @@ std::vector<Gemm> layer_gemms(const core::ModelSpec& m, const ComputeShape& s, b
                             s.expert_rows_scale;
   out.push_back({per_expert, in * f, h, local, true, false, s.expert_gemm_scale});
   out.push_back({per_expert, h, f, local, true, false, s.expert_gemm_scale});
+  return out;
+}
+
+}  // namespace
+
+std::vector<Gemm> layer_gemms(const core::ModelSpec& m, const ComputeShape& s, bool moe_layer) {
+  std::vector<Gemm> out = attention_gemms(m, s);
+  const std::vector<Gemm> mlp = mlp_gemms(m, s, moe_layer);
+  out.insert(out.end(), mlp.begin(), mlp.end());
   return out;
 }
 
@@ -347,12 +368,7 @@ KernelTimes module_recompute(const core::ModelSpec& m, const core::GpuSpec& gpu,
     mlp(moe_f / t * static_cast<double>(m.shared_experts));
   double host_s = 0;
   if (whole_moe) {
-    const std::vector<Gemm> all = layer_gemms(m, s, true);
-    const std::vector<Gemm> attention = layer_gemms(m, s, false);
-    // layer_gemms lists the attention's GEMMs first, then the dense MLP's (here left out) or the
-    // MoE layer's: router, shared experts, routed experts.
-    const std::size_t skip = attention.size() - (m.gated_mlp ? 3 : 2);
-    const std::vector<Gemm> moe_gemms(all.begin() + static_cast<std::ptrdiff_t>(skip), all.end());
+    const std::vector<Gemm> moe_gemms = mlp_gemms(m, s, true);
     gemms.insert(gemms.end(), moe_gemms.begin(), moe_gemms.end());
     if (s.linear_dtype == core::DType::kFp8 && s.dtype != core::DType::kFp8) bytes += fp8_cast_bytes(moe_gemms).first / act;
     bytes += permute_bytes(m, s, act) / act;
