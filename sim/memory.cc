@@ -232,12 +232,29 @@ Memory memory(const core::Plan& plan, const core::Mesh& mesh, const core::Schedu
   const double k = optimizer_bytes(tr).total(), k_root = optimizer_bytes(tr, false).total();
   const double dense_total = rp.dense_total();
   const double k_dense = dense_total > 0 ? ((dense_total - rp.root) * k + rp.root * k_root) / dense_total : k;
-  const ModelStates dense =
-      model_states(dense_total, frozen ? 0.0 : dense_total, dp, d_dense, bp, bg, k_dense);
-  const ModelStates exp =
-      model_states(rp.expert_total(), frozen ? 0.0 : rp.expert_total(), dp, d_exp, bp, bg, k);
+  // torch FSDP (FSDP1's FlatParameter, FSDP2's fully_shard) keeps a sharded parameter in its
+  // original dtype and casts it to param_dtype for each all-gather (MixedPrecisionPolicy), and
+  // casts the reduced gradient back to that dtype (torch/distributed/fsdp/_fully_shard/
+  // _fsdp_collectives.py foreach_reduce, `_to_dtype_if_needed(reduce_output, orig_dtype)`): the
+  // fp32 shard is the master copy the optimizer steps, no 16-bit shard sits beside it, and the
+  // sharded gradient is in the master's dtype whatever reduce_dtype is. Trainable shards cost
+  // master + master + states (16 with AdamW), counted here as optimizer (master, states) and grads;
+  // frozen weights keep the dtype they were loaded in. DeepSpeed ZeRO-3 and Megatron-FSDP keep
+  // both (b_p + b_g + K).
+  const double master = optimizer_bytes(tr).master;
+  const bool shard_is_master = shards_params(dp) && master > 0 && core::fsdp_runtime(plan) == core::FsdpRuntime::kFsdp2;
+  auto states = [&](double n, double trainable, std::int64_t shard, double opt) {
+    if (!shard_is_master || trainable <= 0) return model_states(n, trainable, dp, shard, bp, bg, opt);
+    ModelStates ms = model_states(n - trainable, 0, dp, shard, bp, 0, 0);
+    const ModelStates t = model_states(trainable, trainable, dp, shard, 0, static_cast<int>(master), opt);
+    ms.grads += t.grads;
+    ms.optimizer += t.optimizer;
+    return ms;
+  };
+  const ModelStates dense = states(dense_total, frozen ? 0.0 : dense_total, d_dense, k_dense);
+  const ModelStates exp = states(rp.expert_total(), frozen ? 0.0 : rp.expert_total(), d_exp, k);
   const double lora_params = core::lora_params(m, tr, rp.dense_layers, rp.moe_layers, d.tp);
-  const ModelStates lora = model_states(lora_params, lora_params, dp, d_dense, bp, bg, k);
+  const ModelStates lora = states(lora_params, lora_params, d_dense, k);
   double params = dense.params + exp.params + lora.params, grads = dense.grads + exp.grads + lora.grads;
   double optimizer = dense.optimizer + exp.optimizer + lora.optimizer;
   // Offload (docs/simulator.md "Offload, optimizers and frozen weights"): the optimizer's master weights and states, with the

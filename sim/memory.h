@@ -42,6 +42,8 @@ double optimizer_bytes_per_param(const std::string& optimizer, int param_bytes);
 //   zero1:           b_p + b_g + K/d               (Megatron distributed optimizer: 6 + 12/d)
 //   zero2:           b_p + (b_g + K)/d
 //   zero3/fsdp/hsdp: (b_p + b_g + K)/d             (hsdp: d = the shard group, not r x s)
+// memory() prices PyTorch FSDP's trainable shards as (4 + 4 + K - 4)/d: the fp32 shard is the
+// master (see memory.cc), so no b_p shard and an fp32 gradient shard.
 ModelStates model_states(double params, double trainable, core::DataParallel dp, std::int64_t shard, int param_bytes,
                          int grad_bytes, double optimizer_bytes);
 ModelStates model_states(double params, core::DataParallel dp, std::int64_t shard, int param_bytes,
@@ -52,7 +54,8 @@ ModelStates model_states(double params, core::DataParallel dp, std::int64_t shar
 double layer_activation_bytes(const core::ModelSpec& m, bool moe_layer, const ComputeShape& shape, int act_bytes);
 
 struct Memory {
-  std::int64_t params = 0;       // parameter shards + FSDP's gathered working set
+  std::int64_t params = 0;       // 16-bit parameter shards + FSDP's gathered working set
+                                 // (PyTorch FSDP's fp32 shard is the master copy, under optimizer)
   std::int64_t grads = 0;        // gradient shards + unsharded accumulated gradients
   std::int64_t optimizer = 0;    // fp32 master weights + optimizer states
   std::int64_t activations = 0;  // saved activations of the in-flight micro-batches + logits

@@ -115,10 +115,40 @@ TEST_CASE("fsdp2_all_gather_stream_and_live_buffer") {
   const double root = 2 * 128256.0 * 4096 + 4096;
   const double block = t::llama_layer_params(4096, 14336, 32, 8, 128);
   CHECK(static_cast<double>(tt.gather_pool) == doctest::Approx(2 * std::max(root, block)).epsilon(1e-6));
-  // The same layout priced as Megatron's stack has no FSDP2 buffers: one block less allocated.
+  // The same layout priced as Megatron's stack has no FSDP2 buffers (one block less gathered) and
+  // keeps a bf16 parameter shard beside the fp32 main-weight shard, which FSDP2 does not (below).
   const auto mg = memory_of(fsdp8(R"(, "stack": "megatron", "cross_entropy": "compiled")"));
   CHECK(mg.gather_pool == 0);
-  CHECK(static_cast<double>(tt.params - mg.params) == doctest::Approx(2 * block).epsilon(1e-6));
+  const double total = 32 * block + root;
+  CHECK(static_cast<double>(tt.params - mg.params) == doctest::Approx(2 * block - 2 * total / 8).epsilon(1e-6));
+}
+
+TEST_CASE("torch_fsdp_keeps_the_fp32_shard_as_the_master_copy") {
+  // FSDP2 (fully_shard with MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=bf16)) keeps each
+  // sharded parameter in its original fp32 and casts to bf16 for the all-gather; after the
+  // reduce-scatter the bf16 gradient shard is cast back to the parameter's dtype
+  // (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py foreach_reduce: `target_dtype =
+  // orig_dtype`, `_to_dtype_if_needed(reduce_output, target_dtype)`). Per sharded parameter with
+  // AdamW: fp32 shard 4 (the master the optimizer steps) + fp32 gradient 4 + m, v 8 = 16 bytes
+  // over 8 ranks, where DeepSpeed ZeRO-3 / Megatron-FSDP keep b_p + b_g + 12 (ZeRO paper §3.1).
+  const double root = 2 * 128256.0 * 4096 + 4096;
+  const double block = t::llama_layer_params(4096, 14336, 32, 8, 128);
+  const double total = 32 * block + root;
+  const auto tt = memory_of(fsdp8(R"(, "stack": "torchtitan_compile", "reduce_dtype": "bf16")"));
+  CHECK(static_cast<double>(tt.optimizer) == doctest::Approx(12 * total / 8).epsilon(1e-6));
+  // grads: the fp32 shard, plus one block's unsharded bf16 gradient as the reduce-scatter input.
+  CHECK(static_cast<double>(tt.grads) == doctest::Approx(4 * total / 8 + 2 * block).epsilon(1e-6));
+  // params: only what is gathered in bf16 (root, the block in use, the prefetched one and
+  // FSDP2's live all-gather buffer), no persistent 16-bit shard.
+  CHECK(static_cast<double>(tt.params) == doctest::Approx(2 * (root + 3 * block)).epsilon(1e-6));
+  const auto ds = memory_of(fsdp8(R"(, "stack": "deepspeed", "reduce_dtype": "bf16", "cross_entropy": "compiled")"));
+  CHECK(static_cast<double>(ds.optimizer) == doctest::Approx(12 * total / 8).epsilon(1e-6));
+  CHECK(static_cast<double>(ds.grads) == doctest::Approx(2 * total / 8 + 2 * block).epsilon(1e-6));
+  // A model trained in bf16 with no master (torchtitan training.dtype = "bfloat16") keeps its
+  // bf16 shard: 2 + 2 + 8 over 8.
+  const auto pure = memory_of(fsdp8(R"(, "stack": "torchtitan_compile", "reduce_dtype": "bf16", "master_dtype": "none")"));
+  CHECK(static_cast<double>(pure.optimizer) == doctest::Approx(8 * total / 8).epsilon(1e-6));
+  CHECK(static_cast<double>(pure.params) == doctest::Approx(2 * total / 8 + 2 * (root + 3 * block)).epsilon(1e-6));
 }
 
 TEST_CASE("nccl_buffers_and_outside_the_allocator") {

@@ -29,9 +29,9 @@ namespace p = planck::sim::published;
 namespace t = planck::sim::test;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-// Measured 2026-11-26 (docs/simulator.md "Memory as the allocator sees it"); checked with about a
+// Measured 2026-11-28 (docs/simulator.md "Memory as the allocator sees it"); checked with about a
 // point of margin.
-constexpr double kStatedReservedRunMean = 0.093, kStatedReservedSourceMean = 0.084, kStatedWorstSource = 0.160;
+constexpr double kStatedReservedRunMean = 0.080, kStatedReservedSourceMean = 0.069, kStatedWorstSource = 0.112;
 
 std::int64_t n(const p::Row& r, const char* key) { return std::stoll(r.at(key)); }
 
