@@ -229,7 +229,9 @@ std::string detect_framework(const std::string& path, std::string_view text) {
   }
   for (const char* marker : {"pretrain_gpt.py", "pretrain_mamba.py", "pretrain_bert.py", "pretrain_t5.py",
                              "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--micro-batch-size",
-                             "--num-layers"}) {
+                             "--num-layers",
+                             // epfLLM/Megatron-LLM spells its flags with underscores (megatron/arguments.py@806a833)
+                             "--tensor_model_parallel_size", "--pipeline_model_parallel_size"}) {
     if (text.find(marker) != std::string_view::npos) return "megatron";
   }
   // A shell script whose launch is in files it sources (the SC21 scripts): the only shell

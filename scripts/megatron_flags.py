@@ -4,11 +4,13 @@
 Usage: scripts/megatron_flags.py MEGATRON_GIT_DIR COMMIT... > import/megatron/flags.h
        scripts/megatron_flags.py --fork MEGATRON_DEEPSPEED_GIT_DIR COMMIT... > import/megatron/deepspeed_flags.h
        scripts/megatron_flags.py --bigscience BIGSCIENCE_GIT_DIR COMMIT... > import/megatron/bigscience_flags.h
+       scripts/megatron_flags.py --epfllm EPFLLM_GIT_DIR COMMIT... > import/megatron/epfllm_flags.h
 
 --fork writes microsoft/Megatron-DeepSpeed's flags as kMegatronDeepSpeedFlags (its pretrain_*.py
 launches are read against the fork's own argparse, not upstream's). --bigscience writes
 bigscience-workshop/Megatron-DeepSpeed's (the BLOOM fork: finetune_t0.py, --pad-vocab-size-to,
---glu-activation, --pp-partition-method) as kBigScienceFlags.
+--glu-activation, --pp-partition-method) as kBigScienceFlags. --epfllm writes epfLLM/Megatron-LLM's
+(underscore spellings, --use_rms_norm, --num_attention_heads_kv) as kEpflLlmFlags.
 
 For each commit, without running Megatron: every "--flag" string passed to an add_argument call
 in any .py file of the tree (megatron/training/arguments.py, the examples' and pretrain scripts'
@@ -60,6 +62,7 @@ VARIANTS = {
     "upstream": ("NVIDIA/Megatron-LM", "kMegatronFlags", ""),
     "fork": ("microsoft/Megatron-DeepSpeed", "kMegatronDeepSpeedFlags", " --fork"),
     "bigscience": ("bigscience-workshop/Megatron-DeepSpeed", "kBigScienceFlags", " --bigscience"),
+    "epfllm": ("epfLLM/Megatron-LLM", "kEpflLlmFlags", " --epfllm"),
 }
 
 
@@ -100,7 +103,7 @@ def main(repo, commits, variant="upstream"):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] in ("--fork", "--bigscience"):
+    if sys.argv[1] in ("--fork", "--bigscience", "--epfllm"):
         main(sys.argv[2], sys.argv[3:], variant=sys.argv[1][2:])
     else:
         main(sys.argv[1], sys.argv[2:])

@@ -63,12 +63,7 @@ std::string bigscience_sign(const MegatronLaunch& launch) {
   // epfLLM/Megatron-LLM spells the same absolute | rotary values (megatron/arguments.py:461@806a833) and
   // keeps Megatron-LM's --sequence_parallel, --recompute_granularity, --use_flash_attn, which BLOOM's
   // fork lacks: a flag only epfLLM defines says the launch is not BLOOM's fork.
-  static const char* const kEpflOnly[] = {"use-rms-norm",     "no-tie-embed-logits", "num-attention-heads-kv",
-                                          "parallel-attn",    "rope-theta",          "scalar-loss-mask",
-                                          "use-post-ln",      "parallel-layernorm",  "vocab-extra-ids-list",
-                                          "lima-dropout",     "wandb-logger",        "sliding-window-size"};
-  for (const auto& [name, flag] : launch.flags)
-    if (listed(kEpflOnly, name)) return "";
+  if (runs_epfllm_fork(launch)) return "";
   if (auto it = launch.flags.find("position-embedding-type"); it != launch.flags.end()) {
     for (const char* v : {"absolute", "rotary", "alibi"})
       if (it->second.value == v) return "--position-embedding-type " + it->second.value;

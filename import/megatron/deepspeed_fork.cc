@@ -111,6 +111,7 @@ const std::vector<std::string>& deepspeed_fork_flags(const DeepSpeedFork& fork) 
   };
   static const std::vector<std::string> microsoft = sorted(kMegatronDeepSpeedFlags);
   static const std::vector<std::string> bigscience = sorted(kBigScienceFlags);
+  if (fork.epfllm) return epfllm_flags();
   return fork.bigscience ? bigscience : microsoft;
 }
 
@@ -133,6 +134,12 @@ bool deepspeed_fork_reads(const DeepSpeedFork& fork, const std::string& name) {
 
 DeepSpeedFork detect_deepspeed_fork(MegatronLaunch& launch, PlanBuilder& b) {
   DeepSpeedFork fork;
+  // epfLLM never runs the DeepSpeed engine (its argparse has no --deepspeed).
+  if (runs_epfllm_fork(launch)) {
+    fork.epfllm = fork.flags = true;
+    rename_epfllm_flags(fork, launch, b);
+    return fork;
+  }
   fork.bigscience = runs_bigscience_fork(launch);
   if (fork.bigscience) {
     fork.flags = true;

@@ -21,6 +21,9 @@ struct DeepSpeedFork {
   // The fork is bigscience-workshop/Megatron-DeepSpeed (BLOOM's, bigscience.cc), not microsoft's:
   // its entry scripts (finetune_t0.py, ...) or a flag only it defines (--pad-vocab-size-to, ...).
   bool bigscience = false;
+  // Not a DeepSpeed fork: epfLLM/Megatron-LLM (epfllm.cc), whose argparse reads the flags
+  // (underscore spellings) and whose model flags are renamed to upstream's.
+  bool epfllm = false;
   // Fork flags whose meaning differs from upstream's, taken out of the launch before the upstream
   // readers run (a --num-experts list, --checkpoint-activations); apply_deepspeed_fork reads them.
   std::map<std::string, MegatronFlag> taken;
@@ -42,6 +45,15 @@ void rename_bigscience_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBu
 core::Status apply_bigscience(const MegatronFlags& f, PlanBuilder& b, const MegatronDegrees& d,
                               const MegatronLaunch& launch);
 
+// epfllm.cc: whether the launch runs epfLLM/Megatron-LLM (a flag only it defines: --use_rms_norm,
+// --num_attention_heads_kv, ...); its model flags added to the launch as the upstream flags that
+// mean the same (recorded in fork.renamed) and the shapes planck does not build said; its flags,
+// dashed, and how its argparse spells a dashed name ("" when it does not define it).
+bool runs_epfllm_fork(const MegatronLaunch& launch);
+void rename_epfllm_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilder& b);
+const std::vector<std::string>& epfllm_flags();
+std::string epfllm_spelling(const std::string& name);
+
 // The launch's entry script builds GPTModelPipe, a DeepSpeed PipelineModule trained by the
 // PipelineEngine, under --deepspeed (unless --no-pipeline-parallel): the forks' pretrain_gpt.py,
 // microsoft's finetune_llama.py, bigscience's pretrain_prefix_lm.py, finetune_t0.py and
@@ -57,7 +69,8 @@ core::Status apply_deepspeed_fork(const DeepSpeedFork& fork, const MegatronFlags
                                   std::string_view text);
 
 // The fork's flags (its argparse and deepspeed.add_config_arguments), dashes for underscores:
-// microsoft's (deepspeed_flags.h) or, for fork.bigscience, bigscience's (bigscience_flags.h).
+// microsoft's (deepspeed_flags.h) or, for fork.bigscience, bigscience's (bigscience_flags.h); for
+// fork.epfllm, epfllm_flags().
 const std::vector<std::string>& deepspeed_fork_flags(const DeepSpeedFork& fork);
 bool deepspeed_fork_knows(const DeepSpeedFork& fork, const std::string& name);
 // A fork flag apply_deepspeed_fork reads or says (the generic checks leave it alone).

@@ -207,7 +207,19 @@ void check_flags(const MegatronFlags& f, const DeepSpeedFork& fork, PlanBuilder&
       b.finding("unknown-key", flag.line,
                 "--" + flag.written + " is not a flag Megatron-LM defines: it spells it --" + name +
                     " and its argparse refuses the underscore spelling at start-up; read as --" + name +
-                    ", as a fork that defines it (epfLLM/Megatron-LLM) would");
+                    (epfllm_spelling(name) == flag.written ? ", as epfLLM/Megatron-LLM, which spells it so, would"
+                                                           : ", though no fork planck knows spells it so"));
+      continue;
+    }
+    // epfLLM's argparse (allow_abbrev=False) defines underscore names only: a dashed spelling of
+    // one stops it at start-up. Flags renamed to upstream's (fork.renamed) are planck's, not written.
+    const bool renamed = std::any_of(fork.renamed.begin(), fork.renamed.end(),
+                                     [&](const auto& r) { return r.second == name; });
+    if (fork.epfllm && !renamed && !epfllm_spelling(name).empty() && epfllm_spelling(name) != flag.written) {
+      b.finding("unknown-key", flag.line,
+                "--" + flag.written + " is not a flag epfLLM/Megatron-LLM defines: it spells it --" +
+                    epfllm_spelling(name) + " and its argparse refuses this spelling at start-up; read as --" +
+                    epfllm_spelling(name));
       continue;
     }
     const bool read = contains(kInterpreted, name) || contains(kBenignParallel, name);
