@@ -109,7 +109,26 @@ core::Result<RunRecipeArgs> parse_run_recipe(const std::vector<ShellField>& word
       const std::string flag = w.text.substr(0, eq);
       const Option* o = nullptr;
       for (const Option& c : kOptions) o = !o && names(c, flag) ? &c : o;
-      if (!o) return fail(w, "does not take " + flag + " (\"Unknown option: " + flag + "\")");
+      if (!o) {
+        // argparse's default (allow_abbrev=True) would take a unique prefix of a long option; this
+        // run_recipe.py sets allow_abbrev=False, which older copies of it (forks') do not.
+        std::string longer;
+        int prefixes = 0;
+        for (const Option& c : kOptions) {
+          for (const char* n : {c.long_name, c.alt_name}) {
+            if (n && flag.size() > 2 && std::string_view(n).rfind(flag, 0) == 0 && longer != n) {
+              longer = n;
+              ++prefixes;
+              break;
+            }
+          }
+        }
+        return fail(w, "does not take " + flag + " (\"Unknown option: " + flag + "\"" +
+                           (prefixes == 1 ? "; it sets allow_abbrev=False, so " + flag + " is not read as " + longer +
+                                                " as an older run_recipe.py would: write " + longer
+                                          : std::string()) +
+                           ")");
+      }
       ShellField value{"", w.line};
       if (o->takes_value) {
         if (eq != std::string::npos) {

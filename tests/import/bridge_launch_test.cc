@@ -166,6 +166,10 @@ TEST_CASE("bridge_launch_overrides_run_recipe_refuses_are_errors_at_their_line")
   auto r = import_all("megatron-bridge", data_path(kTree + script), {});
   REQUIRE_FALSE(r.is_ok());
   CHECK(r.message().find("Unknown option: --step") != std::string::npos);
+  // An older run_recipe.py (argparse's default allow_abbrev=True and parse_known_args, as
+  // GeodesicResearch/geodesic-megatron's copy @df06386 still has) reads --step as the one option it
+  // prefixes, --step-func: the refusal says which.
+  CHECK(r.message().find("not read as --step-func") != std::string::npos);
   CHECK(r.message().find(script + ":" + std::to_string(line_of(script, "--step $STEP_TYPE"))) != std::string::npos);
 }
 
