@@ -32,10 +32,12 @@ std::string sign_of(const MegatronLaunch& launch) {
   return "";
 }
 
-// Adds `to` (with `value`, or bare) to the launch as a flag the upstream readers take, at `from`'s line.
+// Adds `to` (with `value`, or bare) to the launch as a flag the upstream readers take, at `from`'s line
+// (the launch's when `from` is a default the launch does not write).
 void add_as(DeepSpeedFork& fork, MegatronLaunch& launch, const std::string& from, const std::string& to,
             const std::string& value) {
-  MegatronFlag flag = launch.flags.at(from);
+  MegatronFlag flag;
+  flag.line = launch.flags.count(from) ? launch.flags.at(from).line : launch.line;
   flag.value = value;
   flag.has_value = !value.empty();
   flag.written = to;
@@ -84,13 +86,12 @@ void rename_epfllm_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilde
   if (has("no-tie-embed-logits")) add_as(fork, launch, "no-tie-embed-logits", "untie-embeddings-and-output-weights", "");
   // :444 --use_bias is store_true: without it the linears have no biases (upstream's default is the reverse).
   if (!has("use-bias") && !has("disable-bias-linear")) {
-    MegatronFlag off;
-    off.line = launch.line;
-    off.written = "disable-bias-linear";
-    launch.flags["disable-bias-linear"] = off;
-    fork.renamed.emplace_back("use-bias", "disable-bias-linear");
+    add_as(fork, launch, "use-bias", "disable-bias-linear", "");
     b.note("no --use_bias: epfLLM's linears have no biases (arguments.py:444, store_true)");
   }
+  // :384 --transformer_impl defaults to local: the fork's own ParallelAttention, whose
+  // --use_flash_attn runs flash-attn's kernel and otherwise materialises the scores.
+  if (!has("transformer-impl")) add_as(fork, launch, "transformer-impl", "transformer-impl", "local");
   // :457 geglu | liglu | reglu | swiglu (model/glu_activations.py:44-49): a gated MLP, three matrices
   // of hidden x ffn whatever the gate's function; the ffn defaults to 4 x hidden (:233-234), not
   // upstream's 2/3 of it for --swiglu.
@@ -102,13 +103,7 @@ void rename_epfllm_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilde
     if (!has("ffn-hidden-size") && has("hidden-size")) {
       const std::string h = launch.flags.at("hidden-size").value;
       const long long hidden = std::strtoll(h.c_str(), nullptr, 10);
-      if (hidden > 0) {
-        MegatronFlag ffn = launch.flags.at("hidden-size");
-        ffn.value = std::to_string(4 * hidden);
-        ffn.written = "ffn-hidden-size";
-        launch.flags["ffn-hidden-size"] = ffn;
-        fork.renamed.emplace_back("hidden-size", "ffn-hidden-size");
-      }
+      if (hidden > 0) add_as(fork, launch, "hidden-size", "ffn-hidden-size", std::to_string(4 * hidden));
     }
   }
   // :461 PositionEmbeddingType absolute (the default, a learned table) | rotary.

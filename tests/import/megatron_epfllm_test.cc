@@ -61,6 +61,12 @@ TEST_CASE("megatron_epfllm_model_flags_are_upstreams_in_its_spelling") {
   // --use_bias: biases.
   ImportResult b = import_ok(&import_megatron, epfllm_launch("--use_bias"), world(1, 8), "llama.sh");
   CHECK(b.plan["model"].value("biases", false) == true);
+  // --transformer_impl defaults to local (:384): the fork's ParallelAttention materialises the
+  // scores, and --use_flash_attn runs flash-attn's FlashSelfAttention (FlashAttention-2).
+  CHECK(b.plan["training"]["attention"] == "standard");
+  ImportResult fa = import_ok(&import_megatron, epfllm_launch("--use_flash_attn"), world(1, 8), "llama.sh");
+  CHECK(fa.plan["training"]["attention_kernel"] == "fa2");
+  CHECK(fa.plan["training"].value("attention", "flash") == "flash");
   // A launch in this spelling is recognised without --framework.
   CHECK(detect_framework("llama.sh", epfllm_launch("")) == "megatron");
 }
