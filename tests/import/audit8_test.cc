@@ -33,4 +33,26 @@ TEST_CASE("megatron_bigcode_launch_is_not_blooms_fork") {
   CHECK_FALSE(finding_says(*s, "unknown-key", "--use-distributed-optimizer"));
 }
 
+TEST_CASE("megatron_yuan_pipeline_blocks_are_an_uneven_split") {
+  // IEIT-Yuan/Yuan-2.0's examples/pretrain_yuan2.0_51B.sh (@2f59b3f): 42 layers over pp 16 with
+  // --pipeline-model-parallel-method block --pipeline-model-parallel-blocks 2,2,2,2,2,3,3,3,3,3,3,3,3,3,3,2.
+  // The fork's arguments.py:117-121 takes the list as the layers of each stage (transformer.py:1492-1495:
+  // num_layers = pipeline_blocks[pp rank]) and asserts only sum == 42 (5x2 + 10x3 + 2 = 42) and 16 entries;
+  // the 42 % 16 check is under `elif` (:122-124), not run. planck said "42 is not divisible by 16: Megatron
+  // refuses it at start-up": false. The script's NNODES=1 (8 GPUs) cannot hold pp 16; the run is 2 nodes.
+  ImportOptions o = world(2, 8);
+  o.sets.emplace_back("NNODES", "2");
+  auto r = import_file("megatron", data_path("megatron-lm/audit8/yuan_pretrain_yuan2.0_51B.sh"), o);
+  REQUIRE_MESSAGE(r.is_ok(), (r.is_ok() ? std::string() : r.message()));
+  // Stage r holds blocks[r] layers; the embedding on the first stage, the loss on the last.
+  CHECK(r->plan["parallelism"]["pipeline_layout"] == "Ett|tt|tt|tt|tt|ttt|ttt|ttt|ttt|ttt|ttt|ttt|ttt|ttt|ttt|ttL");
+  CHECK(error_rules(verify(*r)).empty());
+
+  // A list that does not sum to --num-layers stops the fork (arguments.py:120): an error naming it.
+  const std::string text = replace(read_data("megatron-lm/audit8/yuan_pretrain_yuan2.0_51B.sh"),
+                                   "-blocks 2,2,2,2,2,3,", "-blocks 2,2,2,2,2,2,");
+  const std::string err = import_error(&import_megatron, text, o, "yuan.sh");
+  CHECK(err.find("sums to 41 layers, not --num-layers 42") != std::string::npos);
+}
+
 }  // namespace planck::import::test
