@@ -55,4 +55,37 @@ TEST_CASE("megatron_yuan_pipeline_blocks_are_an_uneven_split") {
   CHECK(err.find("sums to 41 layers, not --num-layers 42") != std::string::npos);
 }
 
+TEST_CASE("llama_factory_auto_gradient_clipping_says_where_its_value_comes_from") {
+  // OpenBMB/MiniCPM's minicpm_sala/finetune/llama_factory/configs/minicpm_sft.yaml (@0fcc3d0) names
+  // LLaMA-Factory's examples/deepspeed/ds_z3_config.json, whose gradient_clipping is "auto", and sets no
+  // max_grad_norm: the trainer fills it from TrainingArguments.max_grad_norm, default 1.0
+  // (transformers training_args.py). planck's note said "filled from  (the file's "auto")", naming nothing.
+  auto r = import_file("llama-factory", data_path("llama-factory/audit8/minicpm_minicpm_sft.yaml"), world(1, 8));
+  REQUIRE_MESSAGE(r.is_ok(), (r.is_ok() ? std::string() : r.message()));
+  bool said = false;
+  for (const auto& n : r->plan["notes"]) {
+    const std::string note = n.get<std::string>();
+    if (note.rfind("gradient_clipping = 1.0", 0) != 0) continue;
+    said = true;
+    CHECK(note.find("filled from TrainingArguments' default max_grad_norm") != std::string::npos);
+  }
+  CHECK(said);
+}
+
+TEST_CASE("megatron_no_launch_names_the_shell_function_call_not_followed") {
+  // argonne-lcf/Megatron-DeepSpeed's ALCF/pre-AuroraGPT/train-llama.sh (@ffa3456) sources setup.sh and
+  // launch.sh through `function sourceFile() { local FILE="$1"; ... source "${FILE}"; }` (lines 40-50,
+  // calls at 57-61). bash runs a function's body at each call with its arguments; planck reads the body
+  // once where it is defined, so the launch in launch.sh is never seen. The refusal said only "no Megatron
+  // launch command"; it now names the call it did not follow.
+  auto r = import_file("megatron", data_path("megatron-deepspeed/audit8/alcf_train-llama.sh"), world(1, 8));
+  REQUIRE_FALSE(r.is_ok());
+  CHECK(r.message().find("line 57 calls the shell function sourceFile") != std::string::npos);
+
+  // The `NAME() {` spelling is a definition too, not a call of NAME.
+  const std::string err = import_error(&import_megatron, "f() {\n  source \"$1\"\n}\nf /nonexist/launch.sh\n",
+                                       world(1, 8), "t.sh");
+  CHECK(err.find("line 4 calls the shell function f") != std::string::npos);
+}
+
 }  // namespace planck::import::test
