@@ -346,6 +346,16 @@ core::Status Runner::statement(std::vector<const ShellToken*> toks) {
       toks.erase(toks.begin());
       continue;
     }
+    // `NAME() {` lexes as NAME, ")" and "{" (the lexer drops "("); a case pattern `on) ...` has no "{".
+    if (toks.size() > 2 && toks[1]->kind == ShellToken::kOp && toks[1]->op == ")" &&
+        toks[2]->kind == ShellToken::kWord && toks[2]->word.literal() == std::optional<std::string>("{")) {
+      script.functions.push_back(*kw);
+      toks.erase(toks.begin(), toks.begin() + 2);  // the definition is no command
+      continue;
+    }
+    if (*kw == "function" && toks.size() > 1 && toks[1]->kind == ShellToken::kWord) {
+      if (auto name = toks[1]->word.literal()) script.functions.push_back(name->substr(0, name->find('(')));
+    }
     if (*kw == "for" || *kw == "while" || *kw == "until" || *kw == "case" || *kw == "function")
       return core::Status::ok();
     if (*kw == "if" || *kw == "elif") {

@@ -42,6 +42,7 @@ struct ShellScript {
   std::vector<std::string> assumptions;                 // conditions assumed true, unknown $( )
   std::vector<std::string> followed;                    // files sourced or run, `bash -c` text read
   std::vector<std::string> warnings;                    // a sourced file that is not there
+  std::vector<std::string> functions;  // shell functions defined: their bodies read once, not run at each call
   // Every variable an expansion or arithmetic on a taken branch looked up, set or not ($NAME,
   // ${NAME...}, a bare NAME in $(( ))): a --set the script never reads changes nothing.
   std::set<std::string> read;

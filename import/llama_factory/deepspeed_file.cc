@@ -80,7 +80,7 @@ core::Result<DsFile> load_deepspeed(YamlReader& y, const YAML::Node& root, PlanB
   DsFile out;
   out.line = y.line_of(root, key);
   PLANCK_IMPORT_TRY(given_v, y.string(root, key, ""));
-  const std::string given = *given_v;
+  const std::string given = given_v.value_or("");
   std::error_code ec;
   const fs::path as_given(given);
   if (fs::is_regular_file(as_given, ec)) {
@@ -167,7 +167,7 @@ core::Result<std::vector<ImportOptions::Fill>> trainer_fills(YamlReader& y, cons
   PLANCK_IMPORT_TRY(decay, y.real(root, "weight_decay", ""));
   // Matched only: planck does not price these, but a fixed value that differs stops the run.
   auto match = [&](const char* ds_key, const char* hf_key, const char* yaml_key, nlohmann::json hf) {
-    Match m{ds_key, hf_key, yaml_key, std::move(hf), true, false, "", nullptr};
+    Match m{ds_key, hf_key, yaml_key, std::move(hf), true, false, yaml_at(yaml_key), nullptr};
     matches.push_back(std::move(m));
   };
   match("gradient_clipping", "max_grad_norm", "max_grad_norm", clip.value_or(1.0));

@@ -135,6 +135,16 @@ core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, con
                               "script that does (it sources this one)";
     if (!launcher.empty()) why += "; " + launcher + " runs a launcher that is not a .py script, which planck does "
                                   "not follow";
+    // A shell function's body is read once where it is defined (no arguments), not at its calls: a
+    // launch or `source "$1"` inside one is not followed (argonne-lcf's train-llama.sh sourceFile).
+    for (const ShellCommand& c : script.commands) {
+      if (c.words.empty() || std::find(script.functions.begin(), script.functions.end(), c.words.front().text) ==
+                                 script.functions.end())
+        continue;
+      why += "; line " + std::to_string(c.line) + " calls the shell function " + c.words.front().text +
+             ", which planck does not run at its call: a launch or a file it sources there is not read (inline it)";
+      break;
+    }
     return b.error(0, why);
   }
   return launch;

@@ -91,6 +91,11 @@ core::Status read_model_details(const MegatronFlags& f, PlanBuilder& b, core::Mo
 // attention, the shared experts' overlap (layers.cc).
 core::Status say_unpriced_layers(const MegatronFlags& f, PlanBuilder& b);
 
+// yuan.cc: IEIT-Yuan/Yuan-2.0's --pipeline-model-parallel-method block with --pipeline-model-parallel-blocks
+// (layers per stage) added to the launch as the --pipeline-model-parallel-layout that means the same;
+// an error quoting the fork's assertion when the list does not fit the layers or pp.
+core::Status read_yuan_pipeline_blocks(MegatronLaunch& launch, PlanBuilder& b);
+
 // --pipeline-model-parallel-layout's chunks per rank (stages / pp), or nullopt without it
 // (moe.cc).
 core::Result<std::optional<std::int64_t>> megatron_layout_chunks(const MegatronFlags& f, PlanBuilder& b,

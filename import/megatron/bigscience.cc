@@ -54,6 +54,15 @@ bool listed(const List& list, const std::string& name) {
 std::string bigscience_sign(const MegatronLaunch& launch) {
   const std::string entry = entry_of(launch);
   if (listed(kBigScienceEntries, entry)) return entry;
+  // bigcode-project/Megatron-LM (StarCoder's fork of Megatron-LM, megatron/arguments.py @7c325cd) took
+  // --train/valid-weighted-split-paths-path (:1198-1200) from BLOOM's fork, but keeps Megatron-LM's own
+  // flags (--use-distributed-optimizer :1066, --use-flash-attn :838, --sequence-parallel :861), which
+  // BLOOM's fork lacks. A flag only it defines says the launch is not BLOOM's fork: 575
+  // --attention-head-type, 696-698 --wandb-entity/project-name, 703-705 --structured-logs(-dir), 1224 --tokenizer-file.
+  static const char* const kBigcodeOnly[] = {"attention-head-type", "wandb-entity-name", "wandb-project-name",
+                                             "structured-logs",     "structured-logs-dir", "tokenizer-file"};
+  for (const auto& [name, flag] : launch.flags)
+    if (listed(kBigcodeOnly, name)) return "";
   for (const auto& [name, flag] : launch.flags)
     if (listed(kBigScienceOnly, name)) return "--" + name;
   // --glu-activation is also epfLLM/Megatron-LLM's, which never runs DeepSpeed; microsoft's fork

@@ -215,6 +215,7 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   if (!launch_r) return launch_r.status();
   auto launch = std::move(*launch_r);
   relocate_flags(launch, text);
+  if (auto yuan = read_yuan_pipeline_blocks(launch, b); !yuan.is_ok()) return yuan;
   const DeepSpeedFork fork = detect_deepspeed_fork(launch, b);
   // A Megatron-Bridge launch (run_recipe.py, scripts/performance|training/*.py) passes a recipe name
   // and Hydra-style a.b=c overrides, not Megatron-LM flags: reading it as flags would give the
