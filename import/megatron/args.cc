@@ -55,7 +55,10 @@ std::string not_training(const std::string& script) {
   std::string name = script.substr(slash == std::string::npos ? 0 : slash + 1);
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (name.rfind("pretrain", 0) == 0 || name.find("train") != std::string::npos) return "";
-  for (const char* what : {"generat", "inference", "server", "preprocess", "convert", "export", "quantiz", "merge"}) {
+  // Checkpoint converters are named after their direction (Pai-Megatron-Patch's hf2mcore_llama3_1.py,
+  // mcore2hf_*.py; tools/checkpoint/convert.py) or the checkpoint itself.
+  for (const char* what : {"generat", "inference", "server", "preprocess", "convert", "export", "quantiz", "merge",
+                           "hf2", "2hf", "ckpt", "checkpoint", "eval"}) {
     if (name.find(what) != std::string::npos) return what;
   }
   return "";

@@ -19,6 +19,18 @@ TEST_CASE("megatron_generation_launches_are_not_read_as_training") {
     CHECK(why.find("does not train") != std::string::npos);
     CHECK(why.find(std::string(file) + ":") != std::string::npos);  // located at the launch line
   }
+  // Checkpoint converters take the model flags too (alibaba/Pai-Megatron-Patch@a098ca5
+  // toolkits/model_checkpoints_convertor/llama/hf2mcore_convertor_llama3_1.sh runs `torchrun ...
+  // hf2mcore_llama3_1.py --micro-batch-size 1 ...`, which loads and saves weights and steps no
+  // optimizer): verified as training it was a memory-exceeds with optimizer states.
+  for (const char* entry : {"hf2mcore_llama3_1.py", "mcore2hf_qwen2.py", "convert_ckpt.py"}) {
+    CAPTURE(entry);
+    const std::string why = import_error(
+        &import_megatron,
+        std::string("torchrun --nproc_per_node 8 ") + entry + " --num-layers 2 --hidden-size 256 --micro-batch-size 1\n",
+        world(1, 8), "convert.sh");
+    CHECK(why.find("does not train") != std::string::npos);
+  }
   // A training entry point is still read (examples/gpt3/train_gpt3_175b_distributed.sh runs pretrain_gpt.py).
   ImportResult r = import_ok(&import_megatron, read_data("megatron-lm/train_gpt3_175b_distributed.sh"), world(16, 8),
                              "train_gpt3_175b_distributed.sh");
