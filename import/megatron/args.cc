@@ -61,6 +61,33 @@ std::string not_training(const std::string& script) {
                            "hf2", "2hf", "ckpt", "checkpoint", "eval"}) {
     if (name.find(what) != std::string::npos) return what;
   }
+  // Megatron's tools/ (checkpoint conversion, preprocessing, tools/retro/main.py's database and index
+  // builds, text generation servers) holds no training loop.
+  if (script.rfind("tools/", 0) == 0 || script.find("/tools/") != std::string::npos) return "tools/";
+  return "";
+}
+
+// Megatron's tasks/main.py runs what --task names (tasks/main.py:88-97 @ IEIT-Yuan/Yuan-2.0 2f59b3f,
+// the tree Megatron-LM had before removing tasks/): RACE, MNLI, QQP and RET-FINETUNE-NQ finetune;
+// LAMBADA and WIKITEXT103 are zero-shot evaluation, ICT-ZEROSHOT-NQ and RETRIEVER-EVAL retriever
+// evaluation. tasks/msdp/main.py only prompts (MSDP-PROMPT) and scores (MSDP-EVAL-F1). What the
+// task does when it does not train, "" otherwise (or when --task is not a literal).
+std::string task_not_training(const ShellCommand& c, std::size_t py_index) {
+  const std::string& script = c.words[py_index].text;
+  auto ends = [&](const std::string& tail) {
+    return script.size() >= tail.size() && script.compare(script.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (ends("tasks/msdp/main.py")) return "dialogue prompting or scoring (tasks/msdp/main.py)";
+  if (!ends("tasks/main.py")) return "";
+  std::string task;
+  for (std::size_t i = py_index + 1; i < c.words.size(); ++i) {
+    const std::string& w = c.words[i].text;
+    if (w == "--task" && i + 1 < c.words.size()) task = c.words[i + 1].text;
+    if (w.rfind("--task=", 0) == 0) task = w.substr(7);
+  }
+  for (const char* t : {"LAMBADA", "WIKITEXT103", "ICT-ZEROSHOT-NQ", "RETRIEVER-EVAL"}) {
+    if (task == t) return "the evaluation --task " + task + " (tasks/main.py)";
+  }
   return "";
 }
 
@@ -85,6 +112,10 @@ core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, con
     if (const std::string what = not_training(launch.script); !what.empty()) {
       return b.error(launch.line, "the launch runs " + launch.script + ", which does not train (its name says '" +
                                       what + "'): planck verifies training launches (pretrain_*.py, a training loop)");
+    }
+    if (const std::string what = task_not_training(*best, py_index); !what.empty()) {
+      return b.error(launch.line, "the launch runs " + what + ", which does not train: planck verifies training "
+                                                               "launches (pretrain_*.py, a finetuning --task)");
     }
     // A test suite run as a launch (Megatron-Bridge's functional tests: `torch.distributed.run ... -m
     // pytest tests/.../test_llama_recipes_pretrain_1b.py`): pytest collects and runs the test file's

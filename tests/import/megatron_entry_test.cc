@@ -31,6 +31,22 @@ TEST_CASE("megatron_generation_launches_are_not_read_as_training") {
         world(1, 8), "convert.sh");
     CHECK(why.find("does not train") != std::string::npos);
   }
+  // Megatron's tasks/main.py evaluates for --task LAMBADA | WIKITEXT103 | ICT-ZEROSHOT-NQ | RETRIEVER-EVAL
+  // and finetunes for RACE / MNLI / QQP (tasks/main.py:88-97, IEIT-Yuan/Yuan-2.0@2f59b3f, whose
+  // examples/evaluate_zeroshot_gpt.sh runs `--task $TASK` with TASK="LAMBADA"); tasks/msdp/main.py
+  // prompts and scores only.
+  const std::string args = " --num-layers 2 --hidden-size 256 --num-attention-heads 4 --micro-batch-size 1 "
+                           "--global-batch-size 8 --seq-length 512 --max-position-embeddings 512 --vocab-size 1024";
+  CHECK(import_error(&import_megatron, "python ./tasks/main.py --task LAMBADA" + args + "\n", world(1, 8), "e.sh")
+            .find("the evaluation --task LAMBADA") != std::string::npos);
+  CHECK(import_error(&import_megatron, "python ./tasks/msdp/main.py --task MSDP-EVAL-F1" + args + "\n", world(1, 8),
+                     "e.sh")
+            .find("does not train") != std::string::npos);
+  import_ok(&import_megatron, "python ./tasks/main.py --task MNLI" + args + "\n", world(1, 8), "f.sh");
+  // tools/retro/main.py builds Retro's database and index (IEIT-Yuan/Yuan-2.0@2f59b3f
+  // tools/retro/examples/preprocess_data.sh): Megatron's tools/ hold no training loop.
+  CHECK(import_error(&import_megatron, "python -u tools/retro/main.py" + args + "\n", world(1, 8), "p.sh")
+            .find("does not train") != std::string::npos);
   // A training entry point is still read (examples/gpt3/train_gpt3_175b_distributed.sh runs pretrain_gpt.py).
   ImportResult r = import_ok(&import_megatron, read_data("megatron-lm/train_gpt3_175b_distributed.sh"), world(16, 8),
                              "train_gpt3_175b_distributed.sh");
