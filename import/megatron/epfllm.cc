@@ -84,7 +84,9 @@ void rename_epfllm_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilde
   }
   if (has("use-rms-norm")) add_as(fork, launch, "use-rms-norm", "normalization", "RMSNorm");  // :447
   // :475 tie_embed_logits defaults to true; --no_tie_embed_logits unties them.
-  if (has("no-tie-embed-logits")) add_as(fork, launch, "no-tie-embed-logits", "untie-embeddings-and-output-weights", "");
+  if (has("no-tie-embed-logits")) {
+    add_as(fork, launch, "no-tie-embed-logits", "untie-embeddings-and-output-weights", "");
+  }
   // :444 --use_bias is store_true: without it the linears have no biases (upstream's default is the reverse).
   if (!has("use-bias") && !has("disable-bias-linear")) {
     add_as(fork, launch, "use-bias", "disable-bias-linear", "");

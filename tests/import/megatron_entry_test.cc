@@ -27,7 +27,8 @@ TEST_CASE("megatron_generation_launches_are_not_read_as_training") {
     CAPTURE(entry);
     const std::string why = import_error(
         &import_megatron,
-        std::string("torchrun --nproc_per_node 8 ") + entry + " --num-layers 2 --hidden-size 256 --micro-batch-size 1\n",
+        std::string("torchrun --nproc_per_node 8 ") + entry +
+            " --num-layers 2 --hidden-size 256 --micro-batch-size 1\n",
         world(1, 8), "convert.sh");
     CHECK(why.find("does not train") != std::string::npos);
   }

@@ -146,7 +146,8 @@ TEST_CASE("torch_fsdp_keeps_the_fp32_shard_as_the_master_copy") {
   CHECK(static_cast<double>(ds.grads) == doctest::Approx(2 * total / 8 + 2 * block).epsilon(1e-6));
   // A model trained in bf16 with no master (torchtitan training.dtype = "bfloat16") keeps its
   // bf16 shard: 2 + 2 + 8 over 8.
-  const auto pure = memory_of(fsdp8(R"(, "stack": "torchtitan_compile", "reduce_dtype": "bf16", "master_dtype": "none")"));
+  const auto pure =
+      memory_of(fsdp8(R"(, "stack": "torchtitan_compile", "reduce_dtype": "bf16", "master_dtype": "none")"));
   CHECK(static_cast<double>(pure.optimizer) == doctest::Approx(8 * total / 8).epsilon(1e-6));
   CHECK(static_cast<double>(pure.params) == doctest::Approx(2 * total / 8 + 2 * (root + 3 * block)).epsilon(1e-6));
 }
