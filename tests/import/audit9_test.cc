@@ -52,4 +52,17 @@ TEST_CASE("megatron_upstream_tokenizer_flag_alone_still_reads_as_blooms_fork") {
   CHECK(finding_says(r, "unknown-key", "--sequence-parallel"));
 }
 
+TEST_CASE("megatron_srun_world_is_the_sbatch_request_not_an_unexported_world_size") {
+  // alibaba/Megatron-LLaMA's examples/LLaMA/LLaMA_13_slurm.sh (@25306de): "#SBATCH ... --nodes=512
+  // --ntasks-per-node=8" and `srun ... sh -c "python -u pretrain_llama.py ..."`; WORLD_SIZE=8 is a plain
+  // variable naming the job (JOB_NAME), never exported nor passed. srun starts 512 x 8 = 4096 ranks; the fork
+  // takes its world from the environment (megatron/arguments.py:51). planck read world 8, one node: false.
+  auto r = import_data_ok("megatron", "megatron-lm/audit9/megatron_llama_LLaMA_13_slurm.sh", ImportOptions{});
+  CHECK(r.plan["cluster"]["nodes"] == 512);
+  CHECK(r.plan["cluster"]["gpus_per_node"] == 8);
+  // dp = 4096 / tp 2 = 2048: --global-batch-size 2048 is not a multiple of micro 4 x dp 2048 = 8192, which
+  // the fork's microbatches.py:64 asserts at start-up: an error, as the run would stop.
+  CHECK(error_rules(verify(r)).find("batch") != std::string::npos);
+}
+
 }  // namespace planck::import::test
