@@ -24,9 +24,10 @@ const char* const kEpflOnly[] = {"use-rms-norm",     "no-tie-embed-logits", "num
                                  "lima-dropout",     "wandb-logger",        "sliding-window-size"};
 
 std::string sign_of(const MegatronLaunch& launch) {
-  for (const auto& [name, flag] : launch.flags) {
+  for (const auto& entry : launch.flags) {  // not a structured binding: clang 14 cannot capture one
+    const std::string& name = entry.first;
     if (std::any_of(std::begin(kEpflOnly), std::end(kEpflOnly), [&](const char* n) { return name == n; })) {
-      return "--" + flag.written;
+      return "--" + entry.second.written;
     }
   }
   return "";

@@ -213,8 +213,9 @@ void check_flags(const MegatronFlags& f, const DeepSpeedFork& fork, PlanBuilder&
     }
     // epfLLM's argparse (allow_abbrev=False) defines underscore names only: a dashed spelling of
     // one stops it at start-up. Flags renamed to upstream's (fork.renamed) are planck's, not written.
+    const std::string& key = name;  // clang 14 cannot capture a structured binding
     const bool renamed = std::any_of(fork.renamed.begin(), fork.renamed.end(),
-                                     [&](const auto& r) { return r.second == name; });
+                                     [&key](const auto& r) { return r.second == key; });
     if (fork.epfllm && !renamed && !epfllm_spelling(name).empty() && epfllm_spelling(name) != flag.written) {
       b.finding("unknown-key", flag.line,
                 "--" + flag.written + " is not a flag epfLLM/Megatron-LLM defines: it spells it --" +
