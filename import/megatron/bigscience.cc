@@ -73,6 +73,8 @@ std::string bigscience_sign(const MegatronLaunch& launch) {
   // keeps Megatron-LM's --sequence_parallel, --recompute_granularity, --use_flash_attn, which BLOOM's
   // fork lacks: a flag only epfLLM defines says the launch is not BLOOM's fork.
   if (runs_epfllm_fork(launch)) return "";
+  // alibaba/Megatron-LLaMA shares --tokenizer-name-or-path and keeps Megatron-LM's flags (megatron_llama.cc).
+  if (runs_megatron_llama(launch)) return "";
   if (auto it = launch.flags.find("position-embedding-type"); it != launch.flags.end()) {
     for (const char* v : {"absolute", "rotary", "alibi"})
       if (it->second.value == v) return "--position-embedding-type " + it->second.value;

@@ -140,6 +140,12 @@ DeepSpeedFork detect_deepspeed_fork(MegatronLaunch& launch, PlanBuilder& b) {
     rename_epfllm_flags(fork, launch, b);
     return fork;
   }
+  // Megatron-LLaMA never runs the DeepSpeed engine either; its flags are Megatron-LM's and its own.
+  if (runs_megatron_llama(launch)) {
+    fork.megatron_llama = true;
+    rename_megatron_llama_flags(fork, launch, b);
+    return fork;
+  }
   fork.bigscience = runs_bigscience_fork(launch);
   if (fork.bigscience) {
     fork.flags = true;

@@ -24,6 +24,8 @@ struct DeepSpeedFork {
   // Not a DeepSpeed fork: epfLLM/Megatron-LLM (epfllm.cc), whose argparse reads the flags
   // (underscore spellings) and whose model flags are renamed to upstream's.
   bool epfllm = false;
+  // Not a DeepSpeed fork: alibaba/Megatron-LLaMA (megatron_llama.cc), Megatron-LM's flags and its own.
+  bool megatron_llama = false;
   // Fork flags whose meaning differs from upstream's, taken out of the launch before the upstream
   // readers run (a --num-experts list, --checkpoint-activations); apply_deepspeed_fork reads them.
   std::map<std::string, MegatronFlag> taken;
@@ -53,6 +55,19 @@ bool runs_epfllm_fork(const MegatronLaunch& launch);
 void rename_epfllm_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilder& b);
 const std::vector<std::string>& epfllm_flags();
 std::string epfllm_spelling(const std::string& name);
+
+// megatron_llama.cc: whether the launch runs alibaba/Megatron-LLaMA (a flag only it defines:
+// --overlapped-distributed-optimizer, --RMSNorm, ...); its flags read as the upstream flags that mean the
+// same (recorded in fork.renamed) and what planck prices otherwise said; whether it defines `name`
+// (dashed) beyond Megatron-LM's flags.
+bool runs_megatron_llama(const MegatronLaunch& launch);
+void rename_megatron_llama_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilder& b);
+bool megatron_llama_defines(const std::string& name);
+
+// Adds `to` (with `value`, or bare) to the launch as a flag the upstream readers take, at `from`'s line
+// (the launch's when `from` is a default the launch does not write); recorded in fork.renamed.
+void add_renamed_flag(DeepSpeedFork& fork, MegatronLaunch& launch, const std::string& from, const std::string& to,
+                      const std::string& value);
 
 // The launch's entry script builds GPTModelPipe, a DeepSpeed PipelineModule trained by the
 // PipelineEngine, under --deepspeed (unless --no-pipeline-parallel): the forks' pretrain_gpt.py,

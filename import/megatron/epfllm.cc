@@ -24,7 +24,7 @@ const char* const kEpflOnly[] = {"use-rms-norm",     "no-tie-embed-logits", "num
                                  "lima-dropout",     "wandb-logger",        "sliding-window-size"};
 
 std::string sign_of(const MegatronLaunch& launch) {
-  for (const auto& entry : launch.flags) {
+  for (const auto& entry : launch.flags) {  // not a structured binding: clang 14 cannot capture one
     const std::string& name = entry.first;
     if (std::any_of(std::begin(kEpflOnly), std::end(kEpflOnly), [&](const char* n) { return name == n; })) {
       return "--" + entry.second.written;
@@ -33,10 +33,12 @@ std::string sign_of(const MegatronLaunch& launch) {
   return "";
 }
 
+}  // namespace
+
 // Adds `to` (with `value`, or bare) to the launch as a flag the upstream readers take, at `from`'s line
 // (the launch's when `from` is a default the launch does not write).
-void add_as(DeepSpeedFork& fork, MegatronLaunch& launch, const std::string& from, const std::string& to,
-            const std::string& value) {
+void add_renamed_flag(DeepSpeedFork& fork, MegatronLaunch& launch, const std::string& from, const std::string& to,
+                      const std::string& value) {
   MegatronFlag flag;
   flag.line = launch.flags.count(from) ? launch.flags.at(from).line : launch.line;
   flag.value = value;
@@ -45,8 +47,6 @@ void add_as(DeepSpeedFork& fork, MegatronLaunch& launch, const std::string& from
   launch.flags[to] = flag;
   fork.renamed.emplace_back(from, to);
 }
-
-}  // namespace
 
 bool runs_epfllm_fork(const MegatronLaunch& launch) { return !sign_of(launch).empty(); }
 
@@ -77,6 +77,7 @@ void rename_epfllm_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilde
   b.note("an epfLLM/Megatron-LLM launch (" + sign_of(launch) +
          "): flags checked against its megatron/arguments.py @806a833, its model flags read as Megatron-LM's");
   auto has = [&](const char* name) { return launch.flags.count(name) > 0; };
+  const auto add_as = &add_renamed_flag;
   // :425, :240-241: kv heads, the heads when absent; upstream's --group-query-attention --num-query-groups.
   if (has("num-attention-heads-kv")) {
     add_as(fork, launch, "num-attention-heads-kv", "num-query-groups", launch.flags.at("num-attention-heads-kv").value);

@@ -8,6 +8,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/base/format.h"
 #include "import/formats/shell_arith.h"
@@ -121,7 +123,17 @@ ConfigWorld config_world(const MegatronLaunch& launch, const ShellScript& script
   if (!cw.gpus_per_node && !cw.nodes) {
     cw.source = "the script's variables";
     from_variables();
-    cw.world_size = shell_int(script, "WORLD_SIZE");
+    // srun starts #SBATCH --nodes x --ntasks-per-node ranks; a WORLD_SIZE the script only sets (alibaba/Megatron-LLaMA
+    // LLaMA_13_slurm.sh @25306de: WORLD_SIZE=8 names the job, --nodes=512) reaches no rank through srun, and
+    // Megatron takes its world from the environment (arguments.py:51, os.getenv("WORLD_SIZE")).
+    const std::vector<std::string_view> lines = split_lines(text);
+    const bool srun = std::any_of(lines.begin(), lines.end(), [](std::string_view l) {
+      const std::size_t at = l.find_first_not_of(" \t");
+      return at != std::string::npos && l.compare(at, 5, "srun ") == 0;
+    });
+    const SbatchRequest r = sbatch_request(lines);
+    if (!(srun && r.nodes && r.tasks_per_node && !cw.gpus_per_node && !cw.nodes))
+      cw.world_size = shell_int(script, "WORLD_SIZE");
   }
   if (!cw.gpus_per_node && !cw.nodes && !cw.world_size) {
     // A Slurm batch script run by srun: #SBATCH --nodes, and --ntasks-per-node ranks on each node
