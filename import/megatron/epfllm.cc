@@ -23,7 +23,7 @@ const char* const kEpflOnly[] = {"use-rms-norm",     "no-tie-embed-logits", "num
                                  "use-post-ln",      "parallel-layernorm",  "vocab-extra-ids-list",
                                  "lima-dropout",     "wandb-logger",        "sliding-window-size"};
 
-std::string sign_of(const MegatronLaunch& launch) {
+std::string epfllm_sign(const MegatronLaunch& launch) {
   for (const auto& entry : launch.flags) {  // not a structured binding: clang 14 cannot capture one
     const std::string& name = entry.first;
     if (std::any_of(std::begin(kEpflOnly), std::end(kEpflOnly), [&](const char* n) { return name == n; })) {
@@ -48,7 +48,7 @@ void add_renamed_flag(DeepSpeedFork& fork, MegatronLaunch& launch, const std::st
   fork.renamed.emplace_back(from, to);
 }
 
-bool runs_epfllm_fork(const MegatronLaunch& launch) { return !sign_of(launch).empty(); }
+bool runs_epfllm_fork(const MegatronLaunch& launch) { return !epfllm_sign(launch).empty(); }
 
 std::string epfllm_spelling(const std::string& name) {
   for (std::string n : kEpflLlmFlags) {
@@ -74,7 +74,7 @@ const std::vector<std::string>& epfllm_flags() {
 }
 
 void rename_epfllm_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilder& b) {
-  b.note("an epfLLM/Megatron-LLM launch (" + sign_of(launch) +
+  b.note("an epfLLM/Megatron-LLM launch (" + epfllm_sign(launch) +
          "): flags checked against its megatron/arguments.py @806a833, its model flags read as Megatron-LM's");
   auto has = [&](const char* name) { return launch.flags.count(name) > 0; };
   const auto add_as = &add_renamed_flag;

@@ -32,24 +32,24 @@ const char* const kMegatronLlamaOnly[] = {"RMSNorm", "causal-lm", "overlapped-di
                                           "reduce-bucket-size", "last-bucket-split-count", "verify-grad-order"};
 
 template <typename List>
-bool listed(const List& list, const std::string& name) {
+bool llama_listed(const List& list, const std::string& name) {
   return std::any_of(std::begin(list), std::end(list), [&](const char* n) { return name == n; });
 }
 
-std::string sign_of(const MegatronLaunch& launch) {
+std::string llama_sign(const MegatronLaunch& launch) {
   for (const auto& [name, flag] : launch.flags)
-    if (listed(kMegatronLlamaOnly, name)) return "--" + flag.written;
+    if (llama_listed(kMegatronLlamaOnly, name)) return "--" + flag.written;
   return "";
 }
 
 }  // namespace
 
-bool runs_megatron_llama(const MegatronLaunch& launch) { return !sign_of(launch).empty(); }
+bool runs_megatron_llama(const MegatronLaunch& launch) { return !llama_sign(launch).empty(); }
 
-bool megatron_llama_defines(const std::string& name) { return listed(kMegatronLlamaFlags, name); }
+bool megatron_llama_defines(const std::string& name) { return llama_listed(kMegatronLlamaFlags, name); }
 
 void rename_megatron_llama_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilder& b) {
-  b.note("an alibaba/Megatron-LLaMA launch (" + sign_of(launch) +
+  b.note("an alibaba/Megatron-LLaMA launch (" + llama_sign(launch) +
          "): flags checked against Megatron-LM's and the fork's own (megatron/arguments.py @25306de)");
   auto has = [&](const char* name) { return launch.flags.count(name) > 0; };
   // model/fused_layer_norm.py:89: --RMSNorm makes every layer norm an RMSNorm (upstream's --normalization RMSNorm).
