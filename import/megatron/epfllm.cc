@@ -77,37 +77,37 @@ void rename_epfllm_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilde
   b.note("an epfLLM/Megatron-LLM launch (" + epfllm_sign(launch) +
          "): flags checked against its megatron/arguments.py @806a833, its model flags read as Megatron-LM's");
   auto has = [&](const char* name) { return launch.flags.count(name) > 0; };
-  const auto add_as = &add_renamed_flag;
   // :425, :240-241: kv heads, the heads when absent; upstream's --group-query-attention --num-query-groups.
   if (has("num-attention-heads-kv")) {
-    add_as(fork, launch, "num-attention-heads-kv", "num-query-groups", launch.flags.at("num-attention-heads-kv").value);
-    add_as(fork, launch, "num-attention-heads-kv", "group-query-attention", "");
+    const std::string kv = launch.flags.at("num-attention-heads-kv").value;
+    add_renamed_flag(fork, launch, "num-attention-heads-kv", "num-query-groups", kv);
+    add_renamed_flag(fork, launch, "num-attention-heads-kv", "group-query-attention", "");
   }
-  if (has("use-rms-norm")) add_as(fork, launch, "use-rms-norm", "normalization", "RMSNorm");  // :447
+  if (has("use-rms-norm")) add_renamed_flag(fork, launch, "use-rms-norm", "normalization", "RMSNorm");  // :447
   // :475 tie_embed_logits defaults to true; --no_tie_embed_logits unties them.
   if (has("no-tie-embed-logits")) {
-    add_as(fork, launch, "no-tie-embed-logits", "untie-embeddings-and-output-weights", "");
+    add_renamed_flag(fork, launch, "no-tie-embed-logits", "untie-embeddings-and-output-weights", "");
   }
   // :444 --use_bias is store_true: without it the linears have no biases (upstream's default is the reverse).
   if (!has("use-bias") && !has("disable-bias-linear")) {
-    add_as(fork, launch, "use-bias", "disable-bias-linear", "");
+    add_renamed_flag(fork, launch, "use-bias", "disable-bias-linear", "");
     b.note("no --use_bias: epfLLM's linears have no biases (arguments.py:444, store_true)");
   }
   // :384 --transformer_impl defaults to local: the fork's own ParallelAttention, whose
   // --use_flash_attn runs flash-attn's kernel and otherwise materialises the scores.
-  if (!has("transformer-impl")) add_as(fork, launch, "transformer-impl", "transformer-impl", "local");
+  if (!has("transformer-impl")) add_renamed_flag(fork, launch, "transformer-impl", "transformer-impl", "local");
   // :457 geglu | liglu | reglu | swiglu (model/glu_activations.py:44-49): a gated MLP, three matrices
   // of hidden x ffn whatever the gate's function; the ffn defaults to 4 x hidden (:233-234), not
   // upstream's 2/3 of it for --swiglu.
   if (has("glu-activation")) {
     const MegatronFlag glu = launch.flags.at("glu-activation");
-    add_as(fork, launch, "glu-activation", "swiglu", "");
+    add_renamed_flag(fork, launch, "glu-activation", "swiglu", "");
     launch.flags.erase("glu-activation");  // model.cc reads it as BLOOM's fork's, with biases
     if (glu.value != "swiglu") b.note("--glu_activation " + glu.value + ": a gated MLP priced as swiglu's shapes");
     if (!has("ffn-hidden-size") && has("hidden-size")) {
       const std::string h = launch.flags.at("hidden-size").value;
       const long long hidden = std::strtoll(h.c_str(), nullptr, 10);
-      if (hidden > 0) add_as(fork, launch, "hidden-size", "ffn-hidden-size", std::to_string(4 * hidden));
+      if (hidden > 0) add_renamed_flag(fork, launch, "hidden-size", "ffn-hidden-size", std::to_string(4 * hidden));
     }
   }
   // :461 PositionEmbeddingType absolute (the default, a learned table) | rotary.
