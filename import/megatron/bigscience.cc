@@ -45,26 +45,15 @@ const char* const kBigScienceOnly[] = {"pad-vocab-size-to",
 
 std::string entry_of(const MegatronLaunch& launch) { return launch.script.substr(launch.script.rfind('/') + 1); }
 
-template <typename List>
-bool listed(const List& list, const std::string& name) {
-  return std::any_of(std::begin(list), std::end(list), [&](const char* n) { return name == n; });
-}
-
 // What says the launch runs the bigscience fork (its entry script or a flag), "" when nothing does.
 std::string bigscience_sign(const MegatronLaunch& launch) {
   const std::string entry = entry_of(launch);
-  if (listed(kBigScienceEntries, entry)) return entry;
-  // bigcode-project/Megatron-LM (StarCoder's fork of Megatron-LM, megatron/arguments.py @7c325cd) took
-  // --train/valid-weighted-split-paths-path (:1198-1200) from BLOOM's fork, but keeps Megatron-LM's own
-  // flags (--use-distributed-optimizer :1066, --use-flash-attn :838, --sequence-parallel :861), which
-  // BLOOM's fork lacks. A flag only it defines says the launch is not BLOOM's fork: 575
-  // --attention-head-type, 696-698 --wandb-entity/project-name, 703-705 --structured-logs(-dir), 1224 --tokenizer-file.
-  static const char* const kBigcodeOnly[] = {"attention-head-type", "wandb-entity-name", "wandb-project-name",
-                                             "structured-logs",     "structured-logs-dir", "tokenizer-file"};
+  if (flag_listed(kBigScienceEntries, entry)) return entry;
+  // bigcode-project/Megatron-LM (StarCoder's fork) took --train/valid-weighted-split-paths-path from
+  // BLOOM's fork but keeps Megatron-LM's own flags, which BLOOM's fork lacks (bigcode.cc).
+  if (runs_bigcode_fork(launch)) return "";
   for (const auto& [name, flag] : launch.flags)
-    if (listed(kBigcodeOnly, name)) return "";
-  for (const auto& [name, flag] : launch.flags)
-    if (listed(kBigScienceOnly, name)) return "--" + name;
+    if (flag_listed(kBigScienceOnly, name)) return "--" + name;
   // --glu-activation is also epfLLM/Megatron-LLM's, which never runs DeepSpeed; microsoft's fork
   // lacks it. absolute | rotary | alibi are this fork's --position-embedding-type values
   // (arguments.py:398-402); Megatron-LM's are learned_absolute, rope, ...
@@ -163,7 +152,7 @@ core::Status read_partition_method(const MegatronFlags& f, PlanBuilder& b, const
 
 bool builds_gpt_model_pipe(const MegatronLaunch& launch) {
   return launch.flags.count("deepspeed") && !launch.flags.count("no-pipeline-parallel") &&
-         listed(kPipeEntries, entry_of(launch));
+         flag_listed(kPipeEntries, entry_of(launch));
 }
 
 bool runs_bigscience_fork(const MegatronLaunch& launch) { return !bigscience_sign(launch).empty(); }

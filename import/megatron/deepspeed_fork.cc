@@ -146,6 +146,12 @@ DeepSpeedFork detect_deepspeed_fork(MegatronLaunch& launch, PlanBuilder& b) {
     rename_megatron_llama_flags(fork, launch, b);
     return fork;
   }
+  // bigcode's fork has no --deepspeed either (megatron/arguments.py @7c325cd); its flags are read in
+  // megatron.cc (rename_bigcode_flags), which can refuse the launch.
+  if (runs_bigcode_fork(launch)) {
+    fork.bigcode = true;
+    return fork;
+  }
   fork.bigscience = runs_bigscience_fork(launch);
   if (fork.bigscience) {
     fork.flags = true;

@@ -5,6 +5,8 @@
 // offload from the ds_config, DeepSpeed-MoE, DeepSpeed activation checkpointing) is read over the
 // upstream reading (docs/import.md "Megatron-DeepSpeed").
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <string>
 #include <string_view>
@@ -26,6 +28,8 @@ struct DeepSpeedFork {
   bool epfllm = false;
   // Not a DeepSpeed fork: alibaba/Megatron-LLaMA (megatron_llama.cc), Megatron-LM's flags and its own.
   bool megatron_llama = false;
+  // Not a DeepSpeed fork: bigcode-project/Megatron-LM (bigcode.cc), Megatron-LM's flags and its own.
+  bool bigcode = false;
   // Fork flags whose meaning differs from upstream's, taken out of the launch before the upstream
   // readers run (a --num-experts list, --checkpoint-activations); apply_deepspeed_fork reads them.
   std::map<std::string, MegatronFlag> taken;
@@ -63,6 +67,28 @@ std::string epfllm_spelling(const std::string& name);
 bool runs_megatron_llama(const MegatronLaunch& launch);
 void rename_megatron_llama_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilder& b);
 bool megatron_llama_defines(const std::string& name);
+
+// bigcode.cc: whether the launch runs bigcode-project/Megatron-LM (a flag only it defines:
+// --attention-head-type, --tokenizer-file, --structured-logs, ...); whether it defines `name` (dashed)
+// beyond Megatron-LM's flags; its --attention-head-type read (multiquery: one query group, recorded in
+// fork.renamed), refused when absent or not one of its choices, and what planck does not price said.
+bool runs_bigcode_fork(const MegatronLaunch& launch);
+bool bigcode_defines(const std::string& name);
+core::Status rename_bigcode_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilder& b);
+
+// Whether `name` is one of the flag names (dashed, no "--") of `list`, an array of C strings.
+template <typename List>
+bool flag_listed(const List& list, const std::string& name) {
+  return std::any_of(std::begin(list), std::end(list), [&](const char* n) { return name == n; });
+}
+
+// The first flag of `launch` that `list` names, as the launch writes it ("--flag"); "" when none.
+template <typename List>
+std::string first_listed_flag(const MegatronLaunch& launch, const List& list) {
+  for (const auto& entry : launch.flags)
+    if (flag_listed(list, entry.first)) return "--" + entry.second.written;
+  return "";
+}
 
 // Adds `to` (with `value`, or bare) to the launch as a flag the upstream readers take, at `from`'s line
 // (the launch's when `from` is a default the launch does not write); recorded in fork.renamed.

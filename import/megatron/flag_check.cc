@@ -224,6 +224,7 @@ void check_flags(const MegatronFlags& f, const DeepSpeedFork& fork, PlanBuilder&
       continue;
     }
     if (fork.megatron_llama && megatron_llama_defines(name)) continue;  // said by megatron_llama.cc
+    if (fork.bigcode && bigcode_defines(name)) continue;                // said by bigcode.cc
     const bool read = contains(kInterpreted, name) || contains(kBenignParallel, name);
     // an upstream-only flag the fork rejects
     if (read && (!fork.flags || deepspeed_fork_knows(fork, name))) continue;

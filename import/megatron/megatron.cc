@@ -216,7 +216,10 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   auto launch = std::move(*launch_r);
   relocate_flags(launch, text);
   if (auto yuan = read_yuan_pipeline_blocks(launch, b); !yuan.is_ok()) return yuan;
-  const DeepSpeedFork fork = detect_deepspeed_fork(launch, b);
+  DeepSpeedFork fork = detect_deepspeed_fork(launch, b);
+  if (fork.bigcode) {
+    if (auto st = rename_bigcode_flags(fork, launch, b); !st) return st;
+  }
   // A Megatron-Bridge launch (run_recipe.py, scripts/performance|training/*.py) passes a recipe name
   // and Hydra-style a.b=c overrides, not Megatron-LM flags: reading it as flags would give the
   // defaults. Refused, with the way to read the recipe itself.

@@ -4,8 +4,6 @@
 // --tokenizer-name-or-path (:1105) with BLOOM's fork, whose argparse lacks those upstream flags, so a flag only
 // Megatron-LLaMA defines says the launch is not BLOOM's fork, and its own flags are not unknown-key.
 
-#include <algorithm>
-#include <iterator>
 #include <string>
 
 #include "import/megatron/deepspeed_fork.h"
@@ -31,25 +29,16 @@ const char* const kMegatronLlamaFlags[] = {"RMSNorm",
 const char* const kMegatronLlamaOnly[] = {"RMSNorm", "causal-lm", "overlapped-distributed-optimizer",
                                           "reduce-bucket-size", "last-bucket-split-count", "verify-grad-order"};
 
-template <typename List>
-bool llama_listed(const List& list, const std::string& name) {
-  return std::any_of(std::begin(list), std::end(list), [&](const char* n) { return name == n; });
-}
-
-std::string llama_sign(const MegatronLaunch& launch) {
-  for (const auto& [name, flag] : launch.flags)
-    if (llama_listed(kMegatronLlamaOnly, name)) return "--" + flag.written;
-  return "";
-}
-
 }  // namespace
 
-bool runs_megatron_llama(const MegatronLaunch& launch) { return !llama_sign(launch).empty(); }
+bool runs_megatron_llama(const MegatronLaunch& launch) {
+  return !first_listed_flag(launch, kMegatronLlamaOnly).empty();
+}
 
-bool megatron_llama_defines(const std::string& name) { return llama_listed(kMegatronLlamaFlags, name); }
+bool megatron_llama_defines(const std::string& name) { return flag_listed(kMegatronLlamaFlags, name); }
 
 void rename_megatron_llama_flags(DeepSpeedFork& fork, MegatronLaunch& launch, PlanBuilder& b) {
-  b.note("an alibaba/Megatron-LLaMA launch (" + llama_sign(launch) +
+  b.note("an alibaba/Megatron-LLaMA launch (" + first_listed_flag(launch, kMegatronLlamaOnly) +
          "): flags checked against Megatron-LM's and the fork's own (megatron/arguments.py @25306de)");
   auto has = [&](const char* name) { return launch.flags.count(name) > 0; };
   // model/fused_layer_norm.py:89: --RMSNorm makes every layer norm an RMSNorm (upstream's --normalization RMSNorm).

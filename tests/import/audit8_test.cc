@@ -24,13 +24,49 @@ TEST_CASE("megatron_bigcode_launch_is_not_blooms_fork") {
   }
   for (const auto& n : r->plan["notes"]) CHECK(n.get<std::string>().find("BLOOM's fork") == std::string::npos);
   CHECK(r->plan["parallelism"]["sequence_parallel"] == true);
-  // The bigcode-only flag is still not Megatron-LM's: said, naming it.
-  CHECK(finding_says(*r, "unknown-key", "--attention-head-type"));
+  // The fork's own flags (megatron/arguments.py :575 --attention-head-type, :703/:705 --structured-logs(-dir),
+  // :696/:698 --wandb-entity/project-name, :1224 --tokenizer-file, :1198-1199 the weighted split paths, :1250
+  // --valid-num-workers) are its argparse's: none is unknown-key (eight were).
+  CHECK(findings(*r, "unknown-key") == 0);
+  bool said = false;
+  for (const auto& n : r->plan["notes"])
+    said |= n.get<std::string>().find("bigcode-project/Megatron-LM") != std::string::npos;
+  CHECK(said);
 
   // pretrain_bigcode_7b.slurm: --use-distributed-optimizer is read (ZeRO-1 over dp), not unknown.
   auto s = import_file("megatron", data_path("megatron-lm/audit8/bigcode_pretrain_bigcode_7b.slurm"), world(64, 8));
   REQUIRE_MESSAGE(s.is_ok(), (s.is_ok() ? std::string() : s.message()));
   CHECK_FALSE(finding_says(*s, "unknown-key", "--use-distributed-optimizer"));
+}
+
+TEST_CASE("megatron_bigcode_multiquery_is_one_kv_head") {
+  // StarCoder's finetune_starcoderplus.slurm: 40 layers, hidden 6144, 48 heads, --attention-head-type
+  // multiquery, tp 4. bigcode's model/transformer.py:627-641: the query is a ColumnParallelLinear(hidden,
+  // kv_channels x heads), the keys and values one get_linear_layer(hidden, 2 x kv_channels), not split over
+  // tp: one K/V head (kv_channels = hidden / heads = 128, arguments.py:291-293), whole on every tp rank.
+  // Per layer 6144^2 (query) + 2 x 6144 x 128 (K/V) + 6144^2 (dense) + 2 x 6144 x 24576 (MLP, ffn 4h,
+  // arguments.py:278-279) = 379.1e6 weights; multi-head attention would add 2 x 6144 x (6144 - 128) each.
+  const std::string text = replace(read_data("megatron-lm/audit8/bigcode_finetune_starcoderplus.slurm"),
+                                   "type multiquery", "type multiquery --vocab-size 49152");
+  auto r = import_ok(&import_megatron, text, world(64, 8), "finetune_starcoderplus.slurm");
+  CHECK(r.plan["model"]["kv_heads"] == 1);
+  CHECK(r.plan["model"]["heads"] == 48);
+  CHECK(r.plan["model"]["ffn_hidden"] == 4 * 6144);
+  CHECK(findings(r, "unknown-key") == 0);
+  CHECK(error_rules(verify(r)).empty());  // kv_heads 1 divides tp 4: replicated, as the fork does
+  // multihead is the fork's other choice: every head its own K/V.
+  auto m = import_ok(&import_megatron, replace(text, "type multiquery", "type multihead"), world(64, 8), "mh.slurm");
+  CHECK(m.plan["model"]["kv_heads"] == 48);
+  // transformer.py:666: anything else, or no --attention-head-type (default None, arguments.py:575), raises
+  // ValueError('Invalid attention arguments') when the model is built; argparse refuses other choices.
+  CHECK(import_error(&import_megatron, replace(text, "type multiquery", "type grouped"), world(64, 8), "g.slurm")
+            .find("takes multihead or multiquery") != std::string::npos);
+  CHECK(import_error(&import_megatron, replace(text, "--attention-head-type multiquery", ""), world(64, 8), "n.slurm")
+            .find("no --attention-head-type") != std::string::npos);
+  // :700 --transformer-timers times every layer and slows it: said, not priced.
+  const std::string timed = replace(text, "--structured-logs \\", "--structured-logs --transformer-timers \\");
+  auto t = import_ok(&import_megatron, timed, world(64, 8), "t.slurm");
+  CHECK(finding_says(t, "setting-unmodelled", "--transformer-timers"));
 }
 
 TEST_CASE("megatron_yuan_pipeline_blocks_are_an_uneven_split") {
