@@ -214,11 +214,15 @@ std::string detect_framework(const std::string& path, std::string_view text) {
     pos = end + 1;
     const std::size_t b = line.find_first_not_of(" \t");
     if (b == std::string_view::npos) continue;
+    // Lingua's and LLaMA-Factory's keys below are top-level: the same name nested under another key
+    // (llm-foundry's `variables: {model_name_or_path: ...}`) says nothing of the format.
+    const bool top_level = b == 0;
     line.remove_prefix(b);
     for (const char* section : {"[parallelism]", "[training]", "[job]", "[model]", "[activation_checkpoint]",
                                 "[experimental]"}) {
       if (line.rfind(section, 0) == 0) return "torchtitan";
     }
+    if (!top_level) continue;
     if (line.rfind("distributed:", 0) == 0) return "lingua";
     // LLaMA-Factory's training YAML (HfArgumentParser keys; Lingua has no such key).
     if (line.rfind("finetuning_type:", 0) == 0 || line.rfind("model_name_or_path:", 0) == 0) return "llama-factory";

@@ -68,5 +68,16 @@ TEST_CASE("training_arguments_json_with_gradient_accumulation_steps_is_not_deeps
   CHECK(detect_framework("ds.json", read_data("deepspeed/internvl_seg_adam_zero1_amp.json")) == "deepspeed");
 }
 
+// mosaicml/llm-foundry@8c8dd48f scripts/eval/yamls/hf_8bit_eval.yaml is llm-foundry's evaluation config:
+// its `model_name_or_path:` is nested under `variables:`. LLaMA-Factory's keys are top-level
+// (HfArgumentParser.parse_yaml_file reads the top-level mapping, hparams/parser.py), as are Lingua's
+// (`distributed:`, lingua/args.py). Taken for LLaMA-Factory, it verified `ok` with six unknown keys.
+TEST_CASE("nested_llama_factory_key_is_not_a_llama_factory_config") {
+  CHECK(detect_framework("hf_8bit_eval.yaml", read_data("llm-foundry/hf_8bit_eval.yaml")).empty());
+  CHECK(detect_framework("lf.yaml", "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\n") == "llama-factory");
+  CHECK(detect_framework("x.yaml", "run:\n  distributed:\n    fsdp_type: full_shard\n").empty());
+  CHECK(detect_framework("l.yaml", "dump_dir: /tmp/x\ndistributed:\n  fsdp_type: full_shard\n") == "lingua");
+}
+
 }  // namespace
 }  // namespace planck::import::test
