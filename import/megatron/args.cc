@@ -98,6 +98,9 @@ core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, con
   const ShellCommand* best = nullptr;
   std::size_t py_index = 0;
   for (const ShellCommand& c : script.commands) {
+    // ms-swift's CLIs (`megatron sft|pt|rlhf`, `swift sft`: swift/cli/main.py) run their own entry
+    // points: a .py among their words is a flag's value (--external_plugins plugin.py), not the launch.
+    if (!c.words.empty() && (c.words.front().text == "megatron" || c.words.front().text == "swift")) continue;
     for (std::size_t i = 0; i < c.words.size(); ++i) {
       if (ends_with_py(c.words[i].text)) {
         best = &c;
@@ -152,6 +155,7 @@ core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, con
     // sources), or a launcher that is not a .py (ms-swift's `megatron sft --tensor_model_parallel_size
     // 8`): said, so "no flags" is not claimed of a file full of them.
     std::string held, launcher;
+    bool swift = false;
     const auto count_flags = [](const std::vector<ShellField>& words) {
       return std::count_if(words.begin(), words.end(), [](const ShellField& w) { return is_flag(w.text); });
     };
@@ -162,13 +166,18 @@ core::Result<MegatronLaunch> find_megatron_launch(const ShellScript& script, con
     for (const ShellCommand& c : script.commands) {
       if (c.words.empty() || c.words.front().text == "echo" || c.words.front().text == "printf") continue;
       const auto flags = count_flags(c.words);
-      if (flags >= 3 && launcher.empty()) launcher = c.words.front().text + " at line " + std::to_string(c.line);
+      if (flags >= 3 && launcher.empty()) {
+        launcher = c.words.front().text + " at line " + std::to_string(c.line);
+        swift = c.words.front().text == "megatron" || c.words.front().text == "swift";
+      }
     }
     std::string why = "no Megatron launch command (a line running pretrain_*.py) and no --flags found";
     if (!held.empty()) why += "; the script collects flags in " + held + " and runs no launch with them: verify the "
                               "script that does (it sources this one)";
     if (!launcher.empty()) why += "; " + launcher + " runs a launcher that is not a .py script, which planck does "
                                   "not follow";
+    if (swift) why += " (ms-swift's CLI, which builds Megatron-LM's arguments from its own and the Hugging Face config "
+                      "of --model: write a planck plan for its layout)";
     // A shell function's body is read once where it is defined (no arguments), not at its calls: a
     // launch or `source "$1"` inside one is not followed (argonne-lcf's train-llama.sh sourceFile).
     for (const ShellCommand& c : script.commands) {

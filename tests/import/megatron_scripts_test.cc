@@ -172,6 +172,16 @@ TEST_CASE("import_megatron_flags_held_in_an_array_or_a_non_python_launcher_are_s
       "megatron sft --model Qwen/Qwen3-8B --tensor_model_parallel_size 8 --sequence_parallel true\n",
       world(1, 8), "swift.sh");
   CHECK(swift.find("megatron at line 1 runs a launcher that is not a .py script") != std::string::npos);
+  // modelscope/ms-swift examples/megatron/grpo/sapo.sh passes --external_plugins examples/train/grpo/plugin/
+  // plugin.py: a flag's value, which swift/cli/main.py hands to its own entry point. Taken for the launch, the
+  // flags verified `ok` with 33 unknown keys and no model.
+  const std::string plugin = import_error(
+      &import_megatron,
+      "NPROC_PER_NODE=8 \\\nmegatron rlhf \\\n  --rlhf_type grpo \\\n  --external_plugins examples/plugin.py \\\n"
+      "  --tensor_model_parallel_size 1 \\\n  --micro_batch_size 2\n",
+      world(1, 8), "sapo.sh");
+  CHECK(plugin.find("megatron at line 2 runs a launcher that is not a .py script") != std::string::npos);
+  CHECK(plugin.find("ms-swift's CLI") != std::string::npos);
 }
 
 TEST_CASE("import_megatron_deepspeed_launcher_states_the_world") {
