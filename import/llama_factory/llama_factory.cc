@@ -125,6 +125,47 @@ core::Status refuse_other_paths(YamlReader& y, const YAML::Node& root, PlanBuild
                        "plan (tp, pp, ep, distributed optimizer)");
 }
 
+// A TRL script config (`trl sft --config X.yaml`, open-r1's `src/open_r1/sft.py --config X.yaml`:
+// trl/scripts/utils.py TrlParser:321-327 @f2cd577 loads the YAML into ModelConfig, ScriptArguments and
+// SFTConfig / GRPOConfig / DPOConfig) shares model_name_or_path and TrainingArguments with a
+// LLaMA-Factory YAML, but its fields are others: read as LLaMA-Factory's, the run would be priced
+// with LLaMA-Factory's defaults (LoRA rank 8, cutoff_len 2048, DDP) that TRL never applies. Refused
+// when the file has a key of TRL's classes that LLaMA-Factory lacks and none of LLaMA-Factory's own.
+core::Status refuse_trl_script_config(YamlReader& y, const YAML::Node& root, PlanBuilder& b,
+                                      const std::vector<std::string>& known) {
+  // trl@f2cd577: trainer/model_config.py ModelConfig (dtype:89, torch_dtype before its rename,
+  // attn_implementation:96, use_peft:103, lora_r:107, lora_target_modules:119, load_in_4bit:156),
+  // scripts/utils.py ScriptArguments (dataset_name:169, dataset_config:173, dataset_train_split:180),
+  // trainer/sft_config.py (dataset_text_field:182, dataset_num_proc:195, eos_token:199,
+  // completion_only_loss:261; max_seq_length before max_length), trainer/grpo_config.py
+  // (num_generations:474, max_completion_length:488, use_vllm:577, reward_weights:760).
+  static const char* const kTrl[] = {"dtype", "torch_dtype", "attn_implementation", "use_peft", "lora_r",
+                                     "lora_target_modules", "load_in_4bit", "dataset_name", "dataset_config",
+                                     "dataset_train_split", "dataset_text_field", "dataset_num_proc", "eos_token",
+                                     "completion_only_loss", "max_seq_length", "num_generations",
+                                     "max_completion_length", "use_vllm", "reward_weights"};
+  // LLaMA-Factory's own (hparams/ data_args.py, finetuning_args.py @ff6d4d12): a TRL config has none.
+  static const char* const kOwn[] = {"stage", "finetuning_type", "template", "dataset", "cutoff_len"};
+  for (const char* key : kOwn) {
+    if (root[key]) return core::Status::ok();
+  }
+  std::string keys;
+  int line = 0;
+  for (const char* key : kTrl) {
+    if (!root[key] || std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const int at = y.line_of(root, key);
+    if (line == 0 || at < line) line = at;
+    keys += (keys.empty() ? "" : ", ") + std::string(key);
+  }
+  if (keys.empty()) return core::Status::ok();
+  return b.error(line, "a TRL script config (" + keys + " are fields of TRL's ModelConfig, ScriptArguments and "
+                       "SFTConfig / GRPOConfig, and it has none of LLaMA-Factory's stage, finetuning_type, template, "
+                       "dataset, cutoff_len): planck does not read it, and reading it as LLaMA-Factory's would price "
+                       "LLaMA-Factory's defaults (LoRA rank 8, cutoff_len 2048). Verify the accelerate config its "
+                       "launch names with the run's facts (`planck verify ACCELERATE.yaml --model MODEL --seq-len "
+                       "S --micro-batch B`)");
+}
+
 // What the trainer runs besides the layout: model, sequence, checkpointing, optimizer, methods.
 // `ds_optimizer`: the DeepSpeed file has an optimizer section, which is what runs.
 core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b, nlohmann::ordered_json& t,
@@ -181,7 +222,14 @@ core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b
                  "the frozen base weights priced in the training dtype, not " + std::to_string(*bits) + "-bit");
   }
   PLANCK_IMPORT_TRY(stage, y.string(root, "stage", ""));
-  if (stage && (*stage == "dpo" || *stage == "kto" || *stage == "ppo")) {
+  PLANCK_IMPORT_TRY(pref_loss, y.string(root, "pref_loss", ""));
+  // finetuning_args.py:593 @ff6d4d12: use_ref_model = stage == "dpo" and pref_loss not in
+  // ["orpo", "simpo"]; train/dpo/workflow.py:57-63 builds no reference model otherwise.
+  const bool reference_free = stage && *stage == "dpo" && pref_loss && (*pref_loss == "orpo" || *pref_loss == "simpo");
+  if (reference_free) {
+    b.note("stage dpo with pref_loss " + *pref_loss + ": no reference model (LLaMA-Factory's use_ref_model is false), "
+           "one policy model priced");
+  } else if (stage && (*stage == "dpo" || *stage == "kto" || *stage == "ppo")) {
     b.unmodelled("stage " + *stage, y.line_of(root, "stage"),
                  "one policy model priced: the reference (and reward / value) models' weights and forward passes "
                  "are not");
@@ -204,6 +252,7 @@ core::Result<ImportResult> import_llama_factory(std::string_view text, const std
   YamlReader y(root, b);
   if (auto st = refuse_other_paths(y, root, b); !st) return st;
   const std::vector<std::string> known = known_keys();
+  if (auto st = refuse_trl_script_config(y, root, b, known); !st) return st;
   for (const auto& kv : root) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
     if (std::find(known.begin(), known.end(), key) == known.end())

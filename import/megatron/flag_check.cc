@@ -168,6 +168,39 @@ std::optional<Unfollowed> wrapper_launch(const MegatronLaunch& launch, const Dee
                     "the whole config"};
 }
 
+std::optional<Unfollowed> hf_accelerate_launch(const MegatronLaunch& launch, const std::string& path) {
+  // huggingface/accelerate@16cb6eb8 commands/launch.py: `accelerate launch` takes its own options
+  // (--config_file, --num_processes, --num_machines, ...) before the training script, and the
+  // layout (DDP, FSDP, DeepSpeed ZeRO) is the config file's distributed_type and its sections
+  // (commands/config/config_args.py). The script's own arguments (open-r1's src/open_r1/sft.py
+  // --config X.yaml, TRL's sft.py) are no Megatron-LM flags: read as Megatron's they would give a
+  // Megatron default for every setting.
+  const auto is_accelerate = [](const ShellField& w) {
+    const std::string base = w.text.substr(w.text.rfind('/') + 1);
+    return base == "accelerate";
+  };
+  const auto at = std::find_if(launch.before.begin(), launch.before.end(), is_accelerate);
+  if (at == launch.before.end() || at + 1 == launch.before.end() || (at + 1)->text != "launch") return std::nullopt;
+  std::string config;
+  for (auto it = at + 2; it != launch.before.end(); ++it) {
+    const std::string& w = it->text;
+    if (w.rfind("--config_file=", 0) == 0 || w.rfind("--config-file=", 0) == 0) {
+      config = w.substr(w.find('=') + 1);
+    } else if ((w == "--config_file" || w == "--config-file") && it + 1 != launch.before.end()) {
+      config = (it + 1)->text;
+    }
+  }
+  const std::string names = config.empty() ? "the accelerate config it runs (accelerate's default config file, "
+                                             "~/.cache/huggingface/accelerate/default_config.yaml)"
+                                           : "the accelerate config it names (--config_file " + config + ")";
+  return Unfollowed{path, launch.line, "accelerate launch ... " + launch.script + " ...",
+                    "a Hugging Face accelerate launch: the layout is in " + names + " and the model, sequence "
+                    "length and batch in " + launch.script + "'s own arguments, not in Megatron-LM flags; verify "
+                    "that config with the run's facts (`planck verify CONFIG --nodes N --gpus-per-node G --model "
+                    "MODEL --seq-len S --micro-batch B`)",
+                    "the whole config"};
+}
+
 std::optional<Unfollowed> rl_trainer_launch(const MegatronLaunch& launch, const std::string& path) {
   // THUDM/slime's train.py parses Megatron-LM's flags with its own added (slime/utils/arguments.py
   // @624b824: --actor-num-nodes, --rollout-batch-size, --hf-checkpoint, ...) and its own defaults:

@@ -26,6 +26,10 @@ std::optional<Unfollowed> wrapper_launch(const MegatronLaunch& launch, const Dee
 // flags and defaults (THUDM/slime's train.py / train_async.py). Unfollowed, or nullopt.
 std::optional<Unfollowed> rl_trainer_launch(const MegatronLaunch& launch, const std::string& path);
 
+// The launch is Hugging Face accelerate's (`accelerate launch [--config_file FILE] SCRIPT ...`): its
+// layout is the accelerate config, not Megatron-LM flags. Unfollowed (naming FILE), or nullopt.
+std::optional<Unfollowed> hf_accelerate_launch(const MegatronLaunch& launch, const std::string& path);
+
 // unknown-key and setting-unmodelled for the launch's flags (docs/import.md "Megatron-LM").
 void check_flags(const MegatronFlags& f, const DeepSpeedFork& fork, PlanBuilder& b);
 

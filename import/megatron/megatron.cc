@@ -249,6 +249,11 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
                                  "the whole config"});
     return result;
   }
+  if (auto hf = hf_accelerate_launch(launch, path); refused.empty() && hf) {
+    ImportResult result = b.finish();
+    result.unfollowed.push_back(std::move(*hf));
+    return result;
+  }
   if (auto rl = rl_trainer_launch(launch, path); refused.empty() && rl) {
     ImportResult result = b.finish();
     result.unfollowed.push_back(std::move(*rl));
