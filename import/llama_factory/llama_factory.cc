@@ -303,17 +303,20 @@ core::Result<ImportResult> import_llama_factory(std::string_view text, const std
   } else {
     PLANCK_IMPORT_TRY(world, b.resolve_world(options, {}));
     b.set_cluster(world);
-    b.set_mesh({"dp"}, {world.size});
-    b.plan()["parallelism"] = {{"data_parallel", world.size > 1 ? "ddp" : "none"}};
-    b.set_data_rank_program({"dp"}, "Hugging Face Trainer's DistributedSampler over torchrun's ranks");
-    b.note("no deepspeed: torchrun with PyTorch DDP (the Hugging Face Trainer's default)");
+    PLANCK_IMPORT_TRY(fsdp, llama_factory::read_trainer_fsdp(y, root, b, world));
+    if (!fsdp) {
+      b.set_mesh({"dp"}, {world.size});
+      b.plan()["parallelism"] = {{"data_parallel", world.size > 1 ? "ddp" : "none"}};
+      b.set_data_rank_program({"dp"}, "Hugging Face Trainer's DistributedSampler over torchrun's ranks");
+      b.note("no deepspeed: torchrun with PyTorch DDP (the Hugging Face Trainer's default)");
+    }
     nlohmann::ordered_json& t = b.plan()["training"];
     t["micro_batch"] = run.micro;
     t["grad_accumulation"] = run.accumulation;
     t["global_batch"] = run.micro * run.accumulation * world.size;
     t["grad_sync"] = "last_microbatch";
     t["param_dtype"] = run.fp16 ? "fp16" : (run.bf16 || pure ? "bf16" : "fp32");
-    t["stack"] = "fsdp2";
+    if (!t.contains("stack")) t["stack"] = "fsdp2";  // PyTorch's eager runtime; fsdp1 under FSDP1
     if (pure) {
       // model/adapter.py:336-349 @ff6d4d12: with pure_bf16 the trainable weights stay in bf16 (no fp32
       // upcast, no master copy); torch's optimizers keep their states in the parameters' dtype.
@@ -324,8 +327,6 @@ core::Result<ImportResult> import_llama_factory(std::string_view text, const std
       b.note("pure_bf16: weights, gradients and optimizer states in bf16, no fp32 master copy (LLaMA-Factory "
              "model/adapter.py init_adapter keeps the trainable weights in half precision)");
     }
-    PLANCK_IMPORT_TRY(fsdp, y.string(root, "fsdp", ""));
-    if (fsdp) b.unmodelled("fsdp " + *fsdp, y.line_of(root, "fsdp"), "priced as DDP");
     r = b.finish();
     b = PlanBuilder("llama-factory", path);
   }

@@ -59,4 +59,9 @@ core::Result<std::vector<ImportOptions::Fill>> trainer_fills(YamlReader& y, cons
                                                              const DsFile& ds, const Run& run,
                                                              const ImportOptions& options);
 
+// The Hugging Face Trainer's own FSDP (TrainingArguments fsdp: "full_shard auto_wrap" and fsdp_config),
+// read as transformers' _process_fsdp_args and accelerate's plugin take it (trainer_fsdp.cc): the mesh,
+// parallelism, stack (fsdp1 / fsdp2) and offload written into `b`'s plan. False when fsdp is off.
+core::Result<bool> read_trainer_fsdp(YamlReader& y, const YAML::Node& root, PlanBuilder& b, const World& w);
+
 }  // namespace planck::import::llama_factory

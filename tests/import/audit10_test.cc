@@ -101,4 +101,57 @@ TEST_CASE("skythought_sky_t1_zero3_offload_reads_every_setting") {
   CHECK(t["param_dtype"] == "bf16");
 }
 
+TEST_CASE("llama_factory_trainer_fsdp_is_read_as_transformers_builds_it") {
+  // open-thoughts/OpenThoughts-Agent sft/lf_configs/qwen3/extra/32k_base_30b_coder_fsdp2.yaml (@247f352c):
+  // `fsdp: full_shard auto_wrap` with fsdp_config {fsdp_version: 2, fsdp_reshard_after_forward: true}, no
+  // DeepSpeed. transformers@00349ae8 training_args.py _process_fsdp_args splits the options (FSDPOption),
+  // strips the fsdp_ prefix of fsdp_config's keys and passes version and reshard_after_forward to
+  // accelerate's FullyShardedDataParallelPlugin, which ignores sharding_strategy under FSDP2
+  // (accelerate@16cb6eb8 utils/dataclasses.py:1829-1845). It was priced as DDP ("fsdp ... priced as DDP"):
+  // whole weights, gradients and Adam states on every GPU.
+  const std::string text = read_data("llama-factory/audit10/openthoughts/32k_base_30b_coder_fsdp2.yaml");
+  auto r = import_ok(&import_llama_factory, text, world(2, 8), "32k_base_30b_coder_fsdp2.yaml");
+  CHECK(r.plan["parallelism"]["data_parallel"] == "fsdp");
+  CHECK(r.plan["parallelism"]["reshard_after_forward"] == true);
+  CHECK(r.plan["mesh"]["dims"] == nlohmann::ordered_json::array({"dp_shard"}));
+  CHECK(r.plan["mesh"]["shape"] == nlohmann::ordered_json::array({16}));
+  CHECK(r.plan["training"]["stack"] == "fsdp2");
+  CHECK_FALSE(finding_says(r, "setting-unmodelled", "priced as DDP"));
+  // fsdp_offload_params is no key _process_fsdp_args reads (offload is the `offload` option): said.
+  CHECK(finding_says(r, "unknown-key", "fsdp_config.fsdp_offload_params"));
+  CHECK_FALSE(r.plan["training"].contains("offload_params"));
+
+  // FSDP2 without reshard_after_forward: _process_fsdp_args passes "false" (parameters stay gathered).
+  const std::string kept = replace(text, "  fsdp_reshard_after_forward: true\n", "");
+  CHECK(import_ok(&import_llama_factory, kept, world(2, 8), "v2.yaml").plan["parallelism"]["reshard_after_forward"] ==
+        false);
+  // FSDP1 (version 1): the option is the sharding strategy; SHARD_GRAD_OP keeps parameters gathered, the
+  // hybrid strategies shard inside a node and replicate across nodes (torch FSDP's intra/inter-node groups).
+  const std::string v1 = replace(kept, "fsdp_version: 2", "fsdp_version: 1");
+  auto grad_op = import_ok(&import_llama_factory, replace(v1, "full_shard auto_wrap", "shard_grad_op auto_wrap"),
+                           world(2, 8), "v1.yaml");
+  CHECK(grad_op.plan["training"]["stack"] == "fsdp1");
+  CHECK(grad_op.plan["parallelism"]["reshard_after_forward"] == false);
+  auto hybrid = import_ok(&import_llama_factory, replace(v1, "full_shard auto_wrap", "hybrid_shard auto_wrap"),
+                          world(2, 8), "h.yaml");
+  CHECK(hybrid.plan["parallelism"]["data_parallel"] == "hsdp");
+  CHECK(hybrid.plan["mesh"]["shape"] == nlohmann::ordered_json::array({2, 8}));
+  auto no_shard = import_ok(&import_llama_factory, replace(v1, "full_shard auto_wrap", "no_shard"), world(2, 8),
+                            "n.yaml");
+  CHECK(no_shard.plan["parallelism"]["data_parallel"] == "ddp");
+  // `offload` with a strategy: CPUOffload of parameters and gradients, the optimizer step on the host.
+  auto off = import_ok(&import_llama_factory, replace(v1, "full_shard auto_wrap", "full_shard offload"), world(2, 8),
+                       "o.yaml");
+  CHECK(off.plan["training"]["offload_params"] == "cpu");
+  // What transformers raises on: offload alone, full_shard with shard_grad_op, an option FSDPOption lacks.
+  CHECK(import_error(&import_llama_factory, replace(v1, "full_shard auto_wrap", "offload"), world(2, 8), "e.yaml")
+            .find("offload alone") != std::string::npos);
+  CHECK(import_error(&import_llama_factory, replace(v1, "full_shard auto_wrap", "full_shard shard_grad_op"),
+                     world(2, 8), "e.yaml")
+            .find("both full_shard and shard_grad_op") != std::string::npos);
+  CHECK(import_error(&import_llama_factory, replace(v1, "full_shard auto_wrap", "full_shard zero3"), world(2, 8),
+                     "e.yaml")
+            .find("fsdp option 'zero3'") != std::string::npos);
+}
+
 }  // namespace planck::import::test
