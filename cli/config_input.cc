@@ -53,6 +53,10 @@ void add_run_fact_options(CLI::App& app, RunFacts& f) {
          "--global-batch", [&f](const std::int64_t& v) { f.global_batch = v; },
          "sequences per optimizer step over all data-parallel ranks, over the config's")
       ->check(whole_number(1, kMaxFact));
+  app.add_option("--activation-checkpointing", f.checkpointing,
+                 "what the run recomputes, over the config's (an accelerate config cannot say what its training "
+                 "script enables): none, selective (op-level), selective_attention (Megatron's attention core), full")
+      ->check(CLI::IsMember({"none", "selective", "selective_attention", "full"}));
   app.add_option("--gpu", f.gpu, "the cluster's GPU preset, over the config's (h100-sxm when neither names one)")
       ->check(CLI::IsMember(core::gpu_preset_names()));
   app.add_option("--set", f.sets,
@@ -97,7 +101,9 @@ std::string config_flags_on_plan(const std::string& path, const ConfigOptions& o
   if (o.nodes) given.push_back("--nodes");
   if (o.gpus_per_node) given.push_back("--gpus-per-node");
   if (o.nvlink_domain) given.push_back("--nvlink-domain");
-  if (!o.facts.empty()) given.push_back("the run options (--seq-len, --micro-batch, --global-batch, --gpu, --set)");
+  if (!o.facts.empty())
+    given.push_back(
+        "the run options (--seq-len, --micro-batch, --global-batch, --gpu, --activation-checkpointing, --set)");
   if (given.empty()) return "";
   std::string names;
   for (std::size_t i = 0; i < given.size(); ++i) {
@@ -141,6 +147,8 @@ core::Status finish_import(import::ImportResult& r, const ConfigOptions& o) {
   if ((f.micro_batch || f.global_batch) && r.plan.contains("training") && r.plan["training"].contains("global_batch"))
     r.plan["training"].erase("grad_accumulation");
   if (!f.gpu.empty()) set_fact(r, "/cluster/gpu", f.gpu, "--gpu");
+  if (!f.checkpointing.empty())
+    set_fact(r, "/training/activation_checkpointing", f.checkpointing, "--activation-checkpointing");
   return core::Status::ok();
 }
 

@@ -22,10 +22,12 @@ namespace planck::cli {
 struct RunFacts {
   std::optional<std::int64_t> seq_len, micro_batch, global_batch;  // --seq-len, --micro-batch, --global-batch
   std::string gpu;                                                 // --gpu PRESET
+  std::string checkpointing;  // --activation-checkpointing none|selective|selective_attention|full
   std::vector<std::string> sets;                                   // --set NAME=VALUE, in order
   std::string script_args;                                         // --script-args "A B": $1, $2 of a launch script
   bool empty() const {
-    return !seq_len && !micro_batch && !global_batch && gpu.empty() && sets.empty() && script_args.empty();
+    return !seq_len && !micro_batch && !global_batch && gpu.empty() && checkpointing.empty() && sets.empty() &&
+           script_args.empty();
   }
 };
 

@@ -350,9 +350,9 @@ core::Result<ImportResult> import_accelerate(std::string_view text, const std::s
   b.plan()["training"] = t;
   b.unmodelled("the training script (model, sequence, batch)", 0,
                "an accelerate config states the launch, not the model, sequence length, batch, gradient checkpointing "
-               "or PEFT / LoRA of the script it runs: give --model, --seq-len and --micro-batch (write the plan with "
-               "`planck import accelerate FILE` and set training.activation_checkpointing or lora_rank for a run "
-               "that uses them)");
+               "or PEFT / LoRA of the script it runs: give --model, --seq-len, --micro-batch and "
+               "--activation-checkpointing (write the plan with `planck import accelerate FILE` and set "
+               "training.lora_rank for a run that uses LoRA)");
   if (!options.sets.empty()) b.warn("--set is read for DEEPSPEED configs only (the DeepSpeed keys); ignored here");
   return b.finish();
 }

@@ -63,8 +63,8 @@ core::Status read_batch(DsReader& r, PlanBuilder& b, std::int64_t dp, const Impo
     // The trainer's gradient checkpointing and PEFT are its own arguments, never in this file.
     b.unmodelled("a DeepSpeed config whose batch a trainer fills", 0,
                  "the trainer's gradient checkpointing and PEFT / LoRA are not in it: priced without activation "
-                 "checkpointing and with every weight trained (write the plan with `planck import deepspeed FILE` "
-                 "and set training.activation_checkpointing or lora_rank for a run that uses them)");
+                 "checkpointing (unless --activation-checkpointing says) and with every weight trained (write the "
+                 "plan with `planck import deepspeed FILE` and set training.lora_rank for a run that uses LoRA)");
   }
   if (mb.is_auto) {
     mb.value = 8;

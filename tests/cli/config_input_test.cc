@@ -89,8 +89,8 @@ TEST_CASE("cli_graph_trainer_registry_is_config_unfollowed_in_verify_and_import"
   CHECK(i.out.find("no plan written") != std::string::npos);
 }
 
-// The run's facts on the command line (--seq-len, --micro-batch, --global-batch, --gpu, --set,
-// --script-args) and the one input path simulate / render / report / diff / groups share with verify.
+// The run's facts on the command line (--seq-len, --micro-batch, --global-batch, --gpu, --activation-checkpointing,
+// --set, --script-args) and the one input path simulate / render / report / diff / groups share with verify.
 
 namespace {
 
@@ -124,6 +124,17 @@ TEST_CASE("cli_verify_deepspeed_json_with_the_run_facts_runs_the_memory_rules") 
   CHECK(imported.out.find("the trainer's gradient checkpointing and PEFT") != std::string::npos);
   CHECK(imported.out.find("\"gpu\": \"h200\"") != std::string::npos);
   CHECK(imported.out.find("\"data_parallel\": \"zero2\"") != std::string::npos);  // --set wins over stage 3
+  // --activation-checkpointing says what the trainer's script enables. Full recompute keeps each layer's input
+  // only (Korthikanti et al. 2022, sec. 4.1: 2sbh bytes a layer in 16-bit): 32 x 2 x 4096 x 2 x 4096 B = 2.1 GB
+  // for llama3-8b, against ~34sbh + 5as^2b bytes a layer kept without it, which is what exceeded 80 GB above.
+  Run ckpt = planck("verify " + ds + " --nodes 1 --gpus-per-node 8 --model llama3-8b --seq-len 4096 --micro-batch 2 "
+                    "--activation-checkpointing full --format json");
+  CHECK(ckpt.out.find("\"rule\": \"memory-exceeds\"") == std::string::npos);
+  Run noted = planck("import deepspeed " + ds + " --nodes 1 --gpus-per-node 8 --seq-len 4096 --micro-batch 2 "
+                     "--activation-checkpointing full");
+  CHECK(noted.out.find("training/activation_checkpointing = \\\"full\\\" from --activation-checkpointing") !=
+        std::string::npos);
+  CHECK(planck("verify " + ds + " --nodes 1 --gpus-per-node 8 --activation-checkpointing some").code != 0);
 }
 
 TEST_CASE("cli_commands_take_a_config_through_the_shared_input") {
