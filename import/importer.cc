@@ -39,6 +39,7 @@ constexpr Entry kImporters[] = {
     {"deepspeed", &import_deepspeed},
     {"llama-factory", &import_llama_factory},
     {"accelerate", &import_accelerate},
+    {"nemo", &import_nemo1},
 };
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -206,6 +207,7 @@ std::string detect_framework(const std::string& path, std::string_view text) {
   // hjson: a DeepSpeed config may open with a comment.
   if ((text[first] == '/' || text[first] == '#') && is_deepspeed_config(text)) return "deepspeed";
   if (is_accelerate_config(text)) return "accelerate";
+  if (is_nemo1_config(text)) return "nemo";
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);

@@ -128,7 +128,7 @@ struct NamedImport {
 using ImportFn = core::Result<ImportResult> (*)(std::string_view text, const std::string& path,
                                                 const ImportOptions& options);
 
-// "torchtitan", "lingua", "megatron", "deepspeed".
+// "torchtitan", "lingua", "megatron", "megatron-bridge", "deepspeed", "llama-factory", "accelerate", "nemo".
 const std::vector<std::string>& framework_names();
 // The importer for `framework`, or nullptr when unknown.
 ImportFn find_importer(std::string_view framework);
@@ -187,5 +187,10 @@ bool mostly_deepspeed_keys(std::string_view text);
 // with its batch, sequence, model and LoRA settings.
 core::Result<ImportResult> import_llama_factory(std::string_view text, const std::string& path,
                                                 const ImportOptions& options);
+// NeMo 1.x's Hydra YAML (nemo1/nemo1.cc): megatron_gpt_config.yaml and its kin, the model keys read
+// as the Megatron-LM flags of the TransformerConfig fields they set.
+core::Result<ImportResult> import_nemo1(std::string_view text, const std::string& path, const ImportOptions& options);
+// A YAML whose top level holds trainer: and model:, the model holding NeMo's Megatron keys.
+bool is_nemo1_config(std::string_view text);
 
 }  // namespace planck::import
