@@ -128,7 +128,7 @@ struct NamedImport {
 using ImportFn = core::Result<ImportResult> (*)(std::string_view text, const std::string& path,
                                                 const ImportOptions& options);
 
-// "torchtitan", "lingua", "megatron", "deepspeed".
+// "torchtitan", "lingua", "megatron", "deepspeed", ..., "neox".
 const std::vector<std::string>& framework_names();
 // The importer for `framework`, or nullptr when unknown.
 ImportFn find_importer(std::string_view framework);
@@ -187,5 +187,11 @@ bool mostly_deepspeed_keys(std::string_view text);
 // with its batch, sequence, model and LoRA settings.
 core::Result<ImportResult> import_llama_factory(std::string_view text, const std::string& path,
                                                 const ImportOptions& options);
+// An EleutherAI/gpt-neox config (neox/neox.cc): a YAML of NeoXArgs and DeepSpeed keys, refused
+// (config-unfollowed) until planck reads it.
+core::Result<ImportResult> import_neox(std::string_view text, const std::string& path, const ImportOptions& options);
+// Whether `text` is a GPT-NeoX config: top-level pipe_parallel_size or model_parallel_size (dashes
+// or underscores), or num_layers, hidden_size and num_attention_heads beside a NeoX training key.
+bool is_neox_config(std::string_view text);
 
 }  // namespace planck::import

@@ -185,6 +185,9 @@ core::Result<AutoEp> read_autoep(DsReader& r, PlanBuilder& b) {
 core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,
                                             const ImportOptions& options) {
   PlanBuilder b("deepspeed", path);
+  // A GPT-NeoX config carries DeepSpeed's keys too, but its layout is in NeoXArgs' (pipe_parallel_size,
+  // model_parallel_size): read as DeepSpeed's it would be a wrong layout and dozens of false unknown keys.
+  if (is_neox_config(text)) return import_neox(text, path, options);
   const HjsonStripped plain = strip_hjson(text);
   if (plain.error.line > 0) {
     return core::Status::error(path + ":" + str(plain.error.line) + ":" + str(plain.error.column) +
