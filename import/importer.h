@@ -187,8 +187,8 @@ bool mostly_deepspeed_keys(std::string_view text);
 // with its batch, sequence, model and LoRA settings.
 core::Result<ImportResult> import_llama_factory(std::string_view text, const std::string& path,
                                                 const ImportOptions& options);
-// An EleutherAI/gpt-neox config (neox/neox.cc): a YAML of NeoXArgs and DeepSpeed keys, refused
-// (config-unfollowed) until planck reads it.
+// An EleutherAI/gpt-neox config (neox/neox.cc): one YAML of NeoXArgs and DeepSpeed keys (a run that
+// merges several files is read from this one alone).
 core::Result<ImportResult> import_neox(std::string_view text, const std::string& path, const ImportOptions& options);
 // Whether `text` is a GPT-NeoX config: top-level pipe_parallel_size or model_parallel_size (dashes
 // or underscores), or num_layers, hidden_size and num_attention_heads beside a NeoX training key.
