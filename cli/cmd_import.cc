@@ -93,7 +93,7 @@ void setup_import(CLI::App& app, Action& action) {
       "  planck import megatron-bridge examples/models/gpt_oss/slurm_pretrain.sh:2 --set TP=4 -o plan.json\n"
       "See docs/import.md.");
   app.add_option("framework", a->framework,
-                 "torchtitan | lingua | megatron | megatron-bridge | deepspeed | llama-factory | accelerate | nemo")
+                 "torchtitan | lingua | megatron | megatron-bridge | deepspeed | llama-factory | accelerate | nemo | neox")
       ->required()
       ->check(CLI::IsMember(planck::import::framework_names()));
   app.add_option("config", a->config,

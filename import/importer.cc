@@ -40,6 +40,7 @@ constexpr Entry kImporters[] = {
     {"llama-factory", &import_llama_factory},
     {"accelerate", &import_accelerate},
     {"nemo", &import_nemo1},
+    {"neox", &import_neox},
 };
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -192,6 +193,8 @@ std::string detect_framework(const std::string& path, std::string_view text) {
   }
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return "";
+  // GPT-NeoX: YAML (often JSON with # comments) holding DeepSpeed's keys beside NeoXArgs'.
+  if (is_neox_config(text)) return "neox";
   if (text[first] == '{') {
     // DeepSpeed's own keys (deepspeed/runtime/constants.py); any other JSON is read as a plan.
     // gradient_accumulation_steps is a Hugging Face TrainingArguments field too (ms-swift's

@@ -128,7 +128,7 @@ struct NamedImport {
 using ImportFn = core::Result<ImportResult> (*)(std::string_view text, const std::string& path,
                                                 const ImportOptions& options);
 
-// "torchtitan", "lingua", "megatron", "megatron-bridge", "deepspeed", "llama-factory", "accelerate", "nemo".
+// "torchtitan", "lingua", "megatron", "megatron-bridge", "deepspeed", "llama-factory", "accelerate", "nemo", "neox".
 const std::vector<std::string>& framework_names();
 // The importer for `framework`, or nullptr when unknown.
 ImportFn find_importer(std::string_view framework);
@@ -192,5 +192,11 @@ core::Result<ImportResult> import_llama_factory(std::string_view text, const std
 core::Result<ImportResult> import_nemo1(std::string_view text, const std::string& path, const ImportOptions& options);
 // A YAML whose top level holds trainer: and model:, the model holding NeMo's Megatron keys.
 bool is_nemo1_config(std::string_view text);
+// An EleutherAI/gpt-neox config (neox/neox.cc): one YAML of NeoXArgs and DeepSpeed keys (a run that
+// merges several files is read from this one alone).
+core::Result<ImportResult> import_neox(std::string_view text, const std::string& path, const ImportOptions& options);
+// Whether `text` is a GPT-NeoX config: top-level pipe_parallel_size or model_parallel_size (dashes
+// or underscores), or num_layers, hidden_size and num_attention_heads beside a NeoX training key.
+bool is_neox_config(std::string_view text);
 
 }  // namespace planck::import

@@ -185,6 +185,16 @@ core::Result<AutoEp> read_autoep(DsReader& r, PlanBuilder& b) {
 core::Result<ImportResult> import_deepspeed(std::string_view text, const std::string& path,
                                             const ImportOptions& options) {
   PlanBuilder b("deepspeed", path);
+  // A GPT-NeoX config carries DeepSpeed's keys too, but its layout is in NeoXArgs' (pipe_parallel_size,
+  // model_parallel_size): read as DeepSpeed's it would be a wrong layout and dozens of false unknown keys.
+  if (is_neox_config(text)) {
+    ImportResult result = b.finish();
+    result.unfollowed.push_back({path, 0, "--framework deepspeed",
+                                 "a GPT-NeoX config (NeoXArgs keys beside DeepSpeed's), not a DeepSpeed JSON; read it "
+                                 "with --framework neox (detected when not given)",
+                                 "the whole config"});
+    return result;
+  }
   const HjsonStripped plain = strip_hjson(text);
   if (plain.error.line > 0) {
     return core::Status::error(path + ":" + str(plain.error.line) + ":" + str(plain.error.column) +

@@ -135,6 +135,11 @@ grep -q -- "--framework" "$tmp/err" || { echo "FAIL: unrecognised input does not
 expect 0 "import accelerate config with inline DeepSpeed" -- "$planck" import accelerate "$data/accelerate/open_instruct_deepspeed_zero3.yaml" -o "$tmp/accel.json"
 grep -q '"zero3"' "$tmp/accel.json" || { echo "FAIL: inline accelerate DeepSpeed settings not read as ZeRO-3"; fail=1; }
 expect 0 "verify accelerate config with inline DeepSpeed" -- "$planck" verify "$data/accelerate/open_instruct_deepspeed_zero3.yaml"
+# EleutherAI/gpt-neox configs (YAML of NeoXArgs and DeepSpeed keys): read as NeoX's, not as DeepSpeed JSON.
+expect 0 "verify a GPT-NeoX config" -- "$planck" verify "$data/neox/pythia_1B.yml" --nodes 2 --gpus-per-node 8
+cat "$tmp/out" "$tmp/err" | grep -q "unknown-key" && { echo "FAIL: NeoX keys reported as unknown"; fail=1; }
+expect 0 "import a GPT-NeoX config" -- "$planck" import neox "$data/neox/pythia_12B.yml" --nodes 2 --gpus-per-node 8 -o "$tmp/neox12.json"
+expect 2 "import a GPT-NeoX config as deepspeed (refused)" -- "$planck" import deepspeed "$data/neox/rwkv_170M.yml" -o "$tmp/neox.json"
 # ms-swift's argument file shares gradient_accumulation_steps with DeepSpeed: not read as DeepSpeed.
 expect 2 "verify ms-swift argument file" -- "$planck" verify "$data/deepspeed/ms_swift_sft_args.json"
 grep -q "memory-exceeds" "$tmp/out" && { echo "FAIL: ms-swift argument file priced as a DeepSpeed config"; fail=1; }
