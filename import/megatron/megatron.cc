@@ -244,8 +244,8 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
   if (refused.empty() && hydra && !megatron_flags) {
     ImportResult result = b.finish();
     result.unfollowed.push_back({path, launch.line, launch.script + " ...",
-                                 "a NeMo (Hydra) launch: the layout is in NeMo's YAML config and its a.b=c overrides, "
-                                 "which planck does not read; pass the Megatron-LM flags, or write a planck plan",
+                                 "a NeMo (Hydra) launch: the layout is in NeMo's YAML config and its a.b=c overrides; "
+                                 "verify that YAML (planck reads NeMo 1.x configs) with the overrides edited in",
                                  "the whole config"});
     return result;
   }

@@ -95,6 +95,39 @@ std::vector<std::string> Nemo1Reader::keys(const std::string& section) const {
 
 namespace {
 
+// NeMo configs of other models share trainer: and model: (examples/nlp/language_modeling/conf): T5 / BART /
+// UL2 (encoder: and decoder: sections, mcore_t5), BERT (mcore_bert, bert_binary_head), RETRO (retro:),
+// Mamba / Griffin (hybrid_override_pattern, mamba_ssm_ngroups, activations_checkpoint_recurrent); and the
+// generation configs (an inference: section, megatron_gpt_generate.py) train nothing. Read as a GPT their
+// keys were unknown-key and the verdict `ok`: refused, naming the key that says which.
+core::Status nemo1_refuse_other_models(YamlReader& y, const YAML::Node& root, PlanBuilder& b) {
+  const YAML::Node model = root["model"];
+  if (root["inference"]) {
+    return b.error(y.line_of(root, "inference"),
+                   "a NeMo generation config (its inference: section, read by megatron_gpt_generate.py and the "
+                   "evaluation scripts): it runs no optimizer step; planck verifies training configs");
+  }
+  struct Kind {
+    const char* key;
+    const char* what;
+  };
+  static const Kind kKinds[] = {{"encoder", "T5 / BART / UL2 encoder-decoder"},
+                                {"mcore_t5", "T5 encoder-decoder"},
+                                {"mcore_bert", "BERT"},
+                                {"bert_binary_head", "BERT"},
+                                {"retro", "RETRO"},
+                                {"hybrid_override_pattern", "Mamba hybrid"},
+                                {"mamba_ssm_ngroups", "Mamba"},
+                                {"activations_checkpoint_recurrent", "Griffin / recurrent"}};
+  for (const Kind& k : kKinds) {
+    if (!model[k.key]) continue;
+    return b.error(y.line_of(model, k.key), std::string("a NeMo ") + k.what + " config (model." + k.key +
+                                                "): planck reads NeMo's decoder-only GPT-family configs "
+                                                "(megatron_gpt_config.yaml and its kin); write a planck plan for it");
+  }
+  return core::Status::ok();
+}
+
 // PyTorch Lightning's world: trainer.devices processes on each of trainer.num_nodes nodes
 // (Trainer(**cfg.trainer), megatron_trainer_builder.py); devices -1 or "auto" is every GPU of the
 // node, which the file does not say. The command line's --nodes / --gpus-per-node win.
@@ -182,6 +215,7 @@ core::Result<ImportResult> import_nemo1(std::string_view text, const std::string
                                " instead");
   }
   YamlReader y(root, b);
+  if (auto st = nemo1_refuse_other_models(y, root, b); !st) return st;
   y.check_keys(root, nemo1_classes(), "Nemo1Root", "");
   const Nemo1Config cfg(root);
   Nemo1Reader r(cfg, b);

@@ -227,4 +227,24 @@ TEST_CASE("import_nemo1_keys_and_refusals") {
 }
 
 }  // namespace
+TEST_CASE("import_nemo1_other_models_and_generation_configs_are_refused") {
+  // NeMo's configs of other models share trainer: and model: (NVIDIA/NeMo@8cfedd7 examples/nlp/
+  // language_modeling/conf): T5 (model.mcore_t5, encoder: / decoder: sections built by
+  // megatron_lm_encoder_decoder_model.py), BERT (model.mcore_bert, megatron_bert_model.py), Mamba
+  // (model.hybrid_override_pattern, megatron_mamba_model.py). Read as GPTs they verified `ok` with their own
+  // keys unknown. The generation config (tuning/conf/megatron_gpt_generate_config.yaml: an inference:
+  // section for megatron_gpt_generate.py) trains nothing.
+  const auto refused = [](const std::string& file) {
+    return import_error(&import_nemo1, nemo1_data(file), world(1, 8), file);
+  };
+  CHECK(refused("megatron_t5_config.yaml").find("T5") != std::string::npos);
+  CHECK(refused("megatron_bert_config.yaml").find("a NeMo BERT config (model.mcore_bert)") != std::string::npos);
+  CHECK(refused("megatron_mamba_config.yaml").find("Mamba") != std::string::npos);
+  const std::string gen = refused("megatron_gpt_generate_config.yaml");
+  CHECK(gen.find("generation config") != std::string::npos);
+  CHECK(gen.find("megatron_gpt_generate_config.yaml:") != std::string::npos);  // names the line
+  // The GPT configs are still read.
+  CHECK(import_ok(&import_nemo1, nemo1_data("megatron_gpt_config.yaml"), world(1, 8), "g.yaml").plan.contains("mesh"));
+}
+
 }  // namespace planck::import::test
