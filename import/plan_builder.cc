@@ -326,4 +326,15 @@ ImportResult PlanBuilder::finish() {
   return std::move(result_);
 }
 
+std::optional<core::ModelSpec> vocab_preset_or_warn(PlanBuilder& b, const core::ModelSpec& shape,
+                                                    const std::string& missing, const std::string& fix) {
+  auto preset = core::model_preset_by_shape(shape.layers, shape.hidden, shape.heads, shape.kv_heads);
+  if (!preset) {
+    b.warn("no " + missing + ": the vocabulary comes from the tokenizer, which planck does not read, and no model "
+           "preset has " + std::to_string(shape.layers) + " layers, hidden " + std::to_string(shape.hidden) + ", " +
+           std::to_string(shape.heads) + " heads; model left out (" + fix + ")");
+  }
+  return preset;
+}
+
 }  // namespace planck::import

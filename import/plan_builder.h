@@ -110,6 +110,12 @@ class PlanBuilder {
 // `into` lacks; the source becomes `source_path`.
 void take_said(ImportResult& into, ImportResult own, const std::string& source_path);
 
+// The model preset of `shape`'s layers, hidden size, heads and KV heads, whose vocabulary stands in for a
+// tokenizer planck does not read (its caller says so, as a guess); with none, the model is left out:
+// warned as "no MISSING: the vocabulary comes from the tokenizer, ... model left out (FIX)", and nullopt.
+std::optional<core::ModelSpec> vocab_preset_or_warn(PlanBuilder& b, const core::ModelSpec& shape,
+                                                    const std::string& missing, const std::string& fix);
+
 }  // namespace planck::import
 
 // `auto var = *expr` for a core::Result, returning its Status from the enclosing function on error.

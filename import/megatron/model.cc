@@ -159,13 +159,8 @@ core::Status read_model(const MegatronFlags& f, PlanBuilder& b, const MegatronDe
   }
   if (!vocab) {
     // The tokenizer file sets the vocabulary; a preset of the same shape gives it instead.
-    auto preset = core::model_preset_by_shape(m.layers, m.hidden, m.heads, m.kv_heads);
-    if (!preset) {
-      b.warn("no --vocab-size: the vocabulary comes from the tokenizer, which planck does not read, and no model "
-             "preset has " + str(m.layers) + " layers, hidden " + str(m.hidden) + ", " + str(m.heads) +
-             " heads; model left out (add --vocab-size)");
-      return core::Status::ok();
-    }
+    auto preset = vocab_preset_or_warn(b, m, "--vocab-size", "add --vocab-size");
+    if (!preset) return core::Status::ok();
     vocab = preset->vocab;
     // A guess: the tokenizer may differ (Mistral-7B's 32000 would become Llama-3's 128256).
     const char* tok_flag = f.has("tokenizer-model") ? "tokenizer-model" : "tokenizer-type";

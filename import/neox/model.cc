@@ -151,13 +151,8 @@ core::Status read_neox_model(NeoxKeys& k, PlanBuilder& b, std::int64_t mp, nlohm
   std::optional<std::int64_t> vocab = padded;
   if (!vocab) {
     // The vocabulary is the tokenizer's (vocab_file), padded to make_vocab_size_divisible_by x mp.
-    auto preset = core::model_preset_by_shape(spec.layers, spec.hidden, spec.heads, spec.kv_heads);
-    if (!preset) {
-      b.warn("no padded_vocab_size: the vocabulary comes from the tokenizer, which planck does not read, and no "
-             "model preset has " + str(spec.layers) + " layers, hidden " + str(spec.hidden) + ", " + str(spec.heads) +
-             " heads; model left out (add --model)");
-      return core::Status::ok();
-    }
+    auto preset = vocab_preset_or_warn(b, spec, "padded_vocab_size", "add --model");
+    if (!preset) return core::Status::ok();
     const std::int64_t multiple_v = divisible.value_or(128) * mp;
     vocab = (preset->vocab + multiple_v - 1) / multiple_v * multiple_v;
     b.unmodelled(k.has("tokenizer_type") ? "tokenizer_type" : "the tokenizer (no padded_vocab_size)",
