@@ -101,7 +101,8 @@ void setup_import(CLI::App& app, Action& action) {
                  "read with python3's parser, never run), Lingua YAML, Megatron launch script or args file, "
                  "Megatron-Bridge recipe (RECIPE.py:FUNCTION) or launch script running run_recipe.py (SCRIPT:N "
                  "picks one of several launches), DeepSpeed JSON, LLaMA-Factory training YAML (with the DeepSpeed "
-                 "config it names), accelerate config, NeMo 1.x Hydra YAML (megatron_gpt_config.yaml)")
+                 "config it names), accelerate config, NeMo 1.x Hydra YAML (megatron_gpt_config.yaml), GPT-NeoX YAML "
+                 "(the run's other files with --with)")
       ->required();
   app.add_option("--nodes", a->nodes, "nodes of the cluster (default: the config's, else 1)")
       ->check(whole_number(1, core::kMaxWorld));

@@ -67,6 +67,10 @@ void add_run_fact_options(CLI::App& app, RunFacts& f) {
                  "an environment variable a Python config reads with os.environ.get (TP=4)");
   app.add_option("--script-args", f.script_args,
                  "a launch script's positional arguments as one string: \"dlc A3B\" is $1=dlc $2=A3B");
+  app.add_option("--with", f.with_files,
+                 "a further YAML of a GPT-NeoX run, merged into the config as `deepy.py train.py a.yml b.yml` "
+                 "merges them (repeatable, in order: the model config first, then local_setup.yml ...); a key "
+                 "two files give is refused, as NeoX refuses it");
 }
 
 void add_config_options(CLI::App& app, ConfigOptions& o) {
@@ -103,14 +107,16 @@ std::string config_flags_on_plan(const std::string& path, const ConfigOptions& o
   if (o.nvlink_domain) given.push_back("--nvlink-domain");
   if (!o.facts.empty())
     given.push_back(
-        "the run options (--seq-len, --micro-batch, --global-batch, --gpu, --activation-checkpointing, --set)");
+        "the run options (--seq-len, --micro-batch, --global-batch, --gpu, --activation-checkpointing, --set, "
+        "--with)");
   if (given.empty()) return "";
   std::string names;
   for (std::size_t i = 0; i < given.size(); ++i) {
     names += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
   }
   return path + ": read as a planck plan, and " + names + (given.size() == 1 ? " applies" : " apply") +
-         " to framework configs only (torchtitan, Lingua, Megatron, Megatron-Bridge, DeepSpeed, LLaMA-Factory); a "
+         " to framework configs only (torchtitan, Lingua, Megatron, Megatron-Bridge, DeepSpeed, LLaMA-Factory, "
+         "accelerate, NeMo, GPT-NeoX); a "
          "planck plan states its own (edit it there), or pass --framework if FILE is one of those";
 }
 
@@ -122,6 +128,7 @@ core::Result<import::ImportOptions> import_options(const ConfigOptions& o) {
   io.python_path = o.python_path;
   io.micro_batch = o.facts.micro_batch;
   io.global_batch = o.facts.global_batch;
+  io.merge_files = o.facts.with_files;
   for (const std::string& s : o.facts.sets) {
     const std::size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0) return core::Status::error("--set " + s + ": expected NAME=VALUE");

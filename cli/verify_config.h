@@ -25,9 +25,10 @@ struct RunFacts {
   std::string checkpointing;  // --activation-checkpointing none|selective|selective_attention|full
   std::vector<std::string> sets;                                   // --set NAME=VALUE, in order
   std::string script_args;                                         // --script-args "A B": $1, $2 of a launch script
+  std::vector<std::string> with_files;  // --with FILE: a GPT-NeoX run's further YAMLs, merged in order
   bool empty() const {
     return !seq_len && !micro_batch && !global_batch && gpu.empty() && checkpointing.empty() && sets.empty() &&
-           script_args.empty();
+           script_args.empty() && with_files.empty();
   }
 };
 

@@ -131,6 +131,11 @@ core::Result<std::vector<NamedImport>> import_all(std::string_view framework, co
     return core::Status::error(spec + ": FILE:NAME names a function of a Python config or a launch of a "
                                "Megatron-Bridge script; a " + std::string(framework) + " config has neither");
   }
+  if (!options.merge_files.empty() && framework != "neox") {
+    return core::Status::error("--with " + options.merge_files.front() + ": only a GPT-NeoX run merges further "
+                               "files into its config (deepy.py train.py a.yml b.yml); a " + std::string(framework) +
+                               " run reads one config, " + path);
+  }
   if (!options.sets.empty() && framework == "lingua") {
     return core::Status::error("--set / --script-args: planck does not apply them to a Lingua YAML yet; edit " +
                                path + " instead");

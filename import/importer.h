@@ -49,6 +49,9 @@ struct ImportOptions {
   // --micro-batch / --global-batch: the batch a config leaves to its trainer (a DeepSpeed JSON
   // without train_batch_size or train_micro_batch_size_per_gpu, filled by the HF Trainer).
   std::optional<std::int64_t> micro_batch, global_batch;
+  // --with FILE: further files of the run the framework merges into the config, in order (GPT-NeoX's
+  // `deepy.py train.py a.yml b.yml`); the other frameworks read one config and refuse them.
+  std::vector<std::string> merge_files;
 };
 
 // A --set VALUE as the config would hold it: an integer, a number, true/false, else the string.

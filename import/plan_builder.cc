@@ -88,18 +88,19 @@ void PlanBuilder::warn(std::string text) {
 
 void PlanBuilder::hint(std::string text) { result_.hints.push_back(std::move(text)); }
 
-void PlanBuilder::finding(const std::string& rule, int line, const std::string& message, const std::string& file,
-                          const std::string& pointer) {
-  result_.findings.push_back({rule, message, file.empty() ? path_ : file, line, pointer});
+void PlanBuilder::finding(const std::string& rule, const Where& line, const std::string& message,
+                          const std::string& file, const std::string& pointer) {
+  const std::string& in = !file.empty() ? file : !line.file.empty() ? line.file : path_;
+  result_.findings.push_back({rule, message, in, line.line, pointer});
   warn(finding_text(result_.findings.back()));
 }
 
-void PlanBuilder::unmodelled(const std::string& setting, int line, const std::string& assumed,
+void PlanBuilder::unmodelled(const std::string& setting, const Where& line, const std::string& assumed,
                              const std::string& pointer) {
   finding("setting-unmodelled", line, setting + " is not modelled by planck: " + assumed, "", pointer);
 }
 
-void PlanBuilder::unpriced_saving(const std::string& setting, int line, const std::string& assumed) {
+void PlanBuilder::unpriced_saving(const std::string& setting, const Where& line, const std::string& assumed) {
   unmodelled(setting, line, assumed);
   result_.findings.back().memory_saving = setting;
 }
@@ -127,7 +128,7 @@ std::string deepspeed_fate(const std::string& key) {
 
 }  // namespace
 
-void PlanBuilder::unknown_key(const std::string& key, int line, const std::vector<std::string>& known,
+void PlanBuilder::unknown_key(const std::string& key, const Where& line, const std::vector<std::string>& known,
                               const std::string& file) {
   // The key's own name: after the last '/' (JSON pointer), ' ' ("[section] key") or '.' (a dotted
   // registry setting), brackets off.
@@ -161,13 +162,15 @@ void PlanBuilder::unknown_key(const std::string& key, int line, const std::vecto
           file);
 }
 
-void PlanBuilder::locate(const std::string& pointer, int line) {
-  if (line > 0) result_.positions[pointer] = line;
+void PlanBuilder::locate(const std::string& pointer, const Where& line) {
+  if (line.line <= 0) return;
+  result_.positions[pointer] = line.line;
+  if (!line.file.empty()) result_.position_files[pointer] = line.file;
 }
 
-core::Status PlanBuilder::error(int line, const std::string& message) const {
-  std::string where = path_;
-  if (line > 0) where += core::str_cat(":", std::to_string(line));
+core::Status PlanBuilder::error(const Where& line, const std::string& message) const {
+  std::string where = line.file.empty() ? path_ : line.file;
+  if (line.line > 0) where += core::str_cat(":", std::to_string(line.line));
   return core::Status::error(where + ": " + message);
 }
 

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/plan/plan.h"
@@ -52,6 +53,15 @@ std::string preset_of_hf_id(const std::string& hf_id);
 using LoraNames = std::vector<std::pair<std::string, std::vector<std::string>>>;
 nlohmann::ordered_json map_lora_targets(const nlohmann::json& names, const LoraNames& table, std::string* other);
 
+// A place in the config: a 1-based line (0 = unknown) of the config itself, or of `file`, another
+// file of the same run (GPT-NeoX's further YAMLs). An int converts to a line of the config.
+struct Where {
+  Where(int at_line) : line(at_line) {}  // NOLINT(google-explicit-constructor): a line of the config
+  Where(int at_line, std::string in_file) : line(at_line), file(std::move(in_file)) {}
+  int line = 0;
+  std::string file;  // "" = the config
+};
+
 class PlanBuilder {
  public:
   PlanBuilder(std::string framework, std::string path);
@@ -62,23 +72,24 @@ class PlanBuilder {
   // setting-unmodelled (importer.h ImportFinding): `setting` as written in the config, at `line`
   // (0 = unknown), and what planck assumed instead.
   // `pointer`: the plan field the assumption fills (ImportFinding::pointer), when it is one.
-  void unmodelled(const std::string& setting, int line, const std::string& assumed, const std::string& pointer = "");
+  void unmodelled(const std::string& setting, const Where& line, const std::string& assumed,
+                  const std::string& pointer = "");
   // unmodelled, for a setting that saves GPU memory the price keeps (ImportFinding::memory_saving).
-  void unpriced_saving(const std::string& setting, int line, const std::string& assumed);
+  void unpriced_saving(const std::string& setting, const Where& line, const std::string& assumed);
   // unknown-key: `key` (its full name, e.g. "/zero_optimization/offload_optimzer") is not one of
   // `known`, the framework's own keys at that level; the message offers the closest.
   // `file`: where the key is written when not the config itself (a module a registry imports).
-  void unknown_key(const std::string& key, int line, const std::vector<std::string>& known,
+  void unknown_key(const std::string& key, const Where& line, const std::vector<std::string>& known,
                    const std::string& file = "");
   // A warning with its own rule (model-unmodelled-layers, ...); `pointer` as for unmodelled.
-  void finding(const std::string& rule, int line, const std::string& message, const std::string& file = "",
+  void finding(const std::string& rule, const Where& line, const std::string& message, const std::string& file = "",
                const std::string& pointer = "");
   // The plan field at `pointer` was set from line `line` of the config (0 = unknown, ignored).
-  void locate(const std::string& pointer, int line);
+  void locate(const std::string& pointer, const Where& line);
 
   const std::string& path() const { return path_; }
   // "PATH:LINE: message" (":LINE" left out when line is 0) as an error Status.
-  core::Status error(int line, const std::string& message) const;
+  core::Status error(const Where& line, const std::string& message) const;
 
   // --nodes/--gpus-per-node first, then the config, then 1 node x 8 GPUs (with a warning).
   core::Result<World> resolve_world(const ImportOptions& options, const ConfigWorld& config);

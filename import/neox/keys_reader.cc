@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <exception>
+#include <filesystem>
 
 #include "import/neox/keys.h"
 #include "import/neox/reader.h"
@@ -14,23 +15,53 @@ int neox_line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().lin
 
 }  // namespace
 
-NeoxKeys::NeoxKeys(const YAML::Node& root, PlanBuilder& b) : b_(b) {
+core::Status NeoxKeys::add(const YAML::Node& root, const std::string& file) {
+  // from_ymls asserts the files' names differ (arguments.py:258-260): it saves each by its name.
+  const std::string base = std::filesystem::path(file.empty() ? b_.path() : file).filename().string();
+  if (!basenames_.insert(base).second) {
+    return b_.error(Where(0, file), "two files of the run are named " + base +
+                                        ": NeoX asserts \"At least two config files have the same filename\" "
+                                        "(arguments.py:258-260); rename one");
+  }
   for (const auto& kv : root) {
     if (!kv.first.IsScalar()) continue;
-    std::string key = kv.first.Scalar();
+    const std::string written = kv.first.Scalar();
+    std::string key = written;
     for (char& c : key) {
       if (c == '-') c = '_';
+    }
+    const int at = neox_line_of(kv.first);
+    if (files_.count(key) && files_.at(key) != file) {
+      // from_ymls checks the key as written against the merged (underscored) keys: a key another
+      // file gave raises; its dashed spelling passes the check and replaces the earlier value.
+      if (written == key) {
+        const std::string earlier = files_.at(key).empty() ? b_.path() : files_.at(key);
+        return b_.error(Where(at, file), key + " is given by " + earlier + ":" + std::to_string(lines_.at(key)) +
+                                             " too: NeoX raises \"has the following duplicate keys with previously "
+                                             "loaded file\" (arguments.py:245-248); keep one");
+      }
+      b_.note(written + " in " + (file.empty() ? b_.path() : file) + " replaces " + key +
+              " of an earlier file: NeoX's duplicate check compares the dashed name and misses it");
     }
     // One file cannot give a key twice (the YAML loader refuses); "a-b" beside "a_b" is the later.
     if (!values_.count(key)) order_.push_back(key);
     values_[key] = kv.second;
-    lines_[key] = neox_line_of(kv.first);
+    lines_[key] = at;
+    files_[key] = file;
   }
+  return core::Status::ok();
 }
 
-int NeoxKeys::line(const std::string& key) const {
+Where NeoxKeys::line(const std::string& key) const {
   auto it = lines_.find(key);
-  return it == lines_.end() ? 0 : it->second;
+  if (it == lines_.end()) return 0;
+  return Where(it->second, files_.at(key));
+}
+
+const std::string& NeoxKeys::file(const std::string& key) const {
+  static const std::string kConfig;
+  auto it = files_.find(key);
+  return it == files_.end() ? kConfig : it->second;
 }
 
 YAML::Node NeoxKeys::get(const std::string& key) {
@@ -85,7 +116,7 @@ core::Result<std::optional<bool>> NeoxKeys::sub_boolean(const std::string& key, 
   try {
     return std::optional<bool>(m[sub].as<bool>());
   } catch (const std::exception&) {
-    return b_.error(neox_line_of(m[sub]), key + "." + sub + " must be true or false");
+    return b_.error(Where(neox_line_of(m[sub]), file(key)), key + "." + sub + " must be true or false");
   }
 }
 
@@ -96,7 +127,7 @@ core::Result<std::optional<std::int64_t>> NeoxKeys::sub_integer(const std::strin
   std::int64_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size()) {
-    return b_.error(neox_line_of(m[sub]), key + "." + sub + " must be an integer, got '" + s + "'");
+    return b_.error(Where(neox_line_of(m[sub]), file(key)), key + "." + sub + " must be an integer, got '" + s + "'");
   }
   return std::optional<std::int64_t>(v);
 }

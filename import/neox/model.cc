@@ -149,12 +149,24 @@ core::Status read_neox_model(NeoxKeys& k, PlanBuilder& b, std::int64_t mp, nlohm
   b.note("MLP width " + str(spec.ffn_hidden) + (gated ? " a half of linear1 (gated " + a + ")" : std::string()) +
          " (transformer.py:117-143, mlp_multiple_of " + str(m) + ")");
   std::optional<std::int64_t> vocab = padded;
+  const std::int64_t multiple_v = checked_mul(divisible.value_or(128), mp).value_or(0);
+  PLANCK_IMPORT_TRY(tok, neox_tokenizer_vocab(k, b.path()));
+  if (!vocab && tok) {
+    vocab = neox_padded_vocab(tok->size, multiple_v);
+    if (vocab) {
+      b.note("vocab " + str(*vocab) + ": " + tok->how + ", padded to a multiple of make_vocab_size_divisible_by x "
+             "model_parallel_size = " + str(multiple_v) + " (tokenizer.py:72-86)");
+      b.locate("/model/vocab", k.line(k.has("vocab_file") ? "vocab_file" : "tokenizer_type"));
+    }
+  }
   if (!vocab) {
     // The vocabulary is the tokenizer's (vocab_file), padded to make_vocab_size_divisible_by x mp.
     auto preset = vocab_preset_or_warn(b, spec, "padded_vocab_size", "add --model");
     if (!preset) return core::Status::ok();
-    const std::int64_t multiple_v = divisible.value_or(128) * mp;
-    vocab = (preset->vocab + multiple_v - 1) / multiple_v * multiple_v;
+    vocab = neox_padded_vocab(preset->vocab, multiple_v);
+    if (!vocab) {
+      return b.error(k.line("make_vocab_size_divisible_by"), "make_vocab_size_divisible_by must be at least 1");
+    }
     b.unmodelled(k.has("tokenizer_type") ? "tokenizer_type" : "the tokenizer (no padded_vocab_size)",
                  k.line("tokenizer_type"),
                  "vocab " + str(*vocab) + " guessed from preset " + preset->name +

@@ -3,7 +3,8 @@
 // A GPT-NeoX run is `deepy.py train.py a.yml b.yml ...`: YAML files (most written as JSON with #
 // comments) whose top-level keys are NeoXArgs fields (megatron/neox_arguments/neox_args.py) beside
 // DeepSpeed's own (deepspeed_args.py), merged into one dict; a key may be spelt with dashes
-// (arguments.py:242-253 @ea7aefd). planck reads one file. Semantics, EleutherAI/gpt-neox @ea7aefd:
+// (arguments.py:242-253 @ea7aefd). planck reads the config and the files --with names, merged as
+// from_ymls does (import/neox/reader.h). Semantics, EleutherAI/gpt-neox @ea7aefd:
 // arguments.py:917-934 (dp = world / (pp x mp), pp and mp below 1 taken as 1, a remainder raises),
 // :826-883 (calculate_batch_parameters / check_batch_parameters), :966-990 (precision),
 // megatron/initialize.py:160-170 (PipeModelDataParallelTopology: pipe outermost, then data, then
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/input_file.h"
 #include "import/formats/yaml_omegaconf.h"
 #include "import/importer.h"
 #include "import/neox/reader.h"
@@ -204,9 +206,28 @@ core::Result<ImportResult> import_neox(std::string_view text, const std::string&
     return b.error(0, "not a GPT-NeoX config: no top-level pipe_parallel_size or model_parallel_size, nor "
                       "num_layers, hidden_size and num_attention_heads with NeoX's training keys");
   }
-  neox::NeoxKeys k(root, b);
+  neox::NeoxKeys k(b);
+  if (auto st = k.add(root, ""); !st) return st;
+  for (const std::string& file : options.merge_files) {
+    auto other = core::read_input(file, core::kMaxConfigBytes, core::kConfigLimitName);
+    if (!other) return core::Status::error("--with " + file + ": " + other.message());
+    if (other->find('\0') != std::string::npos) {
+      return core::Status::error(file + ": contains a NUL byte; not a text config");
+    }
+    PlanBuilder fb("neox", file);
+    PLANCK_IMPORT_TRY(more, load_omegaconf_yaml(*other, fb));
+    if (!more.IsMap() && !more.IsNull()) return fb.error(0, "not a YAML mapping of NeoX keys");
+    if (auto st = k.add(more, file); !st) return st;
+  }
   k.warn_unknown();
-  b.note("one GPT-NeoX file: the other YAML files a `deepy.py train.py a.yml b.yml` run merges are not read");
+  if (options.merge_files.empty()) {
+    b.note("one GPT-NeoX file: the other YAML files a `deepy.py train.py a.yml b.yml` run merges are not read "
+           "(name them with --with FILE)");
+  } else {
+    std::string files;
+    for (const std::string& f : options.merge_files) files += ", " + f;
+    b.note("GPT-NeoX files merged as deepy.py merges them, in order: " + path + files);
+  }
   // The DeepSpeed runner's num_nodes / num_gpus (deepspeed_args.py:311, :316), when the config gives them.
   PLANCK_IMPORT_TRY(nodes, k.integer("num_nodes"));
   PLANCK_IMPORT_TRY(gpus, k.integer("num_gpus"));

@@ -1,7 +1,8 @@
 #pragma once
-// The GPT-NeoX importer's view of one YAML file (neox.cc, model.cc): its top-level keys with
-// dashes turned into underscores, as NeoX does (megatron/neox_arguments/arguments.py:251-253
-// @ea7aefd), typed reads naming file:line, and which keys were read.
+// The GPT-NeoX importer's view of a run's YAML files (neox.cc, model.cc): their top-level keys
+// with dashes turned into underscores, merged as NeoX merges `deepy.py train.py a.yml b.yml`
+// (megatron/neox_arguments/arguments.py from_ymls:234-262 @ea7aefd), typed reads naming the
+// file:line each key is written at, and which keys were read.
 
 #include <yaml-cpp/yaml.h>
 
@@ -19,10 +20,16 @@ namespace planck::import::neox {
 
 class NeoxKeys {
  public:
-  NeoxKeys(const YAML::Node& root, PlanBuilder& b);
+  explicit NeoxKeys(PlanBuilder& b) : b_(b) {}
+  // The top-level keys of one file of the run (`file` "" = the config itself), after those added
+  // before: an error where NeoX raises (a key the earlier files gave, as written; two files of one
+  // name); a dashed spelling of an earlier key replaces it, as NeoX's check misses it (noted).
+  core::Status add(const YAML::Node& root, const std::string& file);
 
   bool has(const std::string& key) const { return values_.count(key) > 0; }
-  int line(const std::string& key) const;
+  Where line(const std::string& key) const;
+  // The file `key` is written in ("" = the config).
+  const std::string& file(const std::string& key) const;
   // The value (null when absent or null), and the key counts as read.
   YAML::Node get(const std::string& key);
   core::Result<std::optional<std::int64_t>> integer(const std::string& key);
@@ -42,10 +49,25 @@ class NeoxKeys {
  private:
   std::map<std::string, YAML::Node> values_;
   std::map<std::string, int> lines_;
+  std::map<std::string, std::string> files_;
+  std::set<std::string> basenames_;
   std::vector<std::string> order_;
   std::set<std::string> read_;
   PlanBuilder& b_;
 };
+
+// The tokenizer's vocabulary before padding (tokenizer.cc), when tokenizer_type and vocab_file
+// say it: CharLevelTokenizer's 512, HFGPT2Tokenizer's GPT-2 + pad, a GPT-2 encoder or Hugging Face
+// tokenizer JSON read from the path the run reads (or beside the config), else the GPT-2 and
+// GPT-NeoX-20B files by name; nullopt when none of these says it. `how`: for the note.
+struct TokenizerVocab {
+  std::int64_t size = 0;
+  std::string how;
+};
+core::Result<std::optional<TokenizerVocab>> neox_tokenizer_vocab(NeoxKeys& k, const std::string& config_path);
+// `size` padded up to a multiple of `multiple` (_vocab_size_with_padding), nullopt when either is
+// below 1 or the product overflows.
+std::optional<std::int64_t> neox_padded_vocab(std::int64_t size, std::int64_t multiple);
 
 // Model sizes and recompute (model.cc): the plan's model when the vocabulary is known, else a note.
 core::Status read_neox_model(NeoxKeys& k, PlanBuilder& b, std::int64_t mp, nlohmann::ordered_json& t);
