@@ -190,7 +190,8 @@ void setup_verify(CLI::App& app, Action& action) {
                  "detected from their content: torchtitan TOML or config_registry.py[:FUNCTION] (every function "
                  "when none is named), Lingua YAML, Megatron launch script, Megatron-Bridge recipe "
                  "(RECIPE.py[:FUNCTION]) or launch script running run_recipe.py with a.b=c overrides (every "
-                 "launch, or SCRIPT:N), DeepSpeed JSON, LLaMA-Factory training YAML. A config is imported "
+                 "launch, or SCRIPT:N), DeepSpeed JSON, LLaMA-Factory training YAML, accelerate config, NeMo 1.x YAML, "
+                 "GPT-NeoX YAML, axolotl training YAML. A config is imported "
                  "in memory (as `planck import`) and each finding is located at the line of the setting in the "
                  "config")
       ->required();

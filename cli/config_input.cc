@@ -110,7 +110,8 @@ std::string config_flags_on_plan(const std::string& path, const ConfigOptions& o
     names += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
   }
   return path + ": read as a planck plan, and " + names + (given.size() == 1 ? " applies" : " apply") +
-         " to framework configs only (torchtitan, Lingua, Megatron, Megatron-Bridge, DeepSpeed, LLaMA-Factory); a "
+         " to framework configs only (torchtitan, Lingua, Megatron, Megatron-Bridge, DeepSpeed, LLaMA-Factory, "
+         "axolotl, ...); a "
          "planck plan states its own (edit it there), or pass --framework if FILE is one of those";
 }
 
