@@ -42,7 +42,7 @@ std::vector<std::string> axolotl_keys() {
 // The batch as normalize_config leaves it (utils/config/__init__.py:199-207): micro_batch_size and
 // gradient_accumulation_steps default to 1 (schemas/training.py:71-82), and two of the three
 // batch keys must be written (validation.py:218-226), not both GA and batch_size (:272-279).
-core::Result<Run> read_batch(YamlReader& y, const YAML::Node& root, PlanBuilder& b) {
+core::Result<Run> read_axolotl_batch(YamlReader& y, const YAML::Node& root, PlanBuilder& b) {
   PLANCK_IMPORT_TRY(micro, y.integer(root, "micro_batch_size", ""));
   PLANCK_IMPORT_TRY(acc, y.integer(root, "gradient_accumulation_steps", ""));
   PLANCK_IMPORT_TRY(batch, y.integer(root, "batch_size", ""));
@@ -137,7 +137,7 @@ core::Result<ImportResult> import_axolotl(std::string_view text, const std::stri
     if (std::find(known.begin(), known.end(), key) == known.end())
       b.unknown_key(key, YamlReader::line(kv.first), known);
   }
-  PLANCK_IMPORT_TRY(run, read_batch(y, root, b));
+  PLANCK_IMPORT_TRY(run, read_axolotl_batch(y, root, b));
   PLANCK_IMPORT_TRY(sizes, axolotl::read_sizes(y, root, b));
   if (auto st = check_refusals(y, root, b, sizes, run); !st) return st;
   llama_factory::DsFile ds;
