@@ -93,7 +93,8 @@ void setup_import(CLI::App& app, Action& action) {
       "  planck import megatron-bridge examples/models/gpt_oss/slurm_pretrain.sh:2 --set TP=4 -o plan.json\n"
       "See docs/import.md.");
   app.add_option("framework", a->framework,
-                 "torchtitan | lingua | megatron | megatron-bridge | deepspeed | llama-factory | accelerate | nemo | neox")
+                 "torchtitan | lingua | megatron | megatron-bridge | deepspeed | llama-factory | accelerate | nemo | "
+                 "neox | axolotl")
       ->required()
       ->check(CLI::IsMember(planck::import::framework_names()));
   app.add_option("config", a->config,
@@ -101,8 +102,9 @@ void setup_import(CLI::App& app, Action& action) {
                  "read with python3's parser, never run), Lingua YAML, Megatron launch script or args file, "
                  "Megatron-Bridge recipe (RECIPE.py:FUNCTION) or launch script running run_recipe.py (SCRIPT:N "
                  "picks one of several launches), DeepSpeed JSON, LLaMA-Factory training YAML (with the DeepSpeed "
-                 "config it names), accelerate config, NeMo 1.x Hydra YAML (megatron_gpt_config.yaml), GPT-NeoX YAML "
-                 "(the run's other files with --with)")
+                 "config it names), accelerate config, NeMo 1.x Hydra YAML (megatron_gpt_config.yaml), GPT-NeoX "
+                 "YAML (the run's other files with --with), axolotl training YAML (with the DeepSpeed config it "
+                 "names)")
       ->required();
   app.add_option("--nodes", a->nodes, "nodes of the cluster (default: the config's, else 1)")
       ->check(whole_number(1, core::kMaxWorld));
@@ -131,6 +133,9 @@ void setup_import(CLI::App& app, Action& action) {
 
 }  // namespace
 
-PLANCK_COMMAND(import, "a plan from a torchtitan, Lingua, Megatron-LM, Megatron-Bridge, DeepSpeed or LLaMA-Factory config", setup_import);
+PLANCK_COMMAND(import,
+               "a plan from a torchtitan, Lingua, Megatron-LM, Megatron-Bridge, DeepSpeed, LLaMA-Factory, accelerate, "
+               "NeMo, GPT-NeoX or axolotl config",
+               setup_import);
 
 }  // namespace planck::cli

@@ -191,8 +191,9 @@ void setup_verify(CLI::App& app, Action& action) {
                  "when none is named), Lingua YAML, Megatron launch script, Megatron-Bridge recipe "
                  "(RECIPE.py[:FUNCTION]) or launch script running run_recipe.py with a.b=c overrides (every "
                  "launch, or SCRIPT:N), DeepSpeed JSON, LLaMA-Factory training YAML, accelerate config, NeMo 1.x "
-                 "YAML, GPT-NeoX YAML (its run's other files with --with). A config is imported in memory (as "
-                 "`planck import`) and each finding is located at the line of the setting in the config")
+                 "YAML, GPT-NeoX YAML (its run's other files with --with), axolotl training YAML. A config is "
+                 "imported in memory (as `planck import`) and each finding is located at the line of the setting "
+                 "in the config")
       ->required();
   add_config_options(app, o->config);
   app.add_option("--observed", o->observed,

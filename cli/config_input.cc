@@ -116,7 +116,7 @@ std::string config_flags_on_plan(const std::string& path, const ConfigOptions& o
   }
   return path + ": read as a planck plan, and " + names + (given.size() == 1 ? " applies" : " apply") +
          " to framework configs only (torchtitan, Lingua, Megatron, Megatron-Bridge, DeepSpeed, LLaMA-Factory, "
-         "accelerate, NeMo, GPT-NeoX); a "
+         "accelerate, NeMo, GPT-NeoX, axolotl); a "
          "planck plan states its own (edit it there), or pass --framework if FILE is one of those";
 }
 

@@ -48,9 +48,9 @@ core::Result<std::string> config_framework(const std::string& spec, const Config
     return core::Status::error(file +
                                ": neither a planck plan nor a config planck recognises (torchtitan TOML or "
                                "config_registry.py, Lingua YAML, Megatron-LM launch script, Megatron-Bridge recipe, "
-                               "DeepSpeed JSON, LLaMA-Factory YAML, accelerate config, NeMo 1.x YAML, GPT-NeoX YAML); "
-                               "pass --framework torchtitan|lingua|megatron|megatron-bridge|deepspeed|llama-factory|"
-                               "accelerate|nemo|neox");
+                               "DeepSpeed JSON, LLaMA-Factory YAML, accelerate config, NeMo 1.x YAML, GPT-NeoX YAML, "
+                               "axolotl YAML); pass --framework torchtitan|lingua|megatron|megatron-bridge|deepspeed|"
+                               "llama-factory|accelerate|nemo|neox|axolotl");
   }
   return fw;
 }

@@ -41,6 +41,7 @@ constexpr Entry kImporters[] = {
     {"accelerate", &import_accelerate},
     {"nemo", &import_nemo1},
     {"neox", &import_neox},
+    {"axolotl", &import_axolotl},
 };
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -216,6 +217,7 @@ std::string detect_framework(const std::string& path, std::string_view text) {
   if ((text[first] == '/' || text[first] == '#') && is_deepspeed_config(text)) return "deepspeed";
   if (is_accelerate_config(text)) return "accelerate";
   if (is_nemo1_config(text)) return "nemo";
+  if (is_axolotl_config(text)) return "axolotl";
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
@@ -254,22 +256,25 @@ std::string detect_framework(const std::string& path, std::string_view text) {
   return "";
 }
 
-bool is_accelerate_config(std::string_view text) {
-  // distributed_type is the one key accelerate requires (config_args.py process_config); with it
-  // at the top level, one of the keys `accelerate config` always writes.
-  bool type = false, other = false;
+bool has_top_level_key(std::string_view text, std::initializer_list<const char*> keys) {
   std::size_t start = 0;
   while (start < text.size()) {
     const std::size_t end = std::min(text.find('\n', start), text.size());
     const std::string_view line = text.substr(start, end - start);
-    if (line.rfind("distributed_type:", 0) == 0) type = true;
-    for (const char* key : {"compute_environment:", "num_processes:", "num_machines:", "mixed_precision:",
-                            "machine_rank:", "fsdp_config:", "deepspeed_config:"}) {
-      if (line.rfind(key, 0) == 0) other = true;
+    for (const char* key : keys) {
+      if (line.rfind(key, 0) == 0) return true;
     }
     start = end + 1;
   }
-  return type && other;
+  return false;
+}
+
+bool is_accelerate_config(std::string_view text) {
+  // distributed_type is the one key accelerate requires (config_args.py process_config); with it
+  // at the top level, one of the keys `accelerate config` always writes.
+  return has_top_level_key(text, {"distributed_type:"}) &&
+         has_top_level_key(text, {"compute_environment:", "num_processes:", "num_machines:", "mixed_precision:",
+                                  "machine_rank:", "fsdp_config:", "deepspeed_config:"});
 }
 
 }  // namespace planck::import

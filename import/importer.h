@@ -9,6 +9,7 @@
 // Status naming the numbers and the file:line. Nothing is silently fixed.
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -131,7 +132,8 @@ struct NamedImport {
 using ImportFn = core::Result<ImportResult> (*)(std::string_view text, const std::string& path,
                                                 const ImportOptions& options);
 
-// "torchtitan", "lingua", "megatron", "megatron-bridge", "deepspeed", "llama-factory", "accelerate", "nemo", "neox".
+// "torchtitan", "lingua", "megatron", "megatron-bridge", "deepspeed", "llama-factory", "accelerate", "nemo", "neox",
+// "axolotl".
 const std::vector<std::string>& framework_names();
 // The importer for `framework`, or nullptr when unknown.
 ImportFn find_importer(std::string_view framework);
@@ -166,6 +168,8 @@ core::Result<ImportResult> import_megatron(std::string_view text, const std::str
 // A Hugging Face accelerate config (`accelerate launch --config_file`; accelerate/accelerate.cc).
 core::Result<ImportResult> import_accelerate(std::string_view text, const std::string& path,
                                              const ImportOptions& options);
+// Whether a line of `text` starts with one of `keys` ("name:"): a key at the top level of a YAML.
+bool has_top_level_key(std::string_view text, std::initializer_list<const char*> keys);
 // accelerate's config file (commands/config/config_args.py ClusterConfig, written by `accelerate
 // config`): top-level compute_environment and distributed_type keys.
 bool is_accelerate_config(std::string_view text);
@@ -201,5 +205,12 @@ core::Result<ImportResult> import_neox(std::string_view text, const std::string&
 // Whether `text` is a GPT-NeoX config: top-level pipe_parallel_size or model_parallel_size (dashes
 // or underscores), or num_layers, hidden_size and num_attention_heads beside a NeoX training key.
 bool is_neox_config(std::string_view text);
+// An axolotl training YAML (axolotl/axolotl.cc): the Hugging Face Trainer's run with the DeepSpeed
+// file, FSDP or ND parallelism it names, LoRA / QLoRA and RL settings.
+core::Result<ImportResult> import_axolotl(std::string_view text, const std::string& path,
+                                          const ImportOptions& options);
+// A YAML whose top level holds base_model: beside one of axolotl's own keys (sequence_len:,
+// micro_batch_size:, datasets:, adapter:, ...).
+bool is_axolotl_config(std::string_view text);
 
 }  // namespace planck::import

@@ -39,6 +39,10 @@ std::string preset_of_hf_id(const std::string& hf_id) {
       {"mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b"},   {"mistralai/Mixtral-8x22B-v0.1", "mixtral-8x22b"},
       {"openai/gpt-oss-20b", "gpt-oss-20b"},             {"openai/gpt-oss-120b", "gpt-oss-120b"},
       {"moonshotai/Kimi-K2-Instruct", "kimi-k2"},
+      // NousResearch's re-uploads of Meta's checkpoints (the same config.json), which axolotl's
+      // examples train.
+      {"NousResearch/Meta-Llama-3-8B", "llama3-8b"},     {"NousResearch/Meta-Llama-3.1-8B", "llama3-8b"},
+      {"NousResearch/Meta-Llama-3-70B", "llama3-70b"},   {"NousResearch/Meta-Llama-3.1-70B", "llama3-70b"},
   };
   std::string id = hf_id;
   for (const char* suffix : {"-Instruct", "-Base"}) {
@@ -148,6 +152,12 @@ void PlanBuilder::unknown_key(const std::string& key, const Where& line, const s
   else if (framework_ == "llama-factory")
     fate = "LLaMA-Factory's HfArgumentParser refuses a key no argument class defines at start-up unless "
            "ALLOW_EXTRA_ARGS is set (hparams/parser.py)";
+  else if (framework_ == "axolotl")
+    // axolotl-ai-cloud/axolotl@067b021c8 utils/config/__init__.py:494-500 validate_config returns the
+    // model_dump of AxolotlInputConfig, whose model_config (utils/schemas/config.py:212) keeps
+    // pydantic's default extra="ignore".
+    fate = "axolotl ignores it without a word: validate_config keeps only AxolotlInputConfig's fields (pydantic's "
+           "default extra=\"ignore\", utils/config/__init__.py:494-500)";
   else if (framework_ == "lingua")
     // apps/*/train.py merges the file into OmegaConf.structured(TrainArgs()) (facebookresearch/
     // lingua@437d680 apps/main/train.py:649-650), a struct-mode config; BLT's pydantic TrainArgs
@@ -338,6 +348,19 @@ std::optional<core::ModelSpec> vocab_preset_or_warn(PlanBuilder& b, const core::
            std::to_string(shape.heads) + " heads; model left out (" + fix + ")");
   }
   return preset;
+}
+
+void set_hf_model(ImportResult& r, PlanBuilder& b, const std::optional<std::string>& hf_id, const std::string& key,
+                  int line) {
+  const std::string preset = hf_id ? preset_of_hf_id(*hf_id) : "";
+  if (!preset.empty()) {
+    r.plan["model"] = preset;
+    r.positions["/model"] = line;
+    b.note("model: " + *hf_id + " is preset " + preset);
+  } else {
+    b.warn("model " + (hf_id ? *hf_id : "(no " + key + ")") +
+           " has no planck preset; model left out (give --model, e.g. its config.json)");
+  }
 }
 
 }  // namespace planck::import

@@ -52,6 +52,13 @@ std::string preset_of_hf_id(const std::string& hf_id);
 // listed in *other (comma-separated, as written) for the importer to warn about.
 using LoraNames = std::vector<std::pair<std::string, std::vector<std::string>>>;
 nlohmann::ordered_json map_lora_targets(const nlohmann::json& names, const LoraNames& table, std::string* other);
+// PEFT's module names in Hugging Face Llama-style models (q_proj ... down_proj) -> planck's targets:
+// the names LLaMA-Factory's lora_target and axolotl's lora_target_modules list.
+inline const LoraNames& hf_lora_modules() {
+  static const LoraNames k = {{"q_proj", {"q"}},       {"k_proj", {"k"}}, {"v_proj", {"v"}},    {"o_proj", {"o"}},
+                              {"gate_proj", {"gate"}}, {"up_proj", {"up"}}, {"down_proj", {"down"}}};
+  return k;
+}
 
 // A place in the config: a 1-based line (0 = unknown) of the config itself, or of `file`, another
 // file of the same run (GPT-NeoX's further YAMLs). An int converts to a line of the config.
@@ -120,6 +127,11 @@ class PlanBuilder {
 // importer said: `own`'s notes (into the plan's notes too), warnings, findings and the positions
 // `into` lacks; the source becomes `source_path`.
 void take_said(ImportResult& into, ImportResult own, const std::string& source_path);
+
+// The plan's model from a Hugging Face id written at `key` (line `line`): its preset, noted; with
+// none (a local path, an unknown checkpoint, no key), the model is left out and that is warned.
+void set_hf_model(ImportResult& r, PlanBuilder& b, const std::optional<std::string>& hf_id, const std::string& key,
+                  int line);
 
 // The model preset of `shape`'s layers, hidden size, heads and KV heads, whose vocabulary stands in for a
 // tokenizer planck does not read (its caller says so, as a guess); with none, the model is left out:

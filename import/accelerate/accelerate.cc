@@ -149,24 +149,7 @@ core::Status read_fsdp(YamlReader& y, const YAML::Node& root, PlanBuilder& b, co
                  "the ParallelismConfig mesh is built for FSDP2; priced as FSDP1 over the whole world");
   }
   if (nd.given && version == "2") {
-    std::int64_t rep = nd.rep, shard = nd.shard * nd.sp;
-    if (nd.sp > 1) {
-      b.unmodelled("parallelism_config_sp_size " + str(nd.sp), nd.line,
-                   "sequence parallelism under FSDP priced as data parallelism over those ranks");
-    }
-    if (rep * shard * nd.cp * nd.tp == 1) rep = w.size;  // a total of 1 replicates over the world
-    // Outer to inner, as parallelism_config.py's mesh_order.
-    b.set_mesh({"dp_replicate", "dp_shard", "cp", "tp"}, {rep, shard, nd.cp, nd.tp});
-    b.note("parallelism_config: dp_replicate " + str(rep) + " x dp_shard " + str(shard) + " x cp " + str(nd.cp) +
-           " x tp " + str(nd.tp) + " (accelerate's ParallelismConfig device mesh)");
-    // fully_shard gets (dp_replicate, dp_shard_cp): parallelism_config.py fsdp_dim_names.
-    std::vector<std::string> fsdp_dims = {"dp_shard"};
-    if (nd.cp > 1) fsdp_dims.push_back("cp");
-    const bool sharded = shard > 1 || nd.cp > 1;
-    par["data_parallel"] = sharded ? (rep > 1 ? "hsdp" : "fsdp") : (rep > 1 ? "ddp" : "none");
-    if (sharded) par["fsdp_dims"] = fsdp_dims;
-    if (sharded && rep > 1) par["replicate_dims"] = {"dp_replicate"};
-    if (nd.tp > 1) par["sequence_parallel"] = false;
+    accelerate::set_nd_mesh(b, w, nd, par);
   } else if (strategy == 3) {
     b.set_mesh({"dp"}, {w.size});
     par["data_parallel"] = w.size > 1 ? "ddp" : "none";
@@ -203,6 +186,28 @@ core::Status read_fsdp(YamlReader& y, const YAML::Node& root, PlanBuilder& b, co
 }
 
 }  // namespace
+
+// The ParallelismConfig device mesh (accelerate parallelism_config.py: mesh_order dp_replicate,
+// dp_shard, cp, sp, tp, outer to inner; fully_shard gets (dp_replicate, dp_shard_cp), its
+// fsdp_dim_names) as the plan's mesh and data-parallel dims.
+void accelerate::set_nd_mesh(PlanBuilder& b, const World& w, const NdSizes& nd, nlohmann::ordered_json& par) {
+  std::int64_t rep = nd.rep, shard = nd.shard * nd.sp;
+  if (nd.sp > 1) {
+    b.unmodelled("parallelism_config_sp_size " + str(nd.sp), nd.line,
+                 "sequence parallelism under FSDP priced as data parallelism over those ranks");
+  }
+  if (rep * shard * nd.cp * nd.tp == 1) rep = w.size;  // a total of 1 replicates over the world
+  b.set_mesh({"dp_replicate", "dp_shard", "cp", "tp"}, {rep, shard, nd.cp, nd.tp});
+  b.note("parallelism_config: dp_replicate " + str(rep) + " x dp_shard " + str(shard) + " x cp " + str(nd.cp) +
+         " x tp " + str(nd.tp) + " (accelerate's ParallelismConfig device mesh)");
+  std::vector<std::string> fsdp_dims = {"dp_shard"};
+  if (nd.cp > 1) fsdp_dims.push_back("cp");
+  const bool sharded = shard > 1 || nd.cp > 1;
+  par["data_parallel"] = sharded ? (rep > 1 ? "hsdp" : "fsdp") : (rep > 1 ? "ddp" : "none");
+  if (sharded) par["fsdp_dims"] = fsdp_dims;
+  if (sharded && rep > 1) par["replicate_dims"] = {"dp_replicate"};
+  if (nd.tp > 1) par["sequence_parallel"] = false;
+}
 
 core::Result<ImportResult> import_accelerate(std::string_view text, const std::string& path,
                                              const ImportOptions& options) {

@@ -25,6 +25,10 @@ struct NdSizes {
   std::int64_t rep = 1, shard = 1, tp = 1, cp = 1, sp = 1;
 };
 
+// The ParallelismConfig device mesh of `nd` on world `w` (FSDP2): the plan's mesh, its data-parallel
+// strategy and dims into `par` (accelerate.cc; axolotl's ND parallelism builds the same config).
+void set_nd_mesh(PlanBuilder& b, const World& w, const NdSizes& nd, nlohmann::ordered_json& par);
+
 // distributed_type DEEPSPEED: the DeepSpeed config DeepSpeedPlugin runs (deepspeed_config_file,
 // else the one it builds from deepspeed_config's keys), with the precision the launcher passes
 // filled in, read by the DeepSpeed importer on the config's world. `b` holds what was said about

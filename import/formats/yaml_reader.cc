@@ -47,7 +47,13 @@ core::Result<std::optional<std::int64_t>> YamlReader::integer(const YAML::Node& 
   auto found = value(map, key);
   if (!found) return std::optional<std::int64_t>();
   const YAML::Node& n = *found;
-  const std::string s = n.IsScalar() ? n.Scalar() : std::string();
+  std::string s = n.IsScalar() ? n.Scalar() : std::string();
+  // YAML 1.1, which PyYAML (axolotl's, OmegaConf's loader) resolves, writes 500_000 for 500000
+  // (int: [-+]?[1-9][0-9_]*): the underscores go when the rest are digits.
+  if (s.find('_') != std::string::npos && s.find_first_not_of("+-0123456789_") == std::string::npos &&
+      s.find_first_of("0123456789") < s.find('_')) {
+    std::erase(s, '_');
+  }
   std::int64_t v = 0;
   const char* first = s.data() + (s.size() > 1 && s[0] == '+' ? 1 : 0);
   auto [end, ec] = std::from_chars(first, s.data() + s.size(), v);

@@ -140,8 +140,8 @@ core::Result<std::vector<ImportOptions::Fill>> trainer_fills(YamlReader& y, cons
                     : std::string("TrainingArguments' default ") + key;
   };
   std::vector<Match> matches = {
-      {"train_micro_batch_size_per_gpu", "per_device_train_batch_size", "per_device_train_batch_size", run.micro,
-       !auto_batch, true, yaml_at("per_device_train_batch_size"), nullptr},
+      {"train_micro_batch_size_per_gpu", "per_device_train_batch_size", run.micro_key, run.micro, !auto_batch, true,
+       yaml_at(run.micro_key), nullptr},
       {"gradient_accumulation_steps", "gradient_accumulation_steps", "gradient_accumulation_steps", run.accumulation,
        true, true, yaml_at("gradient_accumulation_steps"), nullptr},
       {"fp16.enabled", "fp16|fp16_full_eval+fp16_backend(amp)", "fp16", run.fp16 || fp16_eval, true, true,
@@ -154,9 +154,9 @@ core::Result<std::vector<ImportOptions::Fill>> trainer_fills(YamlReader& y, cons
   };
   if (options.nodes && options.gpus_per_node) {
     const std::int64_t world = *options.nodes * *options.gpus_per_node;
-    matches.push_back({"train_batch_size", "train_batch_size (calculated)", "per_device_train_batch_size",
+    matches.push_back({"train_batch_size", "train_batch_size (calculated)", run.micro_key,
                        run.micro * run.accumulation * world, !auto_batch, true,
-                       "per_device_train_batch_size x gradient_accumulation_steps x world " + std::to_string(world),
+                       std::string(run.micro_key) + " x gradient_accumulation_steps x world " + std::to_string(world),
                        nullptr});
   }
   PLANCK_IMPORT_TRY(clip, y.real(root, "max_grad_norm", ""));
@@ -208,6 +208,20 @@ core::Result<std::vector<ImportOptions::Fill>> trainer_fills(YamlReader& y, cons
                        "trainer_config_finalize); set those DeepSpeed values to \"auto\" or to the YAML's");
   }
   return fills;
+}
+
+core::Result<ImportResult> import_trainer_deepspeed(YamlReader& y, const YAML::Node& root, PlanBuilder& b,
+                                                   const DsFile& ds, const Run& run, const ImportOptions& options) {
+  PLANCK_IMPORT_TRY(fills, trainer_fills(y, root, b, ds, run, options));
+  ImportOptions o = options;
+  o.fills = std::move(fills);
+  auto imported = import_deepspeed(ds.text, ds.path, o);
+  if (!imported) return imported.status();
+  ImportResult r = std::move(*imported);
+  for (const auto& [pointer, line] : r.positions) r.position_files.emplace(pointer, ds.path);
+  b.note("deepspeed " + ds.path + ": the run's layout, its \"auto\" batch and dtype filled from this YAML "
+         "(Hugging Face integrations/deepspeed.py)");
+  return r;
 }
 
 }  // namespace planck::import::llama_factory

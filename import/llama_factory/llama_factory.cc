@@ -67,10 +67,7 @@ core::Status read_finetuning(YamlReader& y, const YAML::Node& root, PlanBuilder&
       if (!n.empty()) list.push_back(n);
       start = comma + 1;
     }
-    static const LoraNames kModules = {{"q_proj", {"q"}},       {"k_proj", {"k"}},   {"v_proj", {"v"}},
-                                       {"o_proj", {"o"}},       {"gate_proj", {"gate"}}, {"up_proj", {"up"}},
-                                       {"down_proj", {"down"}}};
-    t["lora_targets"] = map_lora_targets(list, kModules, &other);
+    t["lora_targets"] = map_lora_targets(list, hf_lora_modules(), &other);
   }
   b.note("finetuning_type lora: adapters of rank " + std::to_string(t["lora_rank"].get<std::int64_t>()) + " on " +
          names + ", the base weights frozen");
@@ -186,13 +183,9 @@ core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b
                         ") is not used"
                   : std::string()));
   } else if (optim) {
-    const std::string o = *optim;
-    if (o.rfind("adamw", 0) == 0 && o.find("8bit") == std::string::npos) t["optimizer"] = "adamw";
-    else if (o.find("8bit") != std::string::npos && o.find("adam") != std::string::npos) t["optimizer"] = "adam8bit";
-    else if (o == "adafactor") t["optimizer"] = "adafactor";
-    else if (o == "sgd") t["optimizer"] = "sgd";
-    else if (o.rfind("lion", 0) == 0) t["optimizer"] = "lion";
-    else b.unmodelled("optim " + o, y.line_of(root, "optim"), "AdamW's two fp32 states assumed");
+    const std::string kind = llama_factory::optimizer_of(*optim);
+    if (!kind.empty()) t["optimizer"] = kind;
+    else b.unmodelled("optim " + *optim, y.line_of(root, "optim"), "AdamW's two fp32 states assumed");
   }
   PLANCK_IMPORT_TRY(muon, y.boolean(root, "use_muon", "", false));
   if (muon && !ds_optimizer) t["optimizer"] = "muon";
@@ -244,6 +237,17 @@ core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b
 
 }  // namespace
 
+std::string llama_factory::optimizer_of(const std::string& o) {
+  // paged_adamw_32bit, paged_lion_8bit, ...: bitsandbytes' paged variants keep the same states.
+  if (o.rfind("paged_", 0) == 0) return optimizer_of(o.substr(6));
+  if (o.rfind("adamw", 0) == 0 && o.find("8bit") == std::string::npos) return "adamw";
+  if (o.find("8bit") != std::string::npos && o.find("adam") != std::string::npos) return "adam8bit";
+  if (o == "adafactor") return "adafactor";
+  if (o == "sgd") return "sgd";
+  if (o.rfind("lion", 0) == 0) return "lion";
+  return "";
+}
+
 core::Result<ImportResult> import_llama_factory(std::string_view text, const std::string& path,
                                                 const ImportOptions& options) {
   PlanBuilder b("llama-factory", path);
@@ -286,16 +290,8 @@ core::Result<ImportResult> import_llama_factory(std::string_view text, const std
   if (auto st = llama_factory::check_startup(y, root, b, launch); !st) return st;
   ImportResult r;
   if (launch.deepspeed) {
-    // The DeepSpeed config is the run; what the trainer fills ("auto") comes from the YAML.
-    PLANCK_IMPORT_TRY(fills, llama_factory::trainer_fills(y, root, b, ds, run, options));
-    ImportOptions o = options;
-    o.fills = std::move(fills);
-    auto imported = import_deepspeed(ds.text, ds.path, o);
-    if (!imported) return imported.status();
-    r = std::move(*imported);
-    for (const auto& [pointer, line] : r.positions) r.position_files.emplace(pointer, ds.path);
-    b.note("deepspeed " + ds.path + ": the run's layout, its \"auto\" batch and dtype filled from this YAML "
-           "(Hugging Face integrations/deepspeed.py)");
+    PLANCK_IMPORT_TRY(imported, llama_factory::import_trainer_deepspeed(y, root, b, ds, run, options));
+    r = std::move(imported);
     if (pure) {
       b.unmodelled("pure_bf16 true", y.line_of(root, "pure_bf16"),
                    "the bf16 model under DeepSpeed priced with DeepSpeed's fp32 master partition");
@@ -334,15 +330,7 @@ core::Result<ImportResult> import_llama_factory(std::string_view text, const std
   if (auto st = read_training(y, root, b, t, ds.at("/optimizer") != nullptr); !st) return st;
   if (auto st = read_finetuning(y, root, b, t); !st) return st;
   PLANCK_IMPORT_TRY(model, y.string(root, "model_name_or_path", ""));
-  const std::string preset = model ? preset_of_hf_id(*model) : "";
-  if (!preset.empty()) {
-    r.plan["model"] = preset;
-    r.positions["/model"] = y.line_of(root, "model_name_or_path");
-    b.note("model: " + *model + " is preset " + preset);
-  } else {
-    b.warn("model " + (model ? *model : std::string("(no model_name_or_path)")) +
-           " has no planck preset; model left out (give --model, e.g. its config.json)");
-  }
+  set_hf_model(r, b, model, "model_name_or_path", y.line_of(root, "model_name_or_path"));
   r.plan["name"] = "llama-factory-" + std::filesystem::path(path).stem().string();
   take_said(r, b.finish(), path);
   return r;

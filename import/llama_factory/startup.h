@@ -32,7 +32,13 @@ core::Status check_startup(YamlReader& y, const YAML::Node& root, PlanBuilder& b
 struct Run {
   std::int64_t micro = 8, accumulation = 1;  // TrainingArguments defaults
   bool bf16 = false, fp16 = false, pure_bf16 = false;
+  // The YAML key of the per-device batch (axolotl's micro_batch_size), for the fill and mismatch messages.
+  const char* micro_key = "per_device_train_batch_size";
 };
+
+// planck's training.optimizer for a Hugging Face `optim` name (OptimizerNames: adamw_torch,
+// adamw_bnb_8bit, adafactor, sgd, lion_32bit, ...), "" when planck has none for it.
+std::string optimizer_of(const std::string& optim);
 
 // The DeepSpeed file `deepspeed:` names, found and parsed (root is null when it is not JSON; the
 // DeepSpeed importer then reports why).
@@ -58,6 +64,11 @@ core::Result<DsFile> load_deepspeed(YamlReader& y, const YAML::Node& root, PlanB
 core::Result<std::vector<ImportOptions::Fill>> trainer_fills(YamlReader& y, const YAML::Node& root, PlanBuilder& b,
                                                              const DsFile& ds, const Run& run,
                                                              const ImportOptions& options);
+
+// The DeepSpeed config is the run: imported by the DeepSpeed importer with what the trainer fills
+// ("auto") from the YAML (trainer_fills); positions point into the DeepSpeed file.
+core::Result<ImportResult> import_trainer_deepspeed(YamlReader& y, const YAML::Node& root, PlanBuilder& b,
+                                                   const DsFile& ds, const Run& run, const ImportOptions& options);
 
 // The Hugging Face Trainer's own FSDP (TrainingArguments fsdp: "full_shard auto_wrap" and fsdp_config),
 // read as transformers' _process_fsdp_args and accelerate's plugin take it (trainer_fsdp.cc): the mesh,
