@@ -43,8 +43,23 @@ core::Status read_adapter(YamlReader& y, const YAML::Node& root, PlanBuilder& b,
   }
   PLANCK_IMPORT_TRY(rank, y.integer(root, "lora_r", ""));
   PLANCK_IMPORT_TRY(linear, y.boolean(root, "lora_target_linear", "", false));
+  PLANCK_IMPORT_TRY(saved_dir, y.string(root, "lora_model_dir", ""));
+  if (saved_dir && !saved_dir->empty()) {
+    // loaders/adapter.py:371-380: PeftModel.from_pretrained(lora_model_dir): the saved
+    // adapter_config.json's rank and targets govern, the YAML's are not used.
+    b.unmodelled("lora_model_dir " + *saved_dir, y.line_of(root, "lora_model_dir"),
+                 "the saved adapter's rank and targets (its adapter_config.json) are not read: priced at " +
+                     (rank ? "lora_r " + str(*rank) : std::string("rank 8")) + " on the YAML's targets");
+  } else if (!rank) {
+    // _build_peft_lora_config passes r=cfg.lora_r (None) to LoraConfig (adapter.py:188), and
+    // get_peft_model's update_layer compares `r <= 0` (huggingface/peft@5d602fd
+    // src/peft/tuners/lora/layer.py:239): a TypeError at start-up.
+    return b.error(y.line_of(root, "adapter"),
+                   "adapter " + *adapter + " without lora_r: axolotl passes lora_r (None) to PEFT's LoraConfig "
+                   "(loaders/adapter.py:188), whose layers compare r <= 0 and raise at start-up "
+                   "(peft tuners/lora/layer.py:239); set lora_r");
+  }
   t["lora_rank"] = rank.value_or(8);
-  if (!rank) b.note("lora_r not set: PEFT's LoraConfig default r=8");
   const YAML::Node modules = root["lora_target_modules"];
   std::string targets = "every Linear layer (lora_target_linear)", other;
   if (!linear && modules && !modules.IsNull()) {

@@ -106,6 +106,20 @@ TEST_CASE("axolotl_qlora_reads_rank_and_warns_the_4bit_base") {
   CHECK(findings(r, "unknown-key") == 0);
 }
 
+TEST_CASE("axolotl_lora_without_lora_r_is_refused_and_a_saved_adapter_is_said") {
+  // _build_peft_lora_config passes r=cfg.lora_r to PEFT's LoraConfig (loaders/adapter.py:188); with
+  // none it is None, and LoRA's update_layer compares `r <= 0` (peft@5d602fd tuners/lora/layer.py:239):
+  // axolotl stops at start-up.
+  const std::string no_r = replace(read_data("axolotl/qlora.yml"), "lora_r: 32", "");
+  const std::string err = import_error(&import_axolotl, no_r, world(1, 8));
+  CHECK(err.find("without lora_r") != std::string::npos);
+  // With lora_model_dir, PeftModel.from_pretrained loads the saved adapter (adapter.py:371-380),
+  // whose own adapter_config.json gives the rank: not read, said.
+  const std::string saved = replace(no_r, "lora_model_dir:", "lora_model_dir: ./my-adapter");
+  ImportResult r = import_ok(&import_axolotl, saved, world(1, 8));
+  CHECK(findings(r, "setting-unmodelled", "lora_model_dir ./my-adapter") == 1);
+}
+
 TEST_CASE("axolotl_dpo_with_an_adapter_has_no_separate_reference_model") {
   ImportResult r = import_data_ok("axolotl", "axolotl/instruct-dpo-lora-8b.yml", world(1, 8));
   CHECK(findings(r, "setting-unmodelled", "rl dpo") == 0);
