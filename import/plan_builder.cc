@@ -36,6 +36,8 @@ std::string preset_of_hf_id(const std::string& hf_id) {
       {"meta-llama/Llama-3.3-70B", "llama3-70b"},        {"meta-llama/Meta-Llama-3.1-405B", "llama3-405b"},
       {"meta-llama/Llama-3.1-405B", "llama3-405b"},      {"deepseek-ai/DeepSeek-V3", "deepseek-v3"},
       {"Qwen/Qwen3-30B-A3B", "qwen3-30b-a3b"},           {"Qwen/Qwen3-235B-A22B", "qwen3-235b-a22b"},
+      {"Qwen/Qwen3-0.6B", "qwen3-0.6b"},                 {"Qwen/Qwen3-1.7B", "qwen3-1.7b"},
+      {"Qwen/Qwen3-8B", "qwen3-8b"},                     {"Qwen/Qwen3-32B", "qwen3-32b"},
       {"mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b"},   {"mistralai/Mixtral-8x22B-v0.1", "mixtral-8x22b"},
       {"openai/gpt-oss-20b", "gpt-oss-20b"},             {"openai/gpt-oss-120b", "gpt-oss-120b"},
       {"moonshotai/Kimi-K2-Instruct", "kimi-k2"},

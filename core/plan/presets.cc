@@ -135,6 +135,18 @@ std::vector<ModelSpec> make_models() {
   out.push_back(llama("llama3-8b", 32, 4096, 14336, 32));
   out.push_back(llama("llama3-70b", 80, 8192, 28672, 64));
   out.push_back(llama("llama3-405b", 126, 16384, 53248, 128));
+  // Qwen3's dense models, from their Hugging Face config.json (copies in tests/data/import/hf/):
+  // GQA with 8 KV heads of 128, the two smallest with tied embeddings.
+  auto qwen3 = [](const char* name, std::int64_t layers, std::int64_t hidden, std::int64_t ffn, std::int64_t heads,
+                  bool tied) {
+    ModelSpec m = decoder(name, layers, hidden, ffn, heads, 8, 128, 151936);
+    m.tied_embeddings = tied;
+    return m;
+  };
+  out.push_back(qwen3("qwen3-0.6b", 28, 1024, 3072, 16, true));
+  out.push_back(qwen3("qwen3-1.7b", 28, 2048, 6144, 16, true));
+  out.push_back(qwen3("qwen3-8b", 36, 4096, 12288, 32, false));
+  out.push_back(qwen3("qwen3-32b", 64, 5120, 25600, 64, false));
 
   ModelSpec gpt3;
   gpt3.name = "gpt3-175b";

@@ -244,7 +244,7 @@ TEST_CASE("moe_import_deepspeed_autoep_example") {
   CHECK(role_groups(r, "ep") == Groups{{0, 1, 2, 3, 4, 5, 6, 7}});
 }
 
-TEST_CASE("moe_presets_match_their_hugging_face_configs") {
+TEST_CASE("presets_match_their_hugging_face_configs") {
   const std::pair<const char*, const char*> cases[] = {
       {"deepseek-v3", "deepseek-ai--DeepSeek-V3_config.json"},
       {"kimi-k2", "moonshotai--Kimi-K2-Instruct_config.json"},
@@ -256,6 +256,10 @@ TEST_CASE("moe_presets_match_their_hugging_face_configs") {
       {"gpt-oss-120b", "openai--gpt-oss-120b_config.json"},
       {"mixtral-8x7b", "mistralai--Mixtral-8x7B-v0.1_config.json"},
       {"mixtral-8x22b", "mistralai--Mixtral-8x22B-v0.1_config.json"},
+      {"qwen3-0.6b", "Qwen--Qwen3-0.6B_config.json"},
+      {"qwen3-1.7b", "Qwen--Qwen3-1.7B_config.json"},
+      {"qwen3-8b", "Qwen--Qwen3-8B_config.json"},
+      {"qwen3-32b", "Qwen--Qwen3-32B_config.json"},
   };
   for (const auto& c : cases) {
     const std::string preset = c.first, file = c.second;  // clang 14: no structured binding in CAPTURE
@@ -289,6 +293,7 @@ TEST_CASE("moe_presets_match_their_hugging_face_configs") {
     CHECK(a.moe_layer_count() == b.moe_layer_count());
     CHECK(a.kv_lora_rank == b.kv_lora_rank);
     CHECK(a.q_lora_rank == b.q_lora_rank);
+    CHECK(a.tied_embeddings == b.tied_embeddings);
   }
   // DeepSeek-V3's config.json: n_group 8, topk_group 4 (group-limited routing); Kimi K2's n_group
   // 1 means unlimited, so nothing is set.

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/plan/presets.h"
 #include "tests/import/import_test_util.h"
 
 namespace planck::import::test {
@@ -128,15 +129,17 @@ TEST_CASE("import_torchtitan_registry_deepseek_v3_and_qwen3_at_b5bcd76c") {
                      {"qwen3_14b", {1, 1, 16, 1, 1}, 4, 4096, "full"},
                      {"qwen3_0_6b", {1, 1, 16, 1, 1}, 4, 4096, "selective"}});
   // qwen3/__init__.py _32b: dim 5120, 64 layers, n_heads=64, n_kv_heads=8, head_dim 128,
-  // hidden_dim=25600, vocab 151936 (Qwen/Qwen3-32B's config.json has the same).
-  const auto& m = qw.at("qwen3_32b").plan["model"];
-  CHECK(m["layers"] == 64);
-  CHECK(m["hidden"] == 5120);
-  CHECK(m["heads"] == 64);
-  CHECK(m["kv_heads"] == 8);
-  CHECK(m["head_dim"] == 128);
-  CHECK(m["ffn_hidden"] == 25600);
-  CHECK(m["vocab"] == 151936);
+  // hidden_dim=25600, vocab 151936 (Qwen/Qwen3-32B's config.json has the same): the qwen3-32b
+  // preset, which moe_groups_test.cc checks against that config.json.
+  CHECK(qw.at("qwen3_32b").plan["model"] == "qwen3-32b");
+  const core::ModelSpec m = *core::model_preset("qwen3-32b");
+  CHECK(m.layers == 64);
+  CHECK(m.hidden == 5120);
+  CHECK(m.heads == 64);
+  CHECK(m.kv_heads == 8);
+  CHECK(m.head_dim == 128);
+  CHECK(m.ffn_hidden == 25600);
+  CHECK(m.vocab == 151936);
 }
 
 TEST_CASE("import_torchtitan_registry_at_26181968_local_batch_and_mode_strings") {
