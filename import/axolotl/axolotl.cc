@@ -163,6 +163,11 @@ core::Result<ImportResult> import_axolotl(std::string_view text, const std::stri
     PLANCK_IMPORT_TRY(world, b.resolve_world(options, {}));
     b.set_cluster(world);
     if (auto st = axolotl::read_layout(y, root, b, world, sizes); !st) return st;
+    const nlohmann::ordered_json& built = b.plan();
+    const std::string dp_kind = built.contains("parallelism") && built["parallelism"].contains("data_parallel")
+                                    ? built["parallelism"]["data_parallel"].get<std::string>()
+                                    : "none";
+    PLANCK_IMPORT_TRY(adapter_v, y.string(root, "adapter", ""));
     nlohmann::ordered_json& t = b.plan()["training"];
     t["micro_batch"] = run.micro;
     t["grad_accumulation"] = run.accumulation;
@@ -173,6 +178,17 @@ core::Result<ImportResult> import_axolotl(std::string_view text, const std::stri
     t["global_batch"] = run.micro * run.accumulation * data;
     t["grad_sync"] = "last_microbatch";
     t["param_dtype"] = run.fp16 ? "fp16" : (run.bf16 ? "bf16" : "fp32");
+    if (run.bf16 && !run.fp16 && !adapter_v && (dp_kind == "ddp" || dp_kind == "none")) {
+      // bf16 loads the model in bfloat16 (utils/config/__init__.py:191-192, loaders/model.py:611-612)
+      // and DDP trains the weights as loaded (accelerate upcasts them to fp32 only under FSDP): no
+      // fp32 master copy, gradients reduced in bf16, torch's optimizers' states in the weights' dtype.
+      t["master_dtype"] = "none";
+      t["optimizer_state_dtype"] = "bf16";
+      t["reduce_dtype"] = "bf16";
+      b.locate("/training/master_dtype", y.line_of(root, "bf16"));
+      b.note("bf16 full fine-tuning without FSDP or DeepSpeed: the model is loaded in bfloat16 and trained as "
+             "loaded, no fp32 master copy (utils/config/__init__.py:191-192)");
+    }
     if (!t.contains("stack")) t["stack"] = "fsdp2";  // PyTorch's eager runtime; fsdp1 under FSDP1
     r = b.finish();
     b = PlanBuilder("axolotl", path);

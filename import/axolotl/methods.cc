@@ -31,9 +31,9 @@ core::Status read_adapter(YamlReader& y, const YAML::Node& root, PlanBuilder& b,
   for (auto [key, on, bits] : {std::tuple<const char*, bool, const char*>{"load_in_8bit", in8, "8"},
                                {"load_in_4bit", in4, "4"}}) {
     if (!on) continue;
-    b.unmodelled(std::string(key) + " true", y.line_of(root, key),
-                 std::string("the frozen base weights priced in the training dtype, not ") + bits +
-                     "-bit (bitsandbytes)");
+    b.unpriced_saving(std::string(key) + " true", y.line_of(root, key),
+                      std::string("the frozen base weights priced in the training dtype, not ") + bits +
+                          "-bit (bitsandbytes)");
   }
   if (!adapter) return core::Status::ok();
   if (*adapter != "lora" && *adapter != "qlora") {

@@ -211,8 +211,8 @@ core::Status read_training(YamlReader& y, const YAML::Node& root, PlanBuilder& b
   }
   PLANCK_IMPORT_TRY(bits, y.integer(root, "quantization_bit", ""));
   if (bits) {
-    b.unmodelled("quantization_bit " + std::to_string(*bits), y.line_of(root, "quantization_bit"),
-                 "the frozen base weights priced in the training dtype, not " + std::to_string(*bits) + "-bit");
+    b.unpriced_saving("quantization_bit " + std::to_string(*bits), y.line_of(root, "quantization_bit"),
+                      "the frozen base weights priced in the training dtype, not " + std::to_string(*bits) + "-bit");
   }
   PLANCK_IMPORT_TRY(stage, y.string(root, "stage", ""));
   PLANCK_IMPORT_TRY(pref_loss, y.string(root, "pref_loss", ""));
