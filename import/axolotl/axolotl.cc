@@ -182,12 +182,9 @@ core::Result<ImportResult> import_axolotl(std::string_view text, const std::stri
       // bf16 loads the model in bfloat16 (utils/config/__init__.py:191-192, loaders/model.py:611-612)
       // and DDP trains the weights as loaded (accelerate upcasts them to fp32 only under FSDP): no
       // fp32 master copy, gradients reduced in bf16, torch's optimizers' states in the weights' dtype.
-      t["master_dtype"] = "none";
-      t["optimizer_state_dtype"] = "bf16";
-      t["reduce_dtype"] = "bf16";
-      b.locate("/training/master_dtype", y.line_of(root, "bf16"));
-      b.note("bf16 full fine-tuning without FSDP or DeepSpeed: the model is loaded in bfloat16 and trained as "
-             "loaded, no fp32 master copy (utils/config/__init__.py:191-192)");
+      llama_factory::set_bf16_as_loaded(t, b, y.line_of(root, "bf16"),
+                                        "bf16 full fine-tuning without FSDP or DeepSpeed (the model loaded in "
+                                        "bfloat16, utils/config/__init__.py:191-192)");
     }
     if (!t.contains("stack")) t["stack"] = "fsdp2";  // PyTorch's eager runtime; fsdp1 under FSDP1
     r = b.finish();

@@ -316,12 +316,9 @@ core::Result<ImportResult> import_llama_factory(std::string_view text, const std
     if (pure) {
       // model/adapter.py:336-349 @ff6d4d12: with pure_bf16 the trainable weights stay in bf16 (no fp32
       // upcast, no master copy); torch's optimizers keep their states in the parameters' dtype.
-      t["master_dtype"] = "none";
-      t["optimizer_state_dtype"] = "bf16";
-      t["reduce_dtype"] = "bf16";
-      b.locate("/training/master_dtype", y.line_of(root, "pure_bf16"));
-      b.note("pure_bf16: weights, gradients and optimizer states in bf16, no fp32 master copy (LLaMA-Factory "
-             "model/adapter.py init_adapter keeps the trainable weights in half precision)");
+      llama_factory::set_bf16_as_loaded(t, b, y.line_of(root, "pure_bf16"),
+                                        "pure_bf16 (LLaMA-Factory model/adapter.py init_adapter keeps the trainable "
+                                        "weights in half precision)");
     }
     r = b.finish();
     b = PlanBuilder("llama-factory", path);

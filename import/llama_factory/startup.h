@@ -75,4 +75,9 @@ core::Result<ImportResult> import_trainer_deepspeed(YamlReader& y, const YAML::N
 // parallelism, stack (fsdp1 / fsdp2) and offload written into `b`'s plan. False when fsdp is off.
 core::Result<bool> read_trainer_fsdp(YamlReader& y, const YAML::Node& root, PlanBuilder& b, const World& w);
 
+// Training in the 16-bit weights as loaded (LLaMA-Factory's pure_bf16, axolotl's bf16 under DDP):
+// no fp32 master copy, gradients reduced in bf16 and torch's optimizer states in the weights'
+// dtype; placed at `line` of the setting and noted with `why`.
+void set_bf16_as_loaded(nlohmann::ordered_json& training, PlanBuilder& b, int line, const std::string& why);
+
 }  // namespace planck::import::llama_factory

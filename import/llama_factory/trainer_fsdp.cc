@@ -187,4 +187,12 @@ core::Result<bool> read_trainer_fsdp(YamlReader& y, const YAML::Node& root, Plan
   return true;
 }
 
+void set_bf16_as_loaded(nlohmann::ordered_json& training, PlanBuilder& b, int line, const std::string& why) {
+  training["master_dtype"] = "none";
+  training["optimizer_state_dtype"] = "bf16";
+  training["reduce_dtype"] = "bf16";
+  b.locate("/training/master_dtype", line);
+  b.note(why + ": weights, gradients and optimizer states in bf16 as loaded, no fp32 master copy");
+}
+
 }  // namespace planck::import::llama_factory
