@@ -1,5 +1,6 @@
 // NeoxKeys: typed reads of a GPT-NeoX YAML's top-level keys (import/neox/reader.h).
 
+#include <cctype>
 #include <charconv>
 #include <exception>
 #include <filesystem>
@@ -9,11 +10,19 @@
 
 namespace planck::import::neox {
 
-namespace {
+std::string neox_key(std::string key) {
+  for (char& c : key) {
+    if (c == '-') c = '_';
+  }
+  return key;
+}
 
 int neox_line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
 
-}  // namespace
+std::string neox_lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 core::Status NeoxKeys::add(const YAML::Node& root, const std::string& file) {
   // from_ymls asserts the files' names differ (arguments.py:258-260): it saves each by its name.
@@ -26,10 +35,7 @@ core::Status NeoxKeys::add(const YAML::Node& root, const std::string& file) {
   for (const auto& kv : root) {
     if (!kv.first.IsScalar()) continue;
     const std::string written = kv.first.Scalar();
-    std::string key = written;
-    for (char& c : key) {
-      if (c == '-') c = '_';
-    }
+    const std::string key = neox_key(written);
     const int at = neox_line_of(kv.first);
     if (files_.count(key) && files_.at(key) != file) {
       // from_ymls checks the key as written against the merged (underscored) keys: a key another

@@ -4,7 +4,6 @@
 // megatron/neox_arguments/neox_args.py (defaults, cited at each use), megatron/training.py:998-1030
 // (optimizers).
 
-#include <cctype>
 #include <string>
 #include <vector>
 
@@ -64,8 +63,7 @@ core::Status neox_recompute(NeoxKeys& k, PlanBuilder& b, std::int64_t mp, nlohma
 core::Status neox_optimizer(NeoxKeys& k, PlanBuilder& b, nlohmann::ordered_json& t) {
   const YAML::Node opt = k.get("optimizer");
   std::string type = "adam";  // OPT_DEFAULT (arguments.py:1054-1058)
-  if (opt.IsMap() && opt["type"].IsDefined() && opt["type"].IsScalar()) type = opt["type"].Scalar();
-  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (opt.IsMap() && opt["type"].IsDefined() && opt["type"].IsScalar()) type = neox_lower(opt["type"].Scalar());
   if (type == "adam" || type == "cpu_adam" || type == "cpu_torch_adam") {
     t["optimizer"] = "adam";
   } else if (type == "sgd" || type == "lion") {

@@ -25,13 +25,6 @@ namespace planck::import {
 
 namespace {
 
-std::string neox_key(std::string key) {
-  for (char& c : key) {
-    if (c == '-') c = '_';
-  }
-  return key;
-}
-
 // The top-level key that marks a GPT-NeoX config, with its line, or "" when none does: NeoX's
 // parallelism keys (neox_args.py:60, :65; DeepSpeed and planck's other formats have neither), or
 // the model's three sizes with a NeoX training key beside them (a Hugging Face config.json has the
@@ -48,8 +41,8 @@ NeoxMark neox_mark_of(const YAML::Node& root) {
   bool training = false;
   for (const auto& kv : root) {
     if (!kv.first.IsScalar()) continue;
-    const std::string key = neox_key(kv.first.Scalar());
-    const int line = kv.first.Mark().line >= 0 ? kv.first.Mark().line + 1 : 0;
+    const std::string key = neox::neox_key(kv.first.Scalar());
+    const int line = neox::neox_line_of(kv.first);
     if ((key == "pipe_parallel_size" || key == "model_parallel_size") && parallel.key.empty()) {
       parallel = {kv.first.Scalar(), line};
     }

@@ -18,6 +18,13 @@
 
 namespace planck::import::neox {
 
+// A NeoX key as NeoXArgs holds it: dashes turned into underscores (arguments.py:251-253).
+std::string neox_key(std::string key);
+// The 1-based line of a YAML node, 0 when unknown.
+int neox_line_of(const YAML::Node& n);
+// ASCII lower case (NeoX compares tokenizer and optimizer names case-insensitively).
+std::string neox_lower(std::string s);
+
 class NeoxKeys {
  public:
   explicit NeoxKeys(PlanBuilder& b) : b_(b) {}

@@ -5,7 +5,6 @@
 // model_parallel_size.
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -19,11 +18,6 @@
 namespace planck::import::neox {
 
 namespace {
-
-std::string neox_lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // Tokenizer files past this are not read (the largest real tokenizer.json files are ~10 MB).
 constexpr std::int64_t kMaxTokenizerBytes = std::int64_t{32} << 20;
